@@ -144,10 +144,12 @@ case "$ver" in
   "NVIM v0.10."*) ;;
   *) die "unexpected nvim version: $ver" ;;
 esac
-out=$(timeout 60 "$wrapper" --headless -u NONE -i NONE \
+ntmp=$(mktemp -d)   # nvim makes its tempdir (nvim.$USER) under TMPDIR
+out=$(TMPDIR="$ntmp" timeout 60 "$wrapper" --headless -u NONE -i NONE \
   --cmd 'lua for _, p in ipairs({"python3","node","perl","ruby"}) do vim.g["loaded_" .. p .. "_provider"] = 0 end' \
   -c 'lua io.stdout:write(tostring(vim.lsp.start ~= nil), " ", tostring(pcall(vim.treesitter.language.add, "markdown")), "\n")' \
-  -c 'qa!' </dev/null 2>&1) || die "headless nvim run failed: $out"
+  -c 'qa!' </dev/null 2>&1) || { rm -rf "$ntmp"; die "headless nvim run failed: $out"; }
+rm -rf "$ntmp"
 case "$out" in
   *"true true"*) ;;
   *) die "headless check failed (want 'true true' for vim.lsp.start and markdown parser): $out" ;;

