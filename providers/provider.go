@@ -1,0 +1,113 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Provider streams one model response. Implementations must be safe for
+// concurrent use by many sessions.
+//
+// Stream sends the request, calls emit for every event in the order the
+// model produced them, and returns the complete assistant message once the
+// response ends. emit is called on the caller's goroutine sequence (never
+// concurrently). When ctx is cancelled, Stream returns promptly with
+// ctx.Err(). An error of type *Error describes an API failure.
+type Provider interface {
+	Stream(ctx context.Context, req *Request, emit func(Event)) (*Response, error)
+}
+
+// Request is one model call.
+type Request struct {
+	Model     string
+	System    []SystemBlock
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+	// ThinkingBudget enables extended thinking when > 0.
+	ThinkingBudget int
+}
+
+// SystemBlock is a part of the system prompt. Cache marks the end of a
+// stable prefix the provider may cache (a cache_control breakpoint).
+type SystemBlock struct {
+	Text  string
+	Cache bool
+}
+
+// ToolSpec is a tool as the model sees it.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Response is a completed model response.
+type Response struct {
+	Message    Message
+	StopReason StopReason
+	Usage      Usage
+	// Model is the model that answered, as the API reported it.
+	Model string
+}
+
+// StopReason is why the model stopped.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopSequence  StopReason = "stop_sequence"
+	StopRefusal   StopReason = "refusal"
+	StopPause     StopReason = "pause_turn"
+)
+
+// Usage counts tokens of one model call.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitempty"`
+}
+
+// ContextTokens is the size of the conversation the call saw plus what it
+// wrote: what the next call will start from.
+func (u Usage) ContextTokens() int64 {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens + u.OutputTokens
+}
+
+// EventKind names a stream event.
+type EventKind int
+
+// Stream event kinds.
+const (
+	EventText      EventKind = iota + 1 // Text holds a text delta
+	EventThinking                       // Text holds a thinking delta
+	EventToolStart                      // ToolID and ToolName of a new tool call at Index
+	EventToolDelta                      // Text holds a fragment of the tool call's JSON input
+	EventToolEnd                        // the tool call at Index is complete; Input holds its JSON input
+	EventUsage                          // Usage holds usage so far
+	EventRetry                          // Retry describes a retry about to happen
+)
+
+// Event is one streaming event.
+type Event struct {
+	Kind     EventKind
+	Index    int
+	Text     string
+	ToolID   string
+	ToolName string
+	Input    json.RawMessage
+	Usage    Usage
+	Retry    *RetryInfo
+}
+
+// RetryInfo describes a failed attempt that will be retried.
+type RetryInfo struct {
+	Attempt int           // the attempt that failed, from 1
+	Delay   time.Duration // wait before the next attempt
+	Reason  string        // e.g. "429 rate limited", "stream cut"
+}
