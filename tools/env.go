@@ -1,0 +1,224 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+var sprintf = fmt.Sprintf
+
+// Env is what tools need from the session they run in.
+type Env struct {
+	// Cwd is the session's working directory (absolute).
+	Cwd string
+	// Roots are the directories tools may touch: the workspace folders
+	// and additionalDirectories (absolute, symlinks resolved).
+	Roots []string
+	// Files reads and writes files, seeing the editor's unsaved buffers.
+	Files FileSystem
+	// Reads records what the model has read, so edits of stale files can
+	// be refused.
+	Reads *ReadTracker
+	// OnPlan is called when the model updates its plan (TodoWrite).
+	OnPlan func([]schema.PlanEntry)
+	// WrapCommand, when set, rewrites a shell command's argv to run
+	// inside a sandbox. It returns an error when the command must not run.
+	WrapCommand func(argv []string) ([]string, error)
+}
+
+// FileSystem is the session's view of files: the editor's open buffers
+// over the disk.
+type FileSystem interface {
+	// ReadFile returns the file's current text: the editor buffer when
+	// the file is open there, else the disk.
+	ReadFile(path string) ([]byte, error)
+	// WriteFile replaces the file's text with content. before is the text
+	// the change was computed from (nil for a new file). When an editor
+	// is attached the change is applied in its buffer; an editor that
+	// refuses it makes WriteFile fail and nothing is written.
+	WriteFile(ctx context.Context, path string, before, content []byte) error
+	// IsOpen reports whether the file is open in the editor.
+	IsOpen(path string) bool
+}
+
+// DiskFS is a FileSystem over the disk alone, for tests and for running
+// without an editor.
+type DiskFS struct{}
+
+// ReadFile reads path from disk.
+func (DiskFS) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// WriteFile writes content to path, creating parent directories.
+func (DiskFS) WriteFile(_ context.Context, path string, _, content []byte) error {
+	return WriteFileAtomic(path, content)
+}
+
+// IsOpen reports false.
+func (DiskFS) IsOpen(string) bool { return false }
+
+// WriteFileAtomic writes content to path through a temporary file and a
+// rename, keeping the file's mode, so a crash never leaves half a file.
+func WriteFileAtomic(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating directory of %s: %w", path, err)
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadTracker remembers the content of each file as the model last saw it.
+type ReadTracker struct {
+	mu   sync.Mutex
+	seen map[string][sha256.Size]byte // guarded by mu
+}
+
+// NewReadTracker returns an empty tracker.
+func NewReadTracker() *ReadTracker {
+	return &ReadTracker{seen: make(map[string][sha256.Size]byte)}
+}
+
+// Saw records that the model has seen content as the text of path.
+func (t *ReadTracker) Saw(path string, content []byte) {
+	sum := sha256.Sum256(content)
+	t.mu.Lock()
+	t.seen[path] = sum
+	t.mu.Unlock()
+}
+
+// Forget drops what is known of path.
+func (t *ReadTracker) Forget(path string) {
+	t.mu.Lock()
+	delete(t.seen, path)
+	t.mu.Unlock()
+}
+
+// Check reports whether content is what the model last saw of path. It
+// returns a message for the model when it is not.
+func (t *ReadTracker) Check(path string, content []byte) (ok bool, why string) {
+	t.mu.Lock()
+	sum, read := t.seen[path]
+	t.mu.Unlock()
+	switch {
+	case !read:
+		return false, fmt.Sprintf("file %s has not been read yet in this session: use the Read tool on it before editing it", path)
+	case sum != sha256.Sum256(content):
+		return false, fmt.Sprintf("file %s has changed (on disk or in the editor) since it was last read: Read it again before editing it", path)
+	}
+	return true, ""
+}
+
+// Resolve turns a path given by the model into an absolute, clean,
+// symlink-resolved path, and refuses it when it lies outside every root.
+// Relative paths are taken from Cwd. A path that does not exist yet is
+// resolved through its nearest existing parent.
+func (e *Env) Resolve(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("path is empty")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Cwd, p)
+	}
+	p = filepath.Clean(p)
+	real, err := resolveExisting(p)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", p, err)
+	}
+	for _, r := range e.Roots {
+		if Within(r, real) {
+			return real, nil
+		}
+	}
+	return "", fmt.Errorf("path %s is outside the workspace (%s); only files under the workspace folders may be used", p, strings.Join(e.Roots, ", "))
+}
+
+// Within reports whether path is root or lies under it. Both must be
+// clean absolute paths.
+func Within(root, path string) bool {
+	if path == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, root)
+}
+
+// resolveExisting evaluates symlinks in the longest existing prefix of p
+// and appends the rest.
+func resolveExisting(p string) (string, error) {
+	rest := ""
+	cur := p
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// ResolveRoots cleans and resolves symlinks of each root, dropping
+// duplicates.
+func ResolveRoots(roots ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		real, err := resolveExisting(abs)
+		if err != nil {
+			real = abs
+		}
+		if !seen[real] {
+			seen[real] = true
+			out = append(out, real)
+		}
+	}
+	return out
+}
