@@ -1,0 +1,8 @@
+// Package engine runs agent sessions: the loop that streams a model
+// response, runs the tool calls it asks for behind the permission gate and
+// hooks, feeds the results back and repeats until the model ends its turn.
+//
+// The engine knows nothing of JSON-RPC. Each protocol door (LSP, ACP,
+// plain LSP) adapts a Service to its wire format and gives each session a
+// Client through which updates and permission requests reach the editor.
+package engine
