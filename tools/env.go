@@ -32,6 +32,10 @@ type Env struct {
 	// WrapCommand, when set, rewrites a shell command's argv to run
 	// inside a sandbox. It returns an error when the command must not run.
 	WrapCommand func(argv []string) ([]string, error)
+
+	// shells holds the session's background shells; New sets it and
+	// Close kills them.
+	shells *shellManager
 }
 
 // FileSystem is the session's view of files: the editor's open buffers

@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+//go:embed read.md
+var readDescription string
+
+// Read limits.
+const (
+	// ReadDefaultLimit is the number of lines Read returns when no limit
+	// is given.
+	ReadDefaultLimit = 2000
+	// ReadMaxLineLength is the length, in bytes, past which a line is cut.
+	ReadMaxLineLength = 2000
+	// ReadMaxImageBytes is the largest image Read returns.
+	ReadMaxImageBytes = 5 << 20
+)
+
+var imageTypes = map[string]string{
+	".png":  "image/png",
+	".jpg":  "image/jpeg",
+	".jpeg": "image/jpeg",
+	".gif":  "image/gif",
+	".webp": "image/webp",
+}
+
+// readTool is the Read tool.
+type readTool struct{ env *Env }
+
+type readInput struct {
+	FilePath string `json:"file_path"`
+	Offset   int    `json:"offset"`
+	Limit    int    `json:"limit"`
+}
+
+func (t *readTool) Spec() Spec {
+	return Spec{
+		Name:        "Read",
+		Description: readDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The absolute path to the file to read"},
+    "offset": {"type": "integer", "description": "The line number to start reading from (1-based). Only provide if the file is too large to read at once"},
+    "limit": {"type": "integer", "description": "The number of lines to read. Only provide if the file is too large to read at once."}
+  },
+  "required": ["file_path"],
+  "additionalProperties": false
+}`),
+		Kind:     schema.KindRead,
+		ReadOnly: true,
+	}
+}
+
+func (t *readTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
+	in, path, err := t.parse(input)
+	if err != nil {
+		return nil, err
+	}
+	return &Preview{Title: readTitle(path, in), Paths: []string{path}, Locations: []schema.Location{{Path: path}}}, nil
+}
+
+func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {
+	var in readInput
+	if err := decodeInput(input, &in, "file_path"); err != nil {
+		return in, "", err
+	}
+	switch {
+	case in.Offset < 0:
+		return in, "", fmt.Errorf("offset: must be a line number >= 1, got %d", in.Offset)
+	case in.Limit < 0:
+		return in, "", fmt.Errorf("limit: must be a positive number of lines, got %d", in.Limit)
+	}
+	path, err := t.env.Resolve(in.FilePath)
+	return in, path, err
+}
+
+func readTitle(path string, in readInput) string {
+	switch {
+	case in.Offset > 0 && in.Limit > 0:
+		return fmt.Sprintf("Read %s (lines %d-%d)", path, in.Offset, in.Offset+in.Limit-1)
+	case in.Offset > 0:
+		return fmt.Sprintf("Read %s (from line %d)", path, in.Offset)
+	case in.Limit > 0:
+		return fmt.Sprintf("Read %s (lines 1-%d)", path, in.Limit)
+	}
+	return "Read " + path
+}
+
+func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
+	in, path, err := t.parse(input)
+	if err != nil {
+		return inputError(err)
+	}
+	content, exists, err := t.env.readCurrent(path)
+	switch {
+	case err != nil:
+		return Errorf("%v", err)
+	case !exists:
+		return Errorf("file does not exist: %s", path)
+	}
+	if mt, ok := imageTypes[strings.ToLower(filepath.Ext(path))]; ok && !t.env.Files.IsOpen(path) {
+		return readImage(path, mt, content)
+	}
+	if isBinary(content) {
+		return Errorf("%s is a binary file (%d bytes); Read shows text files and images only. Use Bash (for example `file` or `xxd | head`) to inspect it", path, len(content))
+	}
+	t.env.Reads.Saw(path, content)
+	offset, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = ReadDefaultLimit
+	}
+	res := &Result{
+		Title:     readTitle(path, in),
+		Locations: []schema.Location{{Path: path, Line: intPtr(offset - 1)}},
+	}
+	if len(content) == 0 {
+		res.Content = fmt.Sprintf("<system-reminder>The file %s exists but is empty.</system-reminder>", path)
+		return res
+	}
+	res.Content = formatLines(path, content, offset, limit)
+	return res
+}
+
+// formatLines numbers lines [offset, offset+limit) of content as cat -n
+// does, cutting long lines, and notes what was left out.
+func formatLines(path string, content []byte, offset, limit int) string {
+	out := make([]byte, 0, min(len(content), limit*100)+limit*8+128)
+	line, shown, cut := 0, 0, 0
+	rest := content
+	for len(rest) > 0 {
+		line++
+		end := bytes.IndexByte(rest, '\n')
+		var l []byte
+		if end < 0 {
+			l, rest = rest, nil
+		} else {
+			l, rest = rest[:end], rest[end+1:]
+		}
+		if line < offset {
+			continue
+		}
+		if shown == limit {
+			line += bytes.Count(rest, []byte{'\n'})
+			if len(rest) > 0 && rest[len(rest)-1] != '\n' {
+				line++
+			}
+			break
+		}
+		if n := len(l); n > 0 && l[n-1] == '\r' {
+			l = l[:n-1]
+		}
+		out = appendLineNo(out, line)
+		if len(l) > ReadMaxLineLength {
+			cutAt := ReadMaxLineLength
+			for cutAt > 0 && !utf8.RuneStart(l[cutAt]) {
+				cutAt--
+			}
+			out = append(out, l[:cutAt]...)
+			out = append(out, "... [line truncated]"...)
+			cut++
+		} else {
+			out = append(out, l...)
+		}
+		out = append(out, '\n')
+		shown++
+	}
+	total := line
+	if shown == 0 {
+		return fmt.Sprintf("<system-reminder>The file %s is shorter than the offset %d: it has %d lines.</system-reminder>", path, offset, total)
+	}
+	last := offset + shown - 1
+	if last < total {
+		out = fmt.Appendf(out, "\n(Showing lines %d-%d of %d. Use offset and limit to read the rest.)\n", offset, last, total)
+	}
+	if cut > 0 {
+		out = fmt.Appendf(out, "\n(%d lines longer than %d characters were truncated.)\n", cut, ReadMaxLineLength)
+	}
+	return string(out)
+}
+
+func readImage(path, mediaType string, content []byte) *Result {
+	if len(content) > ReadMaxImageBytes {
+		return Errorf("image %s is %d bytes, more than the %d bytes Read returns", path, len(content), ReadMaxImageBytes)
+	}
+	return &Result{
+		Content:   fmt.Sprintf("Image %s (%s, %d bytes)", path, mediaType, len(content)),
+		Images:    []Image{{MediaType: mediaType, Data: base64.StdEncoding.EncodeToString(content)}},
+		Title:     "Read " + path,
+		Locations: []schema.Location{{Path: path}},
+	}
+}
