@@ -17,4 +17,3 @@ import (
 type Provider interface {
 	Stream(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error)
 }
-

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// Prompt runs one turn of the conversation: the user's prompt, then model
+// calls and tool runs until the model ends its turn, the turn limit is
+// reached or the prompt is cancelled. It returns the stop reason. An error
+// means the turn could not go on (no provider, an API error after
+// retries); the history keeps everything that happened before it.
+func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (string, error) {
+	msg, err := userMessage(prompt)
+	if err != nil {
+		return "", err
+	}
+	ctx, err = s.begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer s.end()
+
+	s.appendMessage(msg)
+	for turn := 0; ; turn++ {
+		if turn == s.svc.cfg.MaxTurns {
+			return schema.StopMaxTurnRequests, nil
+		}
+		resp, err := s.callModel(ctx)
+		if ctx.Err() != nil {
+			return schema.StopCancelled, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		uses := resp.Message.ToolUses()
+		if len(uses) == 0 {
+			return stopReason(resp.StopReason), nil
+		}
+		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: s.runTools(ctx, uses)})
+		if ctx.Err() != nil {
+			return schema.StopCancelled, nil
+		}
+	}
+}
+
+// callModel streams one model response, forwarding it to the editor, and
+// adds it to the history. A cancelled call keeps what was streamed.
+func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
+	p, err := s.svc.provider()
+	if err != nil {
+		return nil, err
+	}
+	req := s.request()
+	fwd := newForwarder(ctx, s)
+	resp, err := p.Stream(ctx, req, fwd.emit)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			if partial := fwd.partial(); len(partial.Content) > 0 {
+				s.appendMessage(partial)
+			}
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	s.appendMessage(resp.Message)
+	s.reportUsage(ctx, resp)
+	return resp, nil
+}
+
+// stopReason maps a model stop reason to the prompt's.
+func stopReason(r providers.StopReason) string {
+	switch r {
+	case providers.StopMaxTokens:
+		return schema.StopMaxTokens
+	case providers.StopRefusal:
+		return schema.StopRefusal
+	}
+	return schema.StopEndTurn
+}

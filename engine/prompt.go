@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+)
+
+// identity is the stable head of every system prompt.
+const identity = `You are agent-lsp, a coding agent working inside the user's editor on the workspace they have open.
+
+Work like a careful senior engineer:
+- Read a file before you edit it; the file tools see the editor's unsaved text, which is what the user sees.
+- Make the smallest change that does the job, in the file's own style. Use Edit or MultiEdit for changes to existing files and Write only for new files or full rewrites.
+- Edits are applied in the user's editor buffers and can be undone there; the user may reject a change in the permission prompt. When a tool call is rejected, do not retry it unchanged: ask what the user wants.
+- Use Grep and Glob to find things instead of guessing paths. Run independent read-only lookups together in one message; they run in parallel.
+- Use Bash for builds, tests and git. Prefer commands that print little.
+- Keep the user informed in short sentences; use TodoWrite to plan multi-step work so the user sees the plan.
+- Paths outside the workspace folders are refused.
+When you are done, say briefly what you changed and how you checked it.`
+
+// systemPrompt returns the system prompt blocks: the stable identity
+// (marked for prompt caching), then the project's instructions and the
+// environment, which change more often.
+func (s *Session) systemPrompt() []providers.SystemBlock {
+	s.mu.Lock()
+	cached := s.system
+	s.mu.Unlock()
+	if cached != nil {
+		return cached
+	}
+	blocks := []providers.SystemBlock{{Text: identity}}
+	if memo := s.instructions(); memo != "" {
+		blocks = append(blocks, providers.SystemBlock{Text: memo})
+	}
+	blocks[len(blocks)-1].Cache = true
+	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
+	s.mu.Lock()
+	s.system = blocks
+	s.mu.Unlock()
+	return blocks
+}
+
+// ReloadInstructions makes the next model call re-read CLAUDE.md and
+// AGENTS.md files.
+func (s *Session) ReloadInstructions() {
+	s.mu.Lock()
+	s.system = nil
+	s.mu.Unlock()
+}
+
+// instructionFiles are read walking up from the cwd, outermost first.
+var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"}
+
+// instructions gathers the user's and the project's instruction files.
+func (s *Session) instructions() string {
+	var parts []string
+	add := func(path string) {
+		b, err := os.ReadFile(path)
+		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+			return
+		}
+		parts = append(parts, fmt.Sprintf("Instructions from %s:\n\n%s", path, strings.TrimSpace(string(b))))
+	}
+	if home := s.svc.cfg.Home; home != "" {
+		add(filepath.Join(home, ".claude", "CLAUDE.md"))
+	}
+	var dirs []string
+	for dir := s.cwd; ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if filepath.Dir(dir) == dir || dir == s.svc.cfg.Home {
+			break
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		for _, name := range instructionFiles {
+			add(filepath.Join(dirs[i], name))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The user and the project give these instructions; follow them.\n\n" + strings.Join(parts, "\n\n---\n\n")
+}
+
+// environment describes where the session runs.
+func (s *Session) environment() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Environment:\n- Working directory: %s\n", s.cwd)
+	if len(s.env.Roots) > 1 {
+		fmt.Fprintf(&b, "- Workspace folders: %s\n", strings.Join(s.env.Roots, ", "))
+	}
+	fmt.Fprintf(&b, "- Platform: %s/%s\n- Today's date: %s\n", runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
+	if branch, status, ok := gitState(s.cwd); ok {
+		fmt.Fprintf(&b, "- Git branch: %s\n- Git status (short):\n%s\n", branch, status)
+	} else {
+		b.WriteString("- Not a git repository\n")
+	}
+	return b.String()
+}
+
+// gitState returns the branch and a short status of the repository at
+// dir, giving up quickly.
+func gitState(dir string) (branch, status string, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--short", "--branch").Output()
+	if err != nil {
+		return "", "", false
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	branch = strings.TrimPrefix(lines[0], "## ")
+	rest := lines[1:]
+	const maxLines = 40
+	if len(rest) > maxLines {
+		rest = append(rest[:maxLines], fmt.Sprintf("... and %d more", len(rest)-maxLines))
+	}
+	if len(rest) == 0 {
+		return branch, "  (clean)", true
+	}
+	return branch, "  " + strings.Join(rest, "\n  "), true
+}

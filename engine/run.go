@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/workspace"
+)
+
+// runTools runs the tool calls of one model message and returns their
+// results in the model's order. Calls run concurrently when all of them
+// are read-only, one at a time otherwise.
+func (s *Session) runTools(ctx context.Context, uses []providers.Block) []providers.Block {
+	results := make([]providers.Block, len(uses))
+	if s.allReadOnly(uses) {
+		var wg sync.WaitGroup
+		for i, use := range uses {
+			wg.Go(func() { results[i] = s.runTool(ctx, use) })
+		}
+		wg.Wait()
+		return results
+	}
+	for i, use := range uses {
+		results[i] = s.runTool(ctx, use)
+	}
+	return results
+}
+
+func (s *Session) allReadOnly(uses []providers.Block) bool {
+	if len(uses) < 2 {
+		return false
+	}
+	for _, u := range uses {
+		t, ok := s.byName[u.Name]
+		if !ok || !t.Spec().ReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
+// runTool runs one tool call: describe it, ask permission, run it, report
+// the result to the editor and return it for the model.
+func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Block {
+	if ctx.Err() != nil {
+		return s.finish(ctx, use, nil, tools.Errorf("the user cancelled this tool call before it ran"))
+	}
+	t, ok := s.byName[use.Name]
+	if !ok {
+		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
+	}
+	input := use.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	preview := s.preview(ctx, t, input)
+	call := s.describe(use, t, input, preview)
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: call})
+
+	verdict := s.authorize(ctx, t, call, input, preview)
+	if verdict.refusal != nil {
+		return s.finish(ctx, use, call, verdict.refusal)
+	}
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
+
+	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	var res *tools.Result
+	if verdict.edited != nil {
+		res = s.applyEdited(runCtx, preview, *verdict.edited)
+	} else {
+		res = t.Run(runCtx, input)
+	}
+	if res == nil {
+		res = tools.Errorf("tool %s returned no result", use.Name)
+	}
+	if ctx.Err() != nil && res.IsError {
+		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
+	}
+	return s.finish(ctx, use, call, res)
+}
+
+// preview asks a tool what a call would do, if it can tell.
+func (s *Session) preview(ctx context.Context, t tools.Tool, input json.RawMessage) *tools.Preview {
+	pv, ok := t.(tools.Previewer)
+	if !ok {
+		return nil
+	}
+	p, err := pv.Preview(ctx, input)
+	if err != nil {
+		return nil // Run reports the same problem to the model
+	}
+	return p
+}
+
+// describe builds the tool call the editor sees.
+func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMessage, p *tools.Preview) *schema.ToolCall {
+	spec := t.Spec()
+	call := &schema.ToolCall{
+		ToolCallID: use.ID,
+		Title:      spec.Name,
+		Kind:       spec.Kind,
+		Status:     schema.StatusPending,
+		RawInput:   json.RawMessage(input),
+	}
+	if p != nil {
+		if p.Title != "" {
+			call.Title = p.Title
+		}
+		call.Locations = p.Locations
+		if call.Locations == nil {
+			for _, path := range p.Paths {
+				call.Locations = append(call.Locations, schema.Location{Path: path})
+			}
+		}
+		for _, e := range p.Edits {
+			call.Content = append(call.Content, schema.DiffContent(e.Path, e.Old, e.New, e.Created))
+		}
+	}
+	return call
+}
+
+// finish reports a call's end to the editor and returns its result block.
+func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.ToolCall, res *tools.Result) providers.Block {
+	status := schema.StatusCompleted
+	if res.IsError {
+		status = schema.StatusFailed
+	}
+	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations}
+	if call == nil {
+		upd.Title, upd.Kind = use.Name, s.kindOf(use.Name)
+	}
+	upd.Content = res.Display
+	if len(upd.Content) == 0 && res.Content != "" {
+		upd.Content = []schema.ToolCallContent{schema.TextContent(tools.Truncate(res.Content, displayBudget))}
+	}
+	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
+
+	content := []providers.Block{providers.TextBlock(tools.Truncate(res.Content, s.svc.cfg.ResultBudget))}
+	for _, img := range res.Images {
+		content = append(content, providers.Block{Type: providers.BlockImage, Source: &providers.ImageSource{Type: "base64", MediaType: img.MediaType, Data: img.Data}})
+	}
+	return providers.Block{Type: providers.BlockToolResult, ToolUseID: use.ID, Content: content, IsError: res.IsError}
+}
+
+// displayBudget bounds the tool output shown in the editor.
+const displayBudget = 20_000
+
+// applyEdited writes the text the user edited in the permission prompt
+// instead of the model's proposal.
+func (s *Session) applyEdited(ctx context.Context, p *tools.Preview, text string) *tools.Result {
+	e := p.Edits[0]
+	var before []byte
+	if !e.Created {
+		before = []byte(e.Old)
+	}
+	if err := s.env.Files.WriteFile(ctx, e.Path, before, []byte(text)); err != nil {
+		return tools.Errorf("writing %s: %v", e.Path, err)
+	}
+	s.env.Reads.Saw(e.Path, []byte(text))
+	return &tools.Result{
+		Content:   fmt.Sprintf("The user changed your proposed edit of %s before accepting it. The file now differs from your proposal: Read it again before editing it further.", e.Path),
+		Display:   []schema.ToolCallContent{schema.DiffContent(e.Path, e.Old, text, e.Created)},
+		Locations: []schema.Location{{Path: e.Path}},
+	}
+}
+
+func (s *Session) toolNames() []string {
+	names := make([]string, 0, len(s.tools))
+	for _, t := range s.tools {
+		names = append(names, t.Spec().Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// Config configures a Service.
+type Config struct {
+	// Provider answers model calls. When nil, prompts fail with
+	// ProviderError.
+	Provider Provider
+	// ProviderError explains why there is no provider (e.g. which
+	// environment variable to set).
+	ProviderError error
+	// Model is the model to ask.
+	Model string
+	// MaxTurns bounds the model calls of one prompt (default 50).
+	MaxTurns int
+	// MaxTokens bounds each response (default 16384).
+	MaxTokens int
+	// Window is the model's context window in tokens (default 200,000).
+	Window int64
+	// ResultBudget is the most characters of one tool result sent to the
+	// model (default 100,000).
+	ResultBudget int
+	// Logf logs to stderr (never to the protocol stream).
+	Logf func(format string, args ...any)
+	// Home is the user's home directory, for ~/.claude/CLAUDE.md.
+	Home string
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = 50
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = 16384
+	}
+	if c.Window <= 0 {
+		c.Window = 200_000
+	}
+	if c.ResultBudget <= 0 {
+		c.ResultBudget = 100_000
+	}
+	if c.Logf == nil {
+		c.Logf = log.Printf
+	}
+	if c.Home == "" {
+		c.Home, _ = os.UserHomeDir()
+	}
+}
+
+// ErrNoProvider is returned by Prompt when no model provider is
+// configured; the error says what to set.
+var ErrNoProvider = errors.New("no model provider configured")
+
+// Service owns the sessions of one sidecar process. Doors create, find and
+// close sessions through it.
+type Service struct {
+	cfg Config
+
+	mu       sync.Mutex
+	sessions map[string]*Session // guarded by mu
+}
+
+// NewService returns a Service with cfg.
+func NewService(cfg Config) *Service {
+	cfg.setDefaults()
+	return &Service{cfg: cfg, sessions: make(map[string]*Session)}
+}
+
+// SessionOptions describe a new session.
+type SessionOptions struct {
+	// Cwd is the session's working directory; it must be absolute.
+	Cwd string
+	// Roots are the workspace folders; Cwd is always one of them.
+	Roots []string
+	// Client is the editor.
+	Client Client
+	// Files is the editor-aware file system (default: the disk).
+	Files tools.FileSystem
+	// MCPServers are MCP servers the editor passed.
+	MCPServers []schema.MCPServer
+	// Model overrides the service's model.
+	Model string
+}
+
+// NewSession starts a session.
+func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	if !filepath.IsAbs(opts.Cwd) {
+		return nil, fmt.Errorf("cwd %q is not an absolute path", opts.Cwd)
+	}
+	if fi, err := os.Stat(opts.Cwd); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("cwd %s is not a directory", opts.Cwd)
+	}
+	if opts.Client == nil {
+		return nil, fmt.Errorf("session has no client")
+	}
+	if opts.Files == nil {
+		opts.Files = tools.DiskFS{}
+	}
+	sess := newSession(s, uuid.NewString(), opts)
+	s.mu.Lock()
+	s.sessions[sess.ID] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// Session returns the session with id.
+func (s *Service) Session(id string) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown session %q", id)
+	}
+	return sess, nil
+}
+
+// CloseSession cancels any running prompt of the session, stops what it
+// started and forgets it.
+func (s *Service) CloseSession(id string) error {
+	s.mu.Lock()
+	sess, ok := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("unknown session %q", id)
+	}
+	sess.close()
+	return nil
+}
+
+// Close closes every session.
+func (s *Service) Close() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = make(map[string]*Session)
+	s.mu.Unlock()
+	for _, sess := range all {
+		sess.close()
+	}
+}
+
+// Sessions returns the ids of the open sessions.
+func (s *Service) Sessions() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// provider returns the provider or the error explaining its absence.
+func (s *Service) provider() (Provider, error) {
+	if s.cfg.Provider == nil {
+		if s.cfg.ProviderError != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoProvider, s.cfg.ProviderError)
+		}
+		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY (or OPENAI_API_KEY, with OPENAI_BASE_URL for other servers)", ErrNoProvider)
+	}
+	return s.cfg.Provider, nil
+}

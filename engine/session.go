@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// ErrBusy is returned by Prompt while another prompt of the same session
+// is running.
+var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it")
+
+// Session is one conversation with the model in one workspace.
+type Session struct {
+	ID string
+
+	svc    *Service
+	cwd    string
+	client Client
+	env    *tools.Env
+	tools  []tools.Tool
+	byName map[string]tools.Tool
+	gate   *gate
+
+	mu      sync.Mutex
+	history []providers.Message     // guarded by mu
+	model   string                  // guarded by mu
+	cancel  context.CancelFunc      // of the running prompt, guarded by mu
+	running bool                    // guarded by mu
+	closed  bool                    // guarded by mu
+	usage   providers.Usage         // of the last model call, guarded by mu
+	system  []providers.SystemBlock // cached system prompt, guarded by mu
+}
+
+func newSession(svc *Service, id string, opts SessionOptions) *Session {
+	roots := tools.ResolveRoots(append([]string{opts.Cwd}, opts.Roots...)...)
+	s := &Session{
+		ID:     id,
+		svc:    svc,
+		cwd:    roots[0],
+		client: opts.Client,
+		model:  opts.Model,
+		byName: make(map[string]tools.Tool),
+	}
+	if s.model == "" {
+		s.model = svc.cfg.Model
+	}
+	s.env = &tools.Env{
+		Cwd:    s.cwd,
+		Roots:  roots,
+		Files:  opts.Files,
+		Reads:  tools.NewReadTracker(),
+		OnPlan: s.onPlan,
+	}
+	s.tools = tools.New(s.env)
+	for _, t := range s.tools {
+		s.byName[t.Spec().Name] = t
+	}
+	s.gate = newGate()
+	return s
+}
+
+// Cwd returns the session's working directory.
+func (s *Session) Cwd() string { return s.cwd }
+
+// Model returns the model the session asks.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// SetModel changes the model for the next model call.
+func (s *Session) SetModel(model string) error {
+	if model == "" {
+		return fmt.Errorf("model is empty")
+	}
+	s.mu.Lock()
+	s.model = model
+	s.mu.Unlock()
+	return nil
+}
+
+// History returns a copy of the conversation.
+func (s *Session) History() []providers.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]providers.Message(nil), s.history...)
+}
+
+// Cancel stops the running prompt, if any: the model stream and running
+// tools stop at once, pending permission requests resolve as cancelled,
+// and Prompt returns stop reason cancelled.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// begin marks a prompt as running and returns its context.
+func (s *Session) begin(ctx context.Context) (context.Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("session %s is closed", s.ID)
+	}
+	if s.running {
+		return nil, ErrBusy
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.running, s.cancel = true, cancel
+	return ctx, nil
+}
+
+// end marks the running prompt as done.
+func (s *Session) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.running, s.cancel = false, nil
+}
+
+// close cancels the running prompt and stops what the session started.
+func (s *Session) close() {
+	s.mu.Lock()
+	s.closed = true
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	for _, t := range s.tools {
+		if c, ok := t.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
+}
+
+// appendMessage adds a message to the history, merging it into the last
+// one when both have the same role (the API wants roles to alternate).
+func (s *Session) appendMessage(m providers.Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
+		last := &s.history[n-1]
+		last.Content = append(append([]providers.Block(nil), last.Content...), m.Content...)
+		return
+	}
+	s.history = append(s.history, m)
+}
+
+// update sends a session update, logging a failure: a lost notification
+// must not stop the turn.
+func (s *Session) update(ctx context.Context, u schema.Update) {
+	if err := s.client.Update(ctx, s.ID, u); err != nil && ctx.Err() == nil {
+		s.svc.cfg.Logf("session %s: sending %s: %v", s.ID, u.SessionUpdate, err)
+	}
+}
+
+// status sends a status notice.
+func (s *Session) status(ctx context.Context, st Status) {
+	if sc, ok := s.client.(StatusClient); ok {
+		if err := sc.Status(ctx, s.ID, st); err != nil && ctx.Err() == nil {
+			s.svc.cfg.Logf("session %s: sending status: %v", s.ID, err)
+		}
+		return
+	}
+	b := schema.TextBlock(st.Message + "\n")
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &b})
+}
+
+func (s *Session) onPlan(entries []schema.PlanEntry) {
+	s.update(context.Background(), schema.Update{SessionUpdate: schema.UpdatePlan, Entries: entries})
+}

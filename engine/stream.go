@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// request builds the next model request from the session's state.
+func (s *Session) request() *providers.Request {
+	specs := make([]providers.ToolSpec, 0, len(s.tools))
+	for _, t := range s.tools {
+		sp := t.Spec()
+		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
+	}
+	return &providers.Request{
+		Model:     s.Model(),
+		System:    s.systemPrompt(),
+		Messages:  s.History(),
+		Tools:     specs,
+		MaxTokens: s.svc.cfg.MaxTokens,
+	}
+}
+
+// forwarder turns a model's stream events into session updates, and
+// remembers what streamed so a cancelled call keeps it.
+type forwarder struct {
+	ctx context.Context
+	s   *Session
+
+	mu       sync.Mutex
+	text     strings.Builder // guarded by mu
+	thinking strings.Builder // guarded by mu
+}
+
+func newForwarder(ctx context.Context, s *Session) *forwarder {
+	return &forwarder{ctx: ctx, s: s}
+}
+
+func (f *forwarder) emit(ev providers.Event) {
+	switch ev.Kind {
+	case providers.EventText:
+		f.mu.Lock()
+		f.text.WriteString(ev.Text)
+		f.mu.Unlock()
+		b := schema.TextBlock(ev.Text)
+		f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
+	case providers.EventThinking:
+		f.mu.Lock()
+		f.thinking.WriteString(ev.Text)
+		f.mu.Unlock()
+		b := schema.TextBlock(ev.Text)
+		f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &b})
+	case providers.EventToolStart:
+		f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateToolCall, ToolCall: &schema.ToolCall{
+			ToolCallID: ev.ToolID,
+			Title:      ev.ToolName,
+			Kind:       f.s.kindOf(ev.ToolName),
+			Status:     schema.StatusPending,
+		}})
+	case providers.EventRetry:
+		if ev.Retry != nil {
+			f.mu.Lock()
+			f.text.Reset()
+			f.thinking.Reset()
+			f.mu.Unlock()
+			f.s.status(f.ctx, Status{
+				Kind:      StatusRetry,
+				Message:   fmt.Sprintf("model call failed (%s); retrying in %s (attempt %d)", ev.Retry.Reason, ev.Retry.Delay.Round(100e6), ev.Retry.Attempt+1),
+				RetryInMs: ev.Retry.Delay.Milliseconds(),
+			})
+		}
+	}
+}
+
+// partial returns what streamed before a cancel, as an assistant message.
+func (f *forwarder) partial() providers.Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := providers.Message{Role: providers.RoleAssistant}
+	if t := f.text.String(); t != "" {
+		m.Content = append(m.Content, providers.TextBlock(t+"\n\n[interrupted by the user]"))
+	}
+	return m
+}
+
+// kindOf returns the ACP kind of the named tool.
+func (s *Session) kindOf(name string) string {
+	if t, ok := s.byName[name]; ok && t.Spec().Kind != "" {
+		return t.Spec().Kind
+	}
+	return schema.KindOther
+}
+
+// reportUsage sends a usage_update after a model call.
+func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
+	s.mu.Lock()
+	s.usage = resp.Usage
+	s.mu.Unlock()
+	used := resp.Usage.ContextTokens()
+	size := s.svc.cfg.Window
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size})
+}

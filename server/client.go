@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/diffs"
+	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/workspace"
+)
+
+// client is the editor as the engine sees it over the LSP door.
+type client struct{ s *Server }
+
+var (
+	_ engine.Client       = client{}
+	_ engine.StatusClient = client{}
+	_ workspace.Editor    = client{}
+)
+
+// Update sends a session/update notification.
+func (c client) Update(ctx context.Context, sessionID string, u schema.Update) error {
+	return c.s.peer.Notify(ctx, "session/update", schema.SessionNotification{SessionID: sessionID, Update: u})
+}
+
+// RequestPermission sends session/request_permission and waits for the
+// user's answer. When ctx ends first, the request is cancelled with
+// $/cancelRequest and the outcome is "cancelled".
+func (c client) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
+	var res schema.RequestPermissionResult
+	if err := c.s.peer.Call(ctx, "session/request_permission", p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// statusParams is the params of the agent/status notification.
+type statusParams struct {
+	SessionID string `json:"sessionId"`
+	engine.Status
+}
+
+// Status sends an agent/status notification.
+func (c client) Status(ctx context.Context, sessionID string, st engine.Status) error {
+	return c.s.peer.Notify(ctx, "agent/status", statusParams{SessionID: sessionID, Status: st})
+}
+
+// Wire shapes of workspace/applyEdit.
+type (
+	applyEditParams struct {
+		Label string        `json:"label,omitempty"`
+		Edit  workspaceEdit `json:"edit"`
+	}
+	workspaceEdit struct {
+		Changes         map[string][]textEdit `json:"changes,omitempty"`
+		DocumentChanges []any                 `json:"documentChanges,omitempty"`
+	}
+	textEdit struct {
+		Range   lspRange `json:"range"`
+		NewText string   `json:"newText"`
+	}
+	textDocumentEdit struct {
+		TextDocument optionalVersionedDocument `json:"textDocument"`
+		Edits        []textEdit                `json:"edits"`
+	}
+	optionalVersionedDocument struct {
+		URI     string `json:"uri"`
+		Version *int32 `json:"version"`
+	}
+	createFile struct {
+		Kind    string            `json:"kind"`
+		URI     string            `json:"uri"`
+		Options createFileOptions `json:"options"`
+	}
+	createFileOptions struct {
+		Overwrite      bool `json:"overwrite"`
+		IgnoreIfExists bool `json:"ignoreIfExists"`
+	}
+	applyEditResult struct {
+		Applied       bool   `json:"applied"`
+		FailureReason string `json:"failureReason,omitempty"`
+	}
+)
+
+// ApplyEdit sends workspace/applyEdit so the change lands in the editor's
+// buffer, where the user can undo it.
+func (c client) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
+	s := c.s
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
+	if fc.Create && !(caps.documentChanges && caps.resourceOps) {
+		// The editor cannot create files through edits: write the disk.
+		return tools.WriteFileAtomic(fc.Path, []byte(fc.After))
+	}
+	docURI := string(uri.File(fc.Path))
+	edits := toTextEdits(diffs.TextEdits(fc.Before, fc.After))
+	var we workspaceEdit
+	switch {
+	case fc.Create:
+		we.DocumentChanges = []any{
+			createFile{Kind: "create", URI: docURI, Options: createFileOptions{IgnoreIfExists: true}},
+			textDocumentEdit{TextDocument: optionalVersionedDocument{URI: docURI}, Edits: []textEdit{{NewText: fc.After}}},
+		}
+	case caps.documentChanges:
+		doc := optionalVersionedDocument{URI: docURI}
+		if v, ok := s.overlay.Version(fc.Path); ok {
+			doc.Version = &v
+		}
+		we.DocumentChanges = []any{textDocumentEdit{TextDocument: doc, Edits: edits}}
+	default:
+		we.Changes = map[string][]textEdit{docURI: edits}
+	}
+	var res applyEditResult
+	if err := s.peer.Call(ctx, "workspace/applyEdit", applyEditParams{Label: fc.Label, Edit: we}, &res); err != nil {
+		return err
+	}
+	if !res.Applied {
+		return &workspace.EditRefusedError{Path: fc.Path, Reason: res.FailureReason}
+	}
+	return nil
+}
+
+func toTextEdits(edits []diffs.TextEdit) []textEdit {
+	out := make([]textEdit, len(edits))
+	for i, e := range edits {
+		out[i] = textEdit{
+			Range: lspRange{
+				Start: lspPosition{Line: e.Start.Line, Character: e.Start.Character},
+				End:   lspPosition{Line: e.End.Line, Character: e.End.Character},
+			},
+			NewText: e.NewText,
+		}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+func init() {
+	register("initialize", (*Server).initialize)
+	register("initialized", func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
+	register("shutdown", (*Server).shutdown)
+	register("exit", (*Server).exit)
+}
+
+// clientCapabilities are the parts of the editor's capabilities the server
+// acts on.
+type clientCapabilities struct {
+	applyEdit          bool
+	documentChanges    bool
+	resourceOps        bool
+	showDocument       bool
+	workDoneProgress   bool
+	showMessageActions bool
+	// agent is set when the client announced experimental.agent: it
+	// speaks the session methods.
+	agent bool
+}
+
+// initializeResult is the result of initialize.
+type initializeResult struct {
+	Capabilities serverCapabilities `json:"capabilities"`
+	ServerInfo   serverInfo         `json:"serverInfo"`
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type serverCapabilities struct {
+	TextDocumentSync textDocumentSync `json:"textDocumentSync"`
+	Experimental     experimental     `json:"experimental"`
+}
+
+type textDocumentSync struct {
+	OpenClose bool        `json:"openClose"`
+	Change    int         `json:"change"` // 2: incremental
+	Save      saveOptions `json:"save"`
+}
+
+type saveOptions struct {
+	IncludeText bool `json:"includeText"`
+}
+
+type experimental struct {
+	Agent agentInfo `json:"agent"`
+}
+
+// agentInfo is what initialize announces of the agent: ACP's initialize
+// result, inside the LSP one.
+type agentInfo struct {
+	ProtocolVersion   int                      `json:"protocolVersion"`
+	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
+	AgentInfo         schema.Implementation    `json:"agentInfo"`
+	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
+}
+
+func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p initializeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	var init InitOptions
+	if raw := p.InitializationOptions; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &init); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: initializationOptions: %v", err)
+		}
+		init.Raw = raw
+	}
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		roots = append(roots, uri.URI(f.URI).FsPath())
+	}
+	if len(roots) == 0 && p.RootURI != "" {
+		roots = append(roots, uri.URI(p.RootURI).FsPath())
+	}
+	ws := p.Capabilities.Workspace
+	agent, _ := p.Capabilities.Experimental["agent"]
+	caps := clientCapabilities{
+		applyEdit:          ws.ApplyEdit,
+		documentChanges:    ws.WorkspaceEdit.DocumentChanges,
+		resourceOps:        len(ws.WorkspaceEdit.ResourceOperations) > 0,
+		showDocument:       p.Capabilities.Window.ShowDocument.Support,
+		workDoneProgress:   p.Capabilities.Window.WorkDoneProgress,
+		showMessageActions: p.Capabilities.Window.ShowMessage != nil,
+		agent:              len(agent) > 0 && string(agent) != "null" && string(agent) != "false",
+	}
+	svc, err := s.opts.NewService(init)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: %v", err)
+	}
+	s.mu.Lock()
+	s.svc, s.roots, s.caps, s.state = svc, tools.ResolveRoots(roots...), caps, stateInitialized
+	s.mu.Unlock()
+
+	return initializeResult{
+		Capabilities: serverCapabilities{
+			TextDocumentSync: textDocumentSync{OpenClose: true, Change: 2, Save: saveOptions{IncludeText: true}},
+			Experimental:     experimental{Agent: s.agentInfo()},
+		},
+		ServerInfo: serverInfo{Name: "agent-lsp", Version: s.opts.Version},
+	}, nil
+}
+
+// agentInfo describes the agent's capabilities.
+func (s *Server) agentInfo() agentInfo {
+	return agentInfo{
+		ProtocolVersion: schema.ProtocolVersion,
+		AgentCapabilities: schema.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: schema.PromptCapabilities{Image: true, EmbeddedContext: true},
+			MCPCapabilities:    schema.MCPCapabilities{HTTP: true, SSE: true},
+			SessionCapabilities: &schema.SessionCapabilities{
+				List: &struct{}{}, Resume: &struct{}{}, Close: &struct{}{},
+			},
+		},
+		AgentInfo:   schema.Implementation{Name: "agent-lsp", Title: "agent-lsp", Version: s.opts.Version},
+		AuthMethods: authMethods,
+	}
+}
+
+// authMethods tell the user how to give the agent a key.
+var authMethods = []schema.AuthMethod{
+	{ID: "anthropic-api-key", Name: "Anthropic API key", Description: "Set ANTHROPIC_API_KEY in the environment the editor starts agent-lsp with."},
+	{ID: "openai-api-key", Name: "OpenAI-compatible API key", Description: "Set OPENAI_API_KEY (and OPENAI_BASE_URL for other servers, such as Ollama at http://localhost:11434/v1)."},
+}
+
+// initializeParams are the parts of LSP's InitializeParams the server
+// reads.
+type initializeParams struct {
+	ProcessID        *int   `json:"processId"`
+	RootURI          string `json:"rootUri"`
+	WorkspaceFolders []struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	} `json:"workspaceFolders"`
+	Capabilities struct {
+		Workspace struct {
+			ApplyEdit     bool `json:"applyEdit"`
+			WorkspaceEdit struct {
+				DocumentChanges    bool     `json:"documentChanges"`
+				ResourceOperations []string `json:"resourceOperations"`
+			} `json:"workspaceEdit"`
+		} `json:"workspace"`
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+			ShowDocument     struct {
+				Support bool `json:"support"`
+			} `json:"showDocument"`
+			ShowMessage *json.RawMessage `json:"showMessage"`
+		} `json:"window"`
+		Experimental map[string]json.RawMessage `json:"experimental"`
+	} `json:"capabilities"`
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
+}
+
+func (s *Server) shutdown(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	svc := s.svc
+	s.mu.Unlock()
+	if svc != nil {
+		svc.Close()
+	}
+	return nil, nil
+}
+
+func (s *Server) exit(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	s.mu.Lock()
+	if s.state == stateShutdown {
+		s.exitCode = 0
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.exited:
+	default:
+		close(s.exited)
+	}
+	return nil, nil
+}

@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"runtime/debug"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/rpc"
+	"github.com/agent-lsp/agent-lsp/workspace"
+)
+
+// Options configure a Server.
+type Options struct {
+	// NewService builds the session service once the editor's
+	// initialization options are known.
+	NewService func(init InitOptions) (*engine.Service, error)
+	// Version is reported in serverInfo.
+	Version string
+	// Logf logs to stderr.
+	Logf func(format string, args ...any)
+}
+
+// InitOptions are the initializationOptions of initialize that the
+// sidecar understands. Raw holds all of them for the settings layer.
+type InitOptions struct {
+	Model    string          `json:"model,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	BaseURL  string          `json:"baseURL,omitempty"`
+	MaxTurns int             `json:"maxTurns,omitempty"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+// Server serves one editor connection.
+type Server struct {
+	opts   Options
+	logf   func(string, ...any)
+	peer   rpc.Peer
+	cancel func(jsonrpc2.ID)
+
+	overlay *workspace.Overlay
+
+	mu       sync.Mutex
+	state    state              // guarded by mu
+	svc      *engine.Service    // set by initialize, guarded by mu
+	roots    []string           // workspace folders, guarded by mu
+	caps     clientCapabilities // guarded by mu
+	exitCode int                // guarded by mu
+	exited   chan struct{}
+}
+
+type state int
+
+const (
+	stateNew state = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Serve serves the LSP door on rwc until the editor sends exit, the stream
+// ends or ctx is cancelled. It returns the process exit code LSP asks for:
+// 0 after shutdown then exit, 1 otherwise. Every session is closed (and
+// every process it started stopped) before Serve returns.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
+	s := New(opts)
+	conn := jsonrpc2.NewConn(rpc.NewHeaderStream(rwc, s.logf))
+	return s.Run(ctx, conn)
+}
+
+// New returns a Server.
+func New(opts Options) *Server {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Server{opts: opts, logf: logf, overlay: workspace.NewOverlay(), exitCode: 1, exited: make(chan struct{})}
+}
+
+// Run serves conn until exit, the end of the stream or ctx's end.
+func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
+	s.peer = rpc.Peer{Conn: conn}
+	h, canceller := jsonrpc2.CancelHandler(s.handle)
+	s.cancel = canceller
+	conn.Go(ctx, h)
+	select {
+	case <-conn.Done():
+		if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+			s.logf("connection ended: %v", err)
+		}
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	if svc := s.service(); svc != nil {
+		svc.Close()
+	}
+	conn.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+// handler handles one method. Notification handlers' errors are logged,
+// never returned to jsonrpc2 (which would end the connection).
+type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
+
+// methods maps each method to its handler; see the files per group.
+var methods = map[string]handler{}
+
+func register(name string, h handler) { methods[name] = h }
+
+// handle dispatches a request, recovering from panics so one bad request
+// never ends the connection.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method := req.Method()
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
+			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
+		}
+		if !req.IsCall() {
+			if err != nil {
+				s.logf("notification %s: %v", method, err)
+			}
+			result, err = nil, nil
+		}
+	}()
+	h, ok := methods[method]
+	if !ok {
+		if !req.IsCall() {
+			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
+		}
+		return nil, rpc.MethodNotFound(method)
+	}
+	if err := s.checkState(method); err != nil {
+		return nil, err
+	}
+	result, err = h(s, ctx, req)
+	if err == nil && req.IsCall() {
+		raw, err := rpc.Raw(result)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding result of %s: %v", method, err)
+		}
+		return raw, nil
+	}
+	return result, err
+}
+
+// Error codes beyond JSON-RPC's.
+const (
+	codeServerNotInitialized jsonrpc2.Code = -32002
+	// codeAuthRequired is ACP's "authentication required".
+	codeAuthRequired jsonrpc2.Code = -32000
+	// codeRequestFailed is LSP's RequestFailed: valid request, failed.
+	codeRequestFailed jsonrpc2.Code = -32803
+)
+
+// checkState refuses requests the server is not ready for.
+func (s *Server) checkState(method string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case method == "exit":
+		return nil
+	case s.state == stateNew && method != "initialize":
+		return jsonrpc2.Errorf(codeServerNotInitialized, "%s before initialize: send initialize first", method)
+	case s.state != stateNew && method == "initialize":
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already received")
+	case s.state == stateShutdown:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown", method)
+	}
+	return nil
+}
+
+func (s *Server) service() *engine.Service {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.svc
+}
+
+// decode decodes a request's params, naming the bad field on error.
+func decode(req *jsonrpc2.Request, v any) error {
+	return rpc.Decode(req.Method(), req.Params(), v)
+}
+
+// failed wraps an engine error as a request failure.
+func failed(format string, args ...any) error {
+	return jsonrpc2.Errorf(codeRequestFailed, format, args...)
+}
