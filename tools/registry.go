@@ -20,6 +20,10 @@ func New(env *Env) []Tool {
 		&readTool{env},
 		&writeTool{env},
 		&editTool{env},
+		&multiEditTool{env},
+		&globTool{env},
+		&lsTool{env},
+		&todoTool{env},
 	}
 }
 

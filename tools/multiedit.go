@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+//go:embed multiedit.md
+var multiEditDescription string
+
+// multiEditTool is the MultiEdit tool.
+type multiEditTool struct{ env *Env }
+
+type multiEditInput struct {
+	FilePath string            `json:"file_path"`
+	Edits    []json.RawMessage `json:"edits"`
+}
+
+type oneEdit struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func (t *multiEditTool) Spec() Spec {
+	return Spec{
+		Name:        "MultiEdit",
+		Description: multiEditDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
+    "edits": {
+      "type": "array",
+      "minItems": 1,
+      "description": "Array of edit operations to perform sequentially on the file",
+      "items": {
+        "type": "object",
+        "properties": {
+          "old_string": {"type": "string", "description": "The text to replace"},
+          "new_string": {"type": "string", "description": "The text to replace it with"},
+          "replace_all": {"type": "boolean", "default": false, "description": "Replace all occurrences of old_string (default false)."}
+        },
+        "required": ["old_string", "new_string"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["file_path", "edits"],
+  "additionalProperties": false
+}`),
+		Kind: schema.KindEdit,
+	}
+}
+
+func (t *multiEditTool) plan(input json.RawMessage) (*change, error) {
+	var in multiEditInput
+	if err := decodeInput(input, &in, "file_path", "edits"); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
+	}
+	if len(in.Edits) == 0 {
+		return nil, fmt.Errorf("invalid input: edits: must hold at least one edit")
+	}
+	edits := make([]oneEdit, len(in.Edits))
+	for i, raw := range in.Edits {
+		if err := decodeField(fmt.Sprintf("edits[%d]", i), raw, &edits[i], "old_string", "new_string"); err != nil {
+			return nil, fmt.Errorf("invalid input: %w", err)
+		}
+		if edits[i].OldString == edits[i].NewString {
+			return nil, fmt.Errorf("edits[%d]: no changes to make: old_string and new_string are exactly the same", i)
+		}
+	}
+	path, err := t.env.Resolve(in.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	old, exists, err := t.env.readCurrent(path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists && edits[0].OldString != "" {
+		return nil, fmt.Errorf("file does not exist: %s. To create a file, use Write, or make the first edit's old_string empty", path)
+	}
+	if exists {
+		if err := t.env.checkFresh(path, old); err != nil {
+			return nil, err
+		}
+	}
+	text, first := old, -1
+	total := 0
+	for i, e := range edits {
+		out, off, n, err := replace(text, e.OldString, e.NewString, e.ReplaceAll)
+		if err != nil {
+			return nil, fmt.Errorf("edits[%d]: %v in %s (after the edits before it); no edit was applied", i, err, path)
+		}
+		if first < 0 || off < first {
+			first = off
+		}
+		text = out
+		total += n
+	}
+	c := &change{path: path, old: old, new: text, created: !exists}
+	c.line = firstChangedLine(old, text)
+	if c.created {
+		c.summary = fmt.Sprintf("File created successfully at: %s (%d edits applied)", path, len(edits))
+	} else {
+		c.summary = fmt.Sprintf("Applied %d edits (%d replacements). %s", len(edits), total, editSnippet(path, text, c.line))
+	}
+	return c, nil
+}
+
+// Preview returns the file change the call would make; it fails as Run
+// would.
+func (t *multiEditTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
+	c, err := t.plan(input)
+	if err != nil {
+		return nil, err
+	}
+	return c.preview("MultiEdit"), nil
+}
+
+func (t *multiEditTool) Run(ctx context.Context, input json.RawMessage) *Result {
+	c, err := t.plan(input)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	return c.apply(ctx, t.env, "Edit")
+}
