@@ -1,0 +1,27 @@
+// Package settings loads agent-lsp's settings from the files Claude Code
+// users already have, so their permission rules, hooks and sandbox
+// configuration carry over unchanged.
+//
+// Settings come from several layers, highest priority first:
+//
+//  1. the managed policy file (an optional path, usually
+//     /etc/claude-code/managed-settings.json),
+//  2. the editor's initializationOptions,
+//  3. <project>/.claude/settings.local.json (personal, not committed),
+//  4. <project>/.claude/settings.json (shared with the team),
+//  5. ~/.claude/settings.json (the user's).
+//
+// Scalar values (model, defaultMode, sandbox.enabled, ...) come from the
+// highest layer that sets them. Lists (permission rules,
+// additionalDirectories, MCP server approvals) are the union of every
+// layer's. Maps (env, mcpServers) merge key by key, the higher layer
+// winning. Hooks from every layer all run.
+//
+// A layer that is not valid JSON, or a value of the wrong type, is
+// reported as a [Problem] with the file, line and column, and the other
+// layers (and the layer's other valid keys) still load. Rule syntax is
+// checked by the caller's [Options.CheckRule]; rules that fail it are
+// reported but kept, so the permission layer can treat them cautiously.
+//
+// A [Watcher] reloads the settings whenever one of the files changes.
+package settings

@@ -1,0 +1,502 @@
+package settings
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Options says where to find the settings.
+type Options struct {
+	// Project is the workspace root (absolute).
+	Project string
+	// Home is the user's home directory; empty means os.UserHomeDir.
+	Home string
+	// ManagedPath is the managed policy file, if any (see
+	// DefaultManagedPath). A missing file is not a problem.
+	ManagedPath string
+	// InitializationOptions is the editor's settings object, in the same
+	// format as a settings file. Keys this package does not know (maxTurns,
+	// ...) are ignored.
+	InitializationOptions json.RawMessage
+	// CheckRule, when set, validates each permission rule; a rule it
+	// rejects is reported as a Problem at the rule's position (and kept in
+	// the Settings, for the permission layer to handle cautiously).
+	CheckRule func(rule string) error
+}
+
+// scope is a settings layer, highest priority first.
+type scope int
+
+const (
+	scopeManaged scope = iota
+	scopeInit
+	scopeLocal
+	scopeProject
+	scopeUser
+)
+
+// source is one layer's origin.
+type source struct {
+	scope scope
+	// name is the file path, or InitializationOptionsName.
+	name string
+}
+
+// LocalPath returns the path of the project's personal settings file,
+// <project>/.claude/settings.local.json.
+func LocalPath(project string) string {
+	return filepath.Join(project, ".claude", "settings.local.json")
+}
+
+// ProjectPath returns the path of the project's shared settings file,
+// <project>/.claude/settings.json.
+func ProjectPath(project string) string {
+	return filepath.Join(project, ".claude", "settings.json")
+}
+
+// UserPath returns the path of the user's settings file,
+// <home>/.claude/settings.json.
+func UserPath(home string) string {
+	return filepath.Join(home, ".claude", "settings.json")
+}
+
+func (o Options) home() string {
+	if o.Home != "" {
+		return o.Home
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func (o Options) sources() []source {
+	var srcs []source
+	if o.ManagedPath != "" {
+		srcs = append(srcs, source{scopeManaged, o.ManagedPath})
+	}
+	if len(bytes.TrimSpace(o.InitializationOptions)) > 0 {
+		srcs = append(srcs, source{scopeInit, InitializationOptionsName})
+	}
+	if o.Project != "" {
+		srcs = append(srcs,
+			source{scopeLocal, LocalPath(o.Project)},
+			source{scopeProject, ProjectPath(o.Project)})
+	}
+	if h := o.home(); h != "" {
+		srcs = append(srcs, source{scopeUser, UserPath(h)})
+	}
+	return srcs
+}
+
+// Load reads and merges every layer. It always returns usable Settings;
+// the problems say what was skipped and where.
+func Load(opts Options) (*Settings, []Problem) {
+	s, problems, _ := newLoader(opts).load()
+	return s, problems
+}
+
+// loader loads the layers, remembering each file's last valid content so
+// that a reload while a file is half-edited keeps the rules it had.
+type loader struct {
+	opts     Options
+	lastGood map[string][]byte // by file name
+}
+
+func newLoader(opts Options) *loader {
+	return &loader{opts: opts, lastGood: map[string][]byte{}}
+}
+
+// load returns the merged settings, the problems, and a fingerprint of the
+// inputs that changes whenever any input's content changes.
+func (l *loader) load() (*Settings, []Problem, [sha256.Size]byte) {
+	home := l.opts.home()
+	var (
+		layers   []*layer
+		problems []Problem
+		files    []string
+	)
+	h := sha256.New()
+	for _, src := range l.opts.sources() {
+		var data []byte
+		if src.scope == scopeInit {
+			data = l.opts.InitializationOptions
+		} else {
+			b, err := os.ReadFile(src.name)
+			if errors.Is(err, fs.ErrNotExist) {
+				delete(l.lastGood, src.name)
+				fmt.Fprintf(h, "%s\x00missing\x00", src.name)
+				continue
+			}
+			if err != nil {
+				problems = append(problems, Problem{File: src.name, Message: fmt.Sprintf("reading settings: %v", err)})
+				fmt.Fprintf(h, "%s\x00unreadable\x00", src.name)
+				continue
+			}
+			data = b
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", src.name, len(data))
+		h.Write(data)
+		lay, probs, ok := parseLayer(src, data, l.opts.Project, home, l.opts.CheckRule)
+		if !ok {
+			if prev, had := l.lastGood[src.name]; had {
+				probs[len(probs)-1].Message += "; keeping the previous version of this file until it is fixed"
+				lay, _, _ = parseLayer(src, prev, l.opts.Project, home, nil)
+			}
+		} else if src.scope != scopeInit {
+			l.lastGood[src.name] = data
+		}
+		problems = append(problems, probs...)
+		if lay != nil {
+			layers = append(layers, lay)
+			if src.scope != scopeInit {
+				files = append(files, src.name)
+			}
+		}
+	}
+	s := merge(layers)
+	s.Project = l.opts.Project
+	s.Home = home
+	s.Files = files
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	return s, problems, sum
+}
+
+// layer is one parsed settings layer.
+type layer struct {
+	src         source
+	permissions rawPermissions
+	allow       []Rule
+	deny        []Rule
+	ask         []Rule
+	hooks       map[string][]HookMatcher
+	disableAll  *bool
+	sandbox     rawSandbox
+	model       *string
+	provider    *string
+	baseURL     *string
+	keyHelper   *string
+	env         map[string]string
+	enableAll   *bool
+	enabledMCP  []string
+	disabledMCP []string
+	mcpServers  map[string]json.RawMessage
+}
+
+type rawPermissions struct {
+	DefaultMode                  *string
+	AdditionalDirectories        []string
+	DisableBypassPermissionsMode *string
+}
+
+type rawSandbox struct {
+	Enabled                  *bool `json:"enabled"`
+	FailIfUnavailable        *bool `json:"failIfUnavailable"`
+	AllowUnsandboxedCommands *bool `json:"allowUnsandboxedCommands"`
+	Network                  struct {
+		AllowedDomains    []string `json:"allowedDomains"`
+		AllowLocalBinding *bool    `json:"allowLocalBinding"`
+	} `json:"network"`
+	Filesystem struct {
+		AllowWrite []string `json:"allowWrite"`
+	} `json:"filesystem"`
+}
+
+// knownModes are the permission modes a defaultMode may name.
+var knownModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+
+// knownHookEvents are the hook events agent-lsp runs.
+var knownHookEvents = []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"}
+
+// parseLayer parses one layer. ok is false when data is not a JSON object;
+// the last problem then says why.
+func parseLayer(src source, data []byte, project, home string, check func(string) error) (_ *layer, problems []Problem, ok bool) {
+	at := func(off int, msg string) Problem {
+		line, col := lineCol(data, off)
+		return Problem{File: src.name, Line: line, Column: col, Message: msg}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &layer{src: src}, nil, true
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, []Problem{at(int(syn.Offset), "invalid JSON: "+syn.Error())}, false
+		case errors.As(err, &typ):
+			return nil, []Problem{at(0, "settings must be a JSON object")}, false
+		}
+		return nil, []Problem{at(0, "invalid JSON: "+err.Error())}, false
+	}
+	idx := indexValues(data)
+	pos := func(path string) Position {
+		p := Position{File: src.name}
+		if off, found := idx[path]; found {
+			p.Line, p.Column = lineCol(data, off)
+		}
+		return p
+	}
+	report := func(path, msg string) {
+		p := pos(path)
+		problems = append(problems, Problem{File: p.File, Line: p.Line, Column: p.Column, Message: msg})
+	}
+	// decodeAt decodes raw, the value at path, into v, reporting type
+	// errors where they are. The parts of the value that decode are kept.
+	decodeAt := func(path string, raw json.RawMessage, v any) bool {
+		err := json.Unmarshal(raw, v)
+		if err == nil {
+			return true
+		}
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			where := path
+			if typ.Field != "" {
+				if _, found := idx[path+"."+typ.Field]; found {
+					where = path + "." + typ.Field
+				}
+			}
+			report(where, fmt.Sprintf("%s: expected %s, found JSON %s", where, typ.Type, typ.Value))
+			return false
+		}
+		report(path, fmt.Sprintf("%s: %v", path, err))
+		return false
+	}
+	decode := func(key string, v any) {
+		if raw, found := top[key]; found {
+			decodeAt(key, raw, v)
+		}
+	}
+	// elems decodes a list of strings element by element, so that one
+	// bad element loses only itself.
+	type elem struct{ path, text string }
+	elems := func(path string, raw json.RawMessage) []elem {
+		var raws []json.RawMessage
+		if raw == nil || !decodeAt(path, raw, &raws) {
+			return nil
+		}
+		var out []elem
+		for i, r := range raws {
+			e := elem{path: fmt.Sprintf("%s[%d]", path, i)}
+			if decodeAt(e.path, r, &e.text) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	strs := func(path string, raw json.RawMessage) []string {
+		var out []string
+		for _, e := range elems(path, raw) {
+			out = append(out, e.text)
+		}
+		return out
+	}
+
+	lay := &layer{src: src}
+	var perms map[string]json.RawMessage
+	decode("permissions", &perms)
+	lay.permissions.AdditionalDirectories = strs("permissions.additionalDirectories", perms["additionalDirectories"])
+	if raw, found := perms["defaultMode"]; found {
+		decodeAt("permissions.defaultMode", raw, &lay.permissions.DefaultMode)
+	}
+	if raw, found := perms["disableBypassPermissionsMode"]; found {
+		decodeAt("permissions.disableBypassPermissionsMode", raw, &lay.permissions.DisableBypassPermissionsMode)
+	}
+	rules := func(list string) []Rule {
+		var out []Rule
+		for _, e := range elems("permissions."+list, perms[list]) {
+			path, t := e.path, e.text
+			if strings.TrimSpace(t) == "" {
+				report(path, fmt.Sprintf("permissions.%s: empty rule", list))
+				continue
+			}
+			r := Rule{Text: t, Pos: pos(path)}
+			if check != nil {
+				if err := check(t); err != nil {
+					report(path, fmt.Sprintf("permissions.%s: rule %q: %v", list, t, err))
+				}
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	lay.allow = rules("allow")
+	lay.deny = rules("deny")
+	lay.ask = rules("ask")
+	if m := lay.permissions.DefaultMode; m != nil {
+		switch {
+		case !slices.Contains(knownModes, *m):
+			report("permissions.defaultMode", fmt.Sprintf("permissions.defaultMode: unknown mode %q (want one of %s)", *m, strings.Join(knownModes, ", ")))
+			lay.permissions.DefaultMode = nil
+		case *m == "bypassPermissions" && src.scope == scopeProject:
+			// A repository must not switch its cloners' permission checks off.
+			report("permissions.defaultMode", "permissions.defaultMode: bypassPermissions is ignored in the project's shared settings; set it in .claude/settings.local.json or the user settings")
+			lay.permissions.DefaultMode = nil
+		}
+	}
+	if d := lay.permissions.DisableBypassPermissionsMode; d != nil && *d != "disable" {
+		report("permissions.disableBypassPermissionsMode", fmt.Sprintf("permissions.disableBypassPermissionsMode: unknown value %q (want \"disable\")", *d))
+	}
+	lay.permissions.AdditionalDirectories = resolveDirs(lay.permissions.AdditionalDirectories, project, home)
+
+	decode("hooks", &lay.hooks)
+	for _, event := range sortedKeys(lay.hooks) {
+		if !slices.Contains(knownHookEvents, event) {
+			report("hooks."+event, fmt.Sprintf("hooks: event %q is not supported (supported: %s); its hooks never run", event, strings.Join(knownHookEvents, ", ")))
+		}
+		for i, m := range lay.hooks[event] {
+			for j, h := range m.Hooks {
+				path := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
+				switch {
+				case h.Type != "command":
+					report(path, fmt.Sprintf("hooks.%s: hook type %q is not supported (only \"command\")", event, h.Type))
+				case strings.TrimSpace(h.Command) == "":
+					report(path, fmt.Sprintf("hooks.%s: hook has no command", event))
+				case h.Timeout < 0:
+					report(path, fmt.Sprintf("hooks.%s: negative timeout", event))
+				}
+			}
+		}
+	}
+	decode("disableAllHooks", &lay.disableAll)
+	decode("sandbox", &lay.sandbox)
+	lay.sandbox.Filesystem.AllowWrite = resolveDirs(lay.sandbox.Filesystem.AllowWrite, project, home)
+	decode("model", &lay.model)
+	decode("provider", &lay.provider)
+	decode("baseURL", &lay.baseURL)
+	decode("apiKeyHelper", &lay.keyHelper)
+	decode("env", &lay.env)
+	decode("enableAllProjectMcpServers", &lay.enableAll)
+	decode("enabledMcpjsonServers", &lay.enabledMCP)
+	decode("disabledMcpjsonServers", &lay.disabledMCP)
+	decode("mcpServers", &lay.mcpServers)
+	return lay, problems, true
+}
+
+// resolveDirs makes directories absolute: "~/x" is under home, "//x" and
+// "/x" are absolute, anything else is relative to the project.
+func resolveDirs(dirs []string, project, home string) []string {
+	var out []string
+	for _, d := range dirs {
+		d = strings.TrimSpace(d)
+		switch {
+		case d == "":
+			continue
+		case d == "~":
+			d = home
+		case strings.HasPrefix(d, "~/"):
+			d = filepath.Join(home, d[2:])
+		case filepath.IsAbs(d):
+		default:
+			d = filepath.Join(project, d)
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// merge combines layers given highest priority first.
+func merge(layers []*layer) *Settings {
+	s := &Settings{}
+	first := func(get func(*layer) *string) string {
+		for _, l := range layers {
+			if v := get(l); v != nil {
+				return *v
+			}
+		}
+		return ""
+	}
+	firstBool := func(get func(*layer) *bool) *bool {
+		for _, l := range layers {
+			if v := get(l); v != nil {
+				return v
+			}
+		}
+		return nil
+	}
+	isTrue := func(b *bool) bool { return b != nil && *b }
+
+	for _, l := range layers {
+		s.Permissions.Allow = appendRules(s.Permissions.Allow, l.allow)
+		s.Permissions.Deny = appendRules(s.Permissions.Deny, l.deny)
+		s.Permissions.Ask = appendRules(s.Permissions.Ask, l.ask)
+		s.Permissions.AdditionalDirectories = appendUnique(s.Permissions.AdditionalDirectories, l.permissions.AdditionalDirectories)
+		if d := l.permissions.DisableBypassPermissionsMode; d != nil && *d == "disable" {
+			s.Permissions.DisableBypassPermissions = true
+		}
+		for _, event := range sortedKeys(l.hooks) {
+			if s.Hooks == nil {
+				s.Hooks = map[string][]HookMatcher{}
+			}
+			s.Hooks[event] = append(s.Hooks[event], l.hooks[event]...)
+		}
+		s.EnabledMcpjsonServers = appendUnique(s.EnabledMcpjsonServers, l.enabledMCP)
+		s.DisabledMcpjsonServers = appendUnique(s.DisabledMcpjsonServers, l.disabledMCP)
+		s.Sandbox.Network.AllowedDomains = appendUnique(s.Sandbox.Network.AllowedDomains, l.sandbox.Network.AllowedDomains)
+		s.Sandbox.Filesystem.AllowWrite = appendUnique(s.Sandbox.Filesystem.AllowWrite, l.sandbox.Filesystem.AllowWrite)
+	}
+	// Maps: lower layers first, so higher ones overwrite.
+	for _, l := range slices.Backward(layers) {
+		for k, v := range l.env {
+			if s.Env == nil {
+				s.Env = map[string]string{}
+			}
+			s.Env[k] = v
+		}
+		for k, v := range l.mcpServers {
+			if s.MCPServers == nil {
+				s.MCPServers = map[string]json.RawMessage{}
+			}
+			s.MCPServers[k] = v
+		}
+	}
+	s.Permissions.DefaultMode = first(func(l *layer) *string { return l.permissions.DefaultMode })
+	s.DisableAllHooks = isTrue(firstBool(func(l *layer) *bool { return l.disableAll }))
+	s.Sandbox.Enabled = isTrue(firstBool(func(l *layer) *bool { return l.sandbox.Enabled }))
+	s.Sandbox.FailIfUnavailable = firstBool(func(l *layer) *bool { return l.sandbox.FailIfUnavailable })
+	s.Sandbox.AllowUnsandboxedCommands = firstBool(func(l *layer) *bool { return l.sandbox.AllowUnsandboxedCommands })
+	s.Sandbox.Network.AllowLocalBinding = isTrue(firstBool(func(l *layer) *bool { return l.sandbox.Network.AllowLocalBinding }))
+	s.Model = first(func(l *layer) *string { return l.model })
+	s.Provider = first(func(l *layer) *string { return l.provider })
+	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
+	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
+	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
+	return s
+}
+
+// appendRules appends the rules of add whose text is not already in rules.
+func appendRules(rules, add []Rule) []Rule {
+	for _, r := range add {
+		if !slices.ContainsFunc(rules, func(have Rule) bool { return have.Text == r.Text }) {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+func appendUnique(list, add []string) []string {
+	for _, v := range add {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
+}

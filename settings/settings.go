@@ -1,0 +1,174 @@
+package settings
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// DefaultManagedPath is where Claude Code's managed policy file lives on
+// Linux. Pass it as [Options.ManagedPath] to honour an administrator's
+// policy.
+const DefaultManagedPath = "/etc/claude-code/managed-settings.json"
+
+// InitializationOptionsName names the initializationOptions layer in
+// positions and problems.
+const InitializationOptionsName = "initializationOptions"
+
+// Settings is the merged result of every layer.
+type Settings struct {
+	// Project is the workspace root the settings were loaded for.
+	Project string
+	// Home is the home directory used to find the user's settings and to
+	// expand "~".
+	Home string
+
+	Permissions Permissions
+	// Hooks maps an event name (PreToolUse, PostToolUse, ...) to its
+	// matchers, from every layer, highest priority first.
+	Hooks map[string][]HookMatcher
+	// DisableAllHooks turns every hook off.
+	DisableAllHooks bool
+	Sandbox         Sandbox
+
+	// Model, Provider and BaseURL pick the model and where it is served.
+	Model    string
+	Provider string
+	BaseURL  string
+	// APIKeyHelper is a shell command whose output is the API key.
+	APIKeyHelper string
+	// Env holds environment variables for the session's commands.
+	Env map[string]string
+
+	// EnableAllProjectMcpServers approves every server of the project's
+	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve
+	// or refuse them by name.
+	EnableAllProjectMcpServers bool
+	EnabledMcpjsonServers      []string
+	DisabledMcpjsonServers     []string
+	// MCPServers are server definitions (Claude Code's .mcp.json format),
+	// keyed by name.
+	MCPServers map[string]json.RawMessage
+
+	// Files are the settings files that were read, highest priority
+	// first.
+	Files []string
+}
+
+// Permissions is the merged "permissions" block.
+type Permissions struct {
+	// Allow, Deny and Ask are permission rules in Claude Code's syntax,
+	// highest priority layer first. Deny beats ask beats allow.
+	Allow []Rule
+	Deny  []Rule
+	Ask   []Rule
+	// DefaultMode is the permission mode new sessions start in; empty
+	// when no layer sets it.
+	DefaultMode string
+	// AdditionalDirectories are directories outside the workspace that
+	// tools may use (absolute, cleaned).
+	AdditionalDirectories []string
+	// DisableBypassPermissions forbids the bypassPermissions mode. Any
+	// layer can set it ("disableBypassPermissionsMode": "disable").
+	DisableBypassPermissions bool
+}
+
+// Rule is one permission rule as written, with where it was written.
+type Rule struct {
+	Text string
+	Pos  Position
+}
+
+// String returns the rule's text.
+func (r Rule) String() string { return r.Text }
+
+// Position is a place in a settings layer. Line and Column are 1-based;
+// they are 0 when unknown.
+type Position struct {
+	File   string
+	Line   int
+	Column int
+}
+
+// String formats the position as file:line:column.
+func (p Position) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// Problem is something wrong in a settings layer: invalid JSON, a value of
+// the wrong type, an invalid rule.
+type Problem struct {
+	File    string
+	Line    int
+	Column  int
+	Message string
+}
+
+// String formats the problem as file:line:column: message.
+func (p Problem) String() string {
+	return Position{File: p.File, Line: p.Line, Column: p.Column}.String() + ": " + p.Message
+}
+
+// HookMatcher is a group of hooks that run for the tools (or sources)
+// that Matcher selects.
+type HookMatcher struct {
+	// Matcher selects tool names: "" or "*" for all, a name, "A|B", or a
+	// regular expression.
+	Matcher string `json:"matcher"`
+	Hooks   []Hook `json:"hooks"`
+}
+
+// Hook is one hook command.
+type Hook struct {
+	// Type is "command"; other types are not supported and are reported
+	// when they would run.
+	Type string `json:"type"`
+	// Command is run by the shell with the event as JSON on stdin.
+	Command string `json:"command"`
+	// Timeout is in seconds; 0 means the default (60 s).
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// Sandbox is the "sandbox" block.
+type Sandbox struct {
+	// Enabled runs shell commands inside bubblewrap.
+	Enabled bool
+	// FailIfUnavailable and AllowUnsandboxedCommands decide what happens
+	// when the sandbox cannot run: commands run unsandboxed only when
+	// FailIfUnavailable is explicitly false or AllowUnsandboxedCommands is
+	// explicitly true. Nil means unset.
+	FailIfUnavailable        *bool
+	AllowUnsandboxedCommands *bool
+	Network                  SandboxNetwork
+	Filesystem               SandboxFilesystem
+}
+
+// MayRunUnsandboxed reports whether the settings let commands run without
+// the sandbox when it is enabled but cannot run.
+func (s Sandbox) MayRunUnsandboxed() bool {
+	return (s.FailIfUnavailable != nil && !*s.FailIfUnavailable) ||
+		(s.AllowUnsandboxedCommands != nil && *s.AllowUnsandboxedCommands)
+}
+
+// SandboxNetwork is the sandbox's network configuration.
+type SandboxNetwork struct {
+	// AllowedDomains lists the hosts commands may reach. bubblewrap cannot
+	// filter by host: "*" turns the network on, anything else leaves it
+	// off.
+	AllowedDomains []string
+	// AllowLocalBinding lets commands listen on local ports; it needs the
+	// network on.
+	AllowLocalBinding bool
+}
+
+// SandboxFilesystem is the sandbox's filesystem configuration.
+type SandboxFilesystem struct {
+	// AllowWrite are extra writable directories (absolute, cleaned), such
+	// as build caches.
+	AllowWrite []string
+}

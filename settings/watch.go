@@ -1,0 +1,154 @@
+package settings
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// debounce is how long the Watcher waits after a change before it
+// reloads, so that an editor's write-rename-chmod sequence causes one
+// reload.
+const debounce = 100 * time.Millisecond
+
+// Watcher reloads the settings when a settings file changes.
+//
+// It watches the directories that hold the files rather than the files,
+// because editors save by writing a new file and renaming it over the old
+// one. A directory that does not exist yet is watched through its nearest
+// existing parent, so creating .claude/ is noticed too.
+type Watcher struct {
+	fsw      *fsnotify.Watcher
+	loader   *loader
+	onChange func(*Settings, []Problem)
+	done     chan struct{}
+
+	// Owned by the run goroutine.
+	files   []string        // settings files of interest
+	watched map[string]bool // directories being watched
+	last    [sha256.Size]byte
+}
+
+// Watch starts watching the settings files that opts names. initial and
+// problems are the settings as they are now; onChange is called, from the
+// Watcher's own goroutine, with the new settings and their problems each
+// time the content of a settings file changes. The goroutine stops, and
+// the Watcher releases its resources, when ctx ends.
+func Watch(ctx context.Context, opts Options, onChange func(*Settings, []Problem)) (w *Watcher, initial *Settings, problems []Problem, err error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("watching settings: %w", err)
+	}
+	w = &Watcher{
+		fsw:      fsw,
+		loader:   newLoader(opts),
+		onChange: onChange,
+		done:     make(chan struct{}),
+		watched:  map[string]bool{},
+	}
+	for _, src := range opts.sources() {
+		if src.scope != scopeInit {
+			w.files = append(w.files, src.name)
+		}
+	}
+	// Watch before the first load, so no change falls between the two.
+	w.updateWatches()
+	initial, problems, w.last = w.loader.load()
+	go w.run(ctx)
+	return w, initial, problems, nil
+}
+
+// Done is closed when the Watcher has stopped.
+func (w *Watcher) Done() <-chan struct{} { return w.done }
+
+func (w *Watcher) run(ctx context.Context) {
+	defer close(w.done)
+	defer w.fsw.Close()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			if w.relevant(ev.Name) {
+				timer.Reset(debounce)
+			}
+		case _, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow loses events: reload to be sure.
+			timer.Reset(debounce)
+		case <-timer.C:
+			w.updateWatches()
+			s, problems, sum := w.loader.load()
+			if sum == w.last {
+				continue
+			}
+			w.last = sum
+			w.onChange(s, problems)
+		}
+	}
+}
+
+// relevant reports whether an event on name may change the settings: a
+// settings file, or a directory on the way to one.
+func (w *Watcher) relevant(name string) bool {
+	name = filepath.Clean(name)
+	for _, f := range w.files {
+		if name == f || name == filepath.Dir(f) || name == filepath.Dir(filepath.Dir(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateWatches watches the directory of each settings file, or its
+// nearest existing ancestor when it does not exist.
+func (w *Watcher) updateWatches() {
+	want := map[string]bool{}
+	for _, f := range w.files {
+		dir := filepath.Dir(f)
+		for {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				want[dir] = true
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	for dir := range w.watched {
+		if !want[dir] {
+			w.fsw.Remove(dir) // the directory may be gone already
+			delete(w.watched, dir)
+		}
+	}
+	dirs := make([]string, 0, len(want))
+	for dir := range want {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	for _, dir := range dirs {
+		if w.watched[dir] {
+			continue
+		}
+		if err := w.fsw.Add(dir); err == nil {
+			w.watched[dir] = true
+		}
+	}
+}
