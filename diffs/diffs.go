@@ -35,8 +35,8 @@ func Stat(unified string) (added, deleted int, err error) {
 // Position is a place in a text as LSP counts it: a 0-based line and a
 // 0-based column in UTF-16 code units.
 type Position struct {
-	Line      uint32
-	Character uint32
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
 }
 
 // TextEdit replaces the text between Start and End with NewText.

@@ -1,0 +1,89 @@
+// Command agent-lsp is a coding agent that lives inside the editor. The
+// editor starts it as a child process and speaks JSON-RPC with it on
+// stdin/stdout, like a language server.
+//
+// Usage:
+//
+//	agent-lsp [--stdio]     serve the LSP door (editors with our plugin, or any LSP client)
+//	agent-lsp acp           serve the Agent Client Protocol (Zed, JetBrains, ...)
+//	agent-lsp demo          run a scripted session offline and show what an editor would
+//	agent-lsp chat PROMPT   run a real session in the terminal (needs an API key)
+//	agent-lsp version       print the version
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set by the build (-ldflags "-X main.version=...").
+var version = "0.1.0-dev"
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("agent-lsp: ")
+	log.SetOutput(os.Stderr)
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "", "--stdio", "serve", "lsp":
+		return serveLSP(ctx, stdio{})
+	case "acp":
+		return serveACP(ctx, stdio{})
+	case "demo":
+		return demo(ctx, args[1:], os.Stdout)
+	case "chat":
+		return chat(ctx, args[1:], os.Stdout)
+	case "version", "--version", "-v":
+		fmt.Println("agent-lsp", version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Print(usage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "agent-lsp: unknown command %q\n\n%s", cmd, usage)
+	return 2
+}
+
+const usage = `agent-lsp: a coding agent that lives inside the editor.
+
+Usage:
+  agent-lsp [--stdio]     serve the LSP door on stdio (what editors start)
+  agent-lsp acp           serve the Agent Client Protocol on stdio
+  agent-lsp demo          run a scripted session offline, showing what an editor shows
+  agent-lsp chat PROMPT   run a real session in the terminal (needs ANTHROPIC_API_KEY or OPENAI_API_KEY)
+  agent-lsp version       print the version
+
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
+OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_LSP_HOME (session storage).
+`
+
+// stdio is the process's stdin and stdout as one stream. Closing it closes
+// both, so a blocked read returns.
+type stdio struct{}
+
+func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdio) Close() error {
+	err1 := os.Stdin.Close()
+	err2 := os.Stdout.Close()
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}
+
+var _ io.ReadWriteCloser = stdio{}
