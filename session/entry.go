@@ -1,0 +1,319 @@
+package session
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+)
+
+// Line types of a session file. The first four are Claude Code's; the
+// tombstone is ours (Claude Code ignores types it does not know).
+const (
+	typeUser        = "user"
+	typeAssistant   = "assistant"
+	typeSystem      = "system"
+	typeSummary     = "summary"
+	typeCustomTitle = "custom-title"
+	typeTombstone   = "tombstone"
+
+	subtypeCompactBoundary = "compact_boundary"
+)
+
+// Markers whose presence in a raw line makes it a candidate compaction
+// boundary. Only candidates are parsed while looking for the last
+// boundary, so this test must accept every line [parseLine] calls a
+// boundary: both go through [lineIsBoundary].
+var (
+	markerBoundary       = []byte(`"` + subtypeCompactBoundary + `"`)
+	markerCompactSummary = []byte(`"isCompactSummary"`)
+)
+
+// entry is the part of one session line that loading uses. Lines of any
+// type decode into it; unknown fields are skipped.
+type entry struct {
+	Type           string
+	Subtype        string
+	UUID           string
+	Parent         string // parentUuid; "" for null
+	LogicalParent  string // logicalParentUuid of a compact boundary
+	Cwd            string
+	Sidechain      bool // isSidechain: a subagent's line
+	Meta           bool // isMeta: a line the model never saw as a turn
+	CompactSummary bool // isCompactSummary: the summary that opens a compacted context
+	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
+	Summary        string
+	CustomTitle    string
+	Deleted        []string // tombstone: uuids of deleted lines
+	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
+	Message        *providers.Message
+}
+
+// isMessage reports whether e carries a conversation turn.
+func (e *entry) isMessage() bool {
+	return (e.Type == typeUser || e.Type == typeAssistant) && !e.Sidechain && !e.Meta && !e.APIError &&
+		e.Message != nil && len(e.Message.Content) > 0
+}
+
+// isBoundary reports whether e opens a new compacted context: Claude Code's
+// compact_boundary system line, or the summary user line that follows it.
+func (e *entry) isBoundary() bool {
+	if e.Sidechain {
+		return false
+	}
+	return (e.Type == typeSystem && e.Subtype == subtypeCompactBoundary) ||
+		(e.Type == typeUser && e.CompactSummary)
+}
+
+// lineIsBoundary reports whether the raw line, parsed as e (with parse
+// error err), is a compaction boundary.
+func lineIsBoundary(raw []byte, e *entry, err error) bool {
+	return err == nil && hasBoundaryMarker(raw) && e.isBoundary()
+}
+
+func hasBoundaryMarker(raw []byte) bool {
+	return bytes.Contains(raw, markerBoundary) || bytes.Contains(raw, markerCompactSummary)
+}
+
+// decodeOptions make decoding tolerant of what other writers produce
+// (duplicate keys, lone surrogates) and route content blocks through
+// single-pass decoders: the providers types' own UnmarshalJSON methods
+// use encoding/json and scan a large tool result several times, which
+// made a 12 MB line take hundreds of milliseconds.
+var decodeOptions = json.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+	json.WithUnmarshalers(json.JoinUnmarshalers(
+		json.UnmarshalFromFunc(decodeBlocks),
+		json.UnmarshalFromFunc(decodeBlock),
+	)),
+)
+
+// plainBlock has Block's fields without its methods, so decoding it uses
+// the default struct decoder (and decodeBlocks for its Content).
+type plainBlock providers.Block
+
+func decodeBlock(dec *jsontext.Decoder, b *providers.Block) error {
+	return json.UnmarshalDecode(dec, (*plainBlock)(b))
+}
+
+// decodeBlocks accepts content given as a plain string, as Claude Code
+// writes user prompts and tool results.
+func decodeBlocks(dec *jsontext.Decoder, bs *[]providers.Block) error {
+	if dec.PeekKind() != '"' {
+		return errors.ErrUnsupported // the default: an array of blocks
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	*bs = []providers.Block{providers.TextBlock(tok.String())}
+	return nil
+}
+
+// wireMessage is the message of a user or assistant line.
+type wireMessage struct {
+	ID      string            `json:"id"`
+	Role    providers.Role    `json:"role"`
+	Content []providers.Block `json:"content"`
+}
+
+// parseLine decodes one line.
+func parseLine(raw []byte) (entry, error) {
+	var e entry
+	err := json.Unmarshal(raw, &e, decodeOptions)
+	return e, err
+}
+
+// UnmarshalJSONFrom decodes a line in one pass: header fields are read
+// as tokens, the message is decoded only for user and assistant lines,
+// and everything else is skipped without being materialized.
+func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if tok.Kind() != '{' {
+		return fmt.Errorf("line is a JSON %v, not an object", tok.Kind())
+	}
+	var deferred jsontext.Value // the message, when it came before the type
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if tok.Kind() == '}' {
+			break
+		}
+		switch tok.String() {
+		case "type":
+			e.Type, err = readString(dec)
+		case "subtype":
+			e.Subtype, err = readString(dec)
+		case "uuid":
+			e.UUID, err = readString(dec)
+		case "parentUuid":
+			e.Parent, err = readString(dec)
+		case "logicalParentUuid":
+			e.LogicalParent, err = readString(dec)
+		case "cwd":
+			e.Cwd, err = readString(dec)
+		case "summary":
+			e.Summary, err = readString(dec)
+		case "customTitle":
+			e.CustomTitle, err = readString(dec)
+		case "isSidechain":
+			e.Sidechain, err = readBool(dec)
+		case "isMeta":
+			e.Meta, err = readBool(dec)
+		case "isCompactSummary":
+			e.CompactSummary, err = readBool(dec)
+		case "isApiErrorMessage":
+			e.APIError, err = readBool(dec)
+		case "deleted":
+			err = readStrings(dec, &e.Deleted)
+		case "message":
+			switch e.Type {
+			case typeUser, typeAssistant:
+				err = e.decodeMessage(dec)
+			case "":
+				var v jsontext.Value
+				v, err = dec.ReadValue()
+				deferred = v.Clone()
+			default:
+				err = dec.SkipValue()
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if deferred != nil && e.Message == nil && (e.Type == typeUser || e.Type == typeAssistant) {
+		return e.decodeMessage(jsontext.NewDecoder(bytes.NewReader(deferred), decodeOptions))
+	}
+	return nil
+}
+
+func (e *entry) decodeMessage(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == 'n' {
+		return dec.SkipValue()
+	}
+	var m wireMessage
+	if err := json.UnmarshalDecode(dec, &m); err != nil {
+		return err
+	}
+	e.MessageID = m.ID
+	e.Message = &providers.Message{Role: m.Role, Content: m.Content}
+	return nil
+}
+
+// readString reads a string value; any other kind (null included) reads
+// as "".
+func readString(dec *jsontext.Decoder) (string, error) {
+	if dec.PeekKind() != '"' {
+		return "", dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	return tok.String(), err
+}
+
+// readBool reads a boolean value; any other kind reads as false.
+func readBool(dec *jsontext.Decoder) (bool, error) {
+	if k := dec.PeekKind(); k != 't' && k != 'f' {
+		return false, dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	return tok.Bool(), err
+}
+
+// readStrings reads an array of strings, ignoring other elements.
+func readStrings(dec *jsontext.Decoder, out *[]string) error {
+	if dec.PeekKind() != '[' {
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != ']' {
+		s, err := readString(dec)
+		if err != nil {
+			return err
+		}
+		if s != "" {
+			*out = append(*out, s)
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// Lines as written. Field order follows Claude Code's, with type before
+// message so readers can decide early what the message is.
+
+// messageLine is a user, assistant or system line: a node of the
+// parentUuid chain.
+type messageLine struct {
+	ParentUUID                *string            `json:"parentUuid"`
+	LogicalParentUUID         string             `json:"logicalParentUuid,omitempty"`
+	IsSidechain               bool               `json:"isSidechain"`
+	UserType                  string             `json:"userType"`
+	Cwd                       string             `json:"cwd"`
+	SessionID                 string             `json:"sessionId"`
+	Version                   string             `json:"version"`
+	Type                      string             `json:"type"`
+	Subtype                   string             `json:"subtype,omitempty"`
+	Content                   string             `json:"content,omitempty"`
+	CompactMetadata           *compactMetadata   `json:"compactMetadata,omitempty"`
+	Level                     string             `json:"level,omitempty"`
+	IsCompactSummary          bool               `json:"isCompactSummary,omitempty"`
+	IsVisibleInTranscriptOnly bool               `json:"isVisibleInTranscriptOnly,omitempty"`
+	Message                   *providers.Message `json:"message,omitempty"`
+	UUID                      string             `json:"uuid"`
+	Timestamp                 string             `json:"timestamp"`
+}
+
+type compactMetadata struct {
+	Trigger string `json:"trigger"`
+}
+
+// metaLine is a line outside the chain: a title or a tombstone.
+type metaLine struct {
+	Type        string   `json:"type"`
+	Summary     string   `json:"summary,omitempty"`
+	LeafUUID    string   `json:"leafUuid,omitempty"`
+	CustomTitle string   `json:"customTitle,omitempty"`
+	Deleted     []string `json:"deleted,omitempty"`
+	SessionID   string   `json:"sessionId"`
+	Cwd         string   `json:"cwd,omitempty"`
+	Timestamp   string   `json:"timestamp"`
+}
+
+// lineEncoder appends lines to a buffer. It uses encoding/json, whose
+// omitempty rules the providers types were written for, without HTML
+// escaping.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *stdjson.Encoder
+}
+
+func newLineEncoder() *lineEncoder {
+	le := &lineEncoder{}
+	le.enc = stdjson.NewEncoder(&le.buf)
+	le.enc.SetEscapeHTML(false)
+	return le
+}
+
+// add encodes v as one line (the encoder ends it with a newline).
+func (le *lineEncoder) add(v any) error {
+	if err := le.enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding session line: %w", err)
+	}
+	return nil
+}

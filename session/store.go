@@ -1,0 +1,335 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+)
+
+// Sources of a listed session.
+const (
+	SourceAgentLSP = "agent-lsp" // our data directory
+	SourceClaude   = "claude"    // Claude Code's ~/.claude/projects, read-only
+)
+
+var (
+	// ErrNotFound is returned (wrapped) for a session that exists in
+	// neither directory.
+	ErrNotFound = errors.New("session not found")
+	// ErrInUse is returned (wrapped) when another Log, in this process or
+	// another, has the session open for appending.
+	ErrInUse = errors.New("session is open for writing elsewhere")
+	// ErrClosed is returned by a Log's methods after Close.
+	ErrClosed = errors.New("session log is closed")
+)
+
+// headSize is how much of a file's start is read for its title and cwd.
+const headSize = 32 << 10
+
+// DefaultDir returns the data directory: $AGENT_LSP_HOME, else
+// $XDG_STATE_HOME/agent-lsp, else ~/.local/state/agent-lsp.
+func DefaultDir() string {
+	if d := os.Getenv("AGENT_LSP_HOME"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "agent-lsp")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "agent-lsp")
+	}
+	return filepath.Join(home, ".local", "state", "agent-lsp")
+}
+
+// Store finds, creates and lists session files. It holds no state of its
+// own beyond its directories and is safe for concurrent use.
+type Store struct {
+	dir       string // our data directory
+	claudeDir string // Claude Code's directory; "" for none
+
+	// Version is written in the version field of each line. Set it
+	// before first use.
+	Version string
+}
+
+// NewStore returns a store keeping sessions under dir/projects. claudeDir
+// is Claude Code's directory, whose projects/ sessions are listed and can
+// be continued: "" means ~/.claude, "-" means none.
+func NewStore(dir, claudeDir string) *Store {
+	switch claudeDir {
+	case "-":
+		claudeDir = ""
+	case "":
+		if home, err := os.UserHomeDir(); err == nil {
+			claudeDir = filepath.Join(home, ".claude")
+		}
+	}
+	return &Store{dir: dir, claudeDir: claudeDir, Version: "agent-lsp"}
+}
+
+// projectDir returns the directory holding root's sessions for cwd.
+func projectDir(root, cwd string) string {
+	return filepath.Join(root, "projects", sanitize(cwd))
+}
+
+func (s *Store) ourPath(cwd, id string) string {
+	return filepath.Join(projectDir(s.dir, cwd), id+".jsonl")
+}
+
+func (s *Store) claudePath(cwd, id string) string {
+	if s.claudeDir == "" {
+		return ""
+	}
+	return filepath.Join(projectDir(s.claudeDir, cwd), id+".jsonl")
+}
+
+// sanitize turns a directory into a directory name the way Claude Code
+// does: every character other than an ASCII letter or digit becomes '-'
+// (one per UTF-16 code unit, as in JavaScript).
+func sanitize(cwd string) string {
+	var b strings.Builder
+	for i := 0; i < len(cwd); {
+		r, n := utf8.DecodeRuneInString(cwd[i:])
+		i += n
+		switch {
+		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// checkArgs validates a cwd and a session id before they become a path.
+func checkArgs(cwd, id string) error {
+	if !filepath.IsAbs(cwd) {
+		return fmt.Errorf("session cwd %q is not an absolute path", cwd)
+	}
+	if id == "" || len(id) > 200 || id[0] == '.' {
+		return fmt.Errorf("invalid session id %q", id)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("invalid session id %q: only letters, digits, '-', '_' and '.' are allowed", id)
+		}
+	}
+	return nil
+}
+
+// Create starts a new session file at <dir>/projects/<sanitized cwd>/<id>.jsonl.
+// It fails if the session exists.
+func (s *Store) Create(cwd, sessionID string) (*Log, error) {
+	if err := checkArgs(cwd, sessionID); err != nil {
+		return nil, err
+	}
+	path := s.ourPath(cwd, sessionID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating session directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating session %s: %w", sessionID, err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("creating session %s: %w", sessionID, err)
+	}
+	return &Log{cwd: cwd, id: sessionID, path: path, version: s.Version, f: f, truncTo: -1}, nil
+}
+
+// History is a session's conversation as loaded.
+type History struct {
+	// Messages are the conversation. From Resume: the model's context,
+	// that is the last compaction summary (as a user message) and what
+	// follows it. From Load: every visible message across compactions,
+	// each compaction summary in its place.
+	Messages []providers.Message
+	// ContextStart is the index in Messages where the model's context
+	// begins (always 0 from Resume).
+	ContextStart int
+	// Title names the session: a title set for it, else its summary
+	// line, else its first prompt.
+	Title string
+	// Summary is the text of the last compaction summary, if any.
+	Summary string
+	// Warnings describe what loading skipped: a torn last line left by a
+	// crash, unreadable lines, a broken message chain.
+	Warnings []string
+}
+
+// Resume opens a session to continue it. It reads only from the last
+// compaction boundary to the end of the file, walking backwards, so its
+// cost follows the live context, not the file's size.
+//
+// A session in our directory is reopened for appending; it is locked
+// until Close, and ErrInUse is returned when it is already open. A
+// session found only under Claude Code's directory is continued
+// copy-on-write: its file is never written; the first write through the
+// returned Log copies it into our directory under the same id and appends
+// there, and from then on that copy is the session (List shows it
+// instead of Claude Code's). Until then nothing is created.
+func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
+	if err := checkArgs(cwd, sessionID); err != nil {
+		return nil, nil, err
+	}
+	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.resumeClaude(l)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
+	}
+	h, t, err := readResume(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("reading session %s: %w", l.path, err)
+	}
+	l.f, l.size = f, t.end
+	l.restore(h, t)
+	return l, h.History, nil
+}
+
+func (s *Store) resumeClaude(l *Log) (*Log, *History, error) {
+	src := s.claudePath(l.cwd, l.id)
+	if src == "" {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
+	}
+	f, err := os.Open(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening session %s: %w", l.id, err)
+	}
+	defer f.Close()
+	h, t, err := readResume(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading session %s: %w", src, err)
+	}
+	l.src, l.srcEnd, l.srcNewline = src, t.end, t.needNewline
+	l.restore(h, t)
+	l.needNewline = false // the copy gets its newline
+	return l, h.History, nil
+}
+
+// resumed is what Resume read.
+type resumed struct {
+	*History
+	built built
+	title bool
+}
+
+// readResume reads the live part of a session file and its head.
+func readResume(f *os.File) (*resumed, tail, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, tail{}, err
+	}
+	var warn warnings
+	p := &parser{warn: &warn}
+	if err := readContext(f, fi.Size(), p.line); err != nil {
+		return nil, tail{}, err
+	}
+	b := build(p.entries, &warn)
+	var ti titleInfo
+	if err := readHead(f, fi.Size(), &ti); err != nil {
+		return nil, tail{}, err
+	}
+	for i := range p.entries {
+		ti.add(&p.entries[i].e)
+	}
+	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
+}
+
+// readHead feeds the complete lines in the first headSize bytes of f to
+// ti.
+func readHead(f io.ReaderAt, size int64, ti *titleInfo) error {
+	buf := make([]byte, min(size, headSize))
+	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	whole := int64(len(buf)) == size
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			if whole {
+				if e, err := parseLine(buf); err == nil {
+					ti.add(&e)
+				}
+			}
+			break
+		}
+		if e, err := parseLine(buf[:i]); err == nil {
+			ti.add(&e)
+		}
+		buf = buf[i+1:]
+	}
+	return nil
+}
+
+// Load reads a whole session, ours or else Claude Code's, for replay. It
+// never writes.
+func (s *Store) Load(cwd, sessionID string) (*History, error) {
+	if err := checkArgs(cwd, sessionID); err != nil {
+		return nil, err
+	}
+	path := s.ourPath(cwd, sessionID)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && s.claudeDir != "" {
+		path = s.claudePath(cwd, sessionID)
+		f, err = os.Open(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, sessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening session %s: %w", sessionID, err)
+	}
+	defer f.Close()
+	h, err := loadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading session %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// loadAll reads every line of r and builds each compaction segment.
+func loadAll(r io.Reader) (*History, error) {
+	var warn warnings
+	p := &parser{warn: &warn}
+	if err := readForward(r, p.line); err != nil {
+		return nil, err
+	}
+	h := &History{}
+	var ti titleInfo
+	for i := range p.entries {
+		ti.add(&p.entries[i].e)
+	}
+	h.Title = ti.title()
+	for _, seg := range splitSegments(p.entries) {
+		b := build(seg, &warn)
+		h.ContextStart = len(h.Messages)
+		h.Messages = append(h.Messages, b.messages...)
+		h.Summary = b.summary
+	}
+	h.Warnings = warn.result()
+	return h, nil
+}
