@@ -23,7 +23,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		return "", err
 	}
 	defer s.end()
+	defer s.persist()
 
+	s.setTitle(prompt)
 	s.appendMessage(msg)
 	for turn := 0; ; turn++ {
 		if turn == s.svc.cfg.MaxTurns {

@@ -138,7 +138,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	}
 	upd.Content = res.Display
 	if len(upd.Content) == 0 && res.Content != "" {
-		upd.Content = []schema.ToolCallContent{schema.TextContent(tools.Truncate(res.Content, displayBudget))}
+		upd.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(res.Content))}
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 
@@ -151,6 +151,8 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 
 // displayBudget bounds the tool output shown in the editor.
 const displayBudget = 20_000
+
+func truncateDisplay(s string) string { return tools.Truncate(s, displayBudget) }
 
 // applyEdited writes the text the user edited in the permission prompt
 // instead of the model's proposal.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -38,6 +39,8 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// Home is the user's home directory, for ~/.claude/CLAUDE.md.
 	Home string
+	// Store persists sessions; nil keeps them in memory only.
+	Store *session.Store
 }
 
 func (c *Config) setDefaults() {
@@ -98,11 +101,8 @@ type SessionOptions struct {
 
 // NewSession starts a session.
 func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
-	if !filepath.IsAbs(opts.Cwd) {
-		return nil, fmt.Errorf("cwd %q is not an absolute path", opts.Cwd)
-	}
-	if fi, err := os.Stat(opts.Cwd); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("cwd %s is not a directory", opts.Cwd)
+	if err := checkCwd(opts.Cwd); err != nil {
+		return nil, err
 	}
 	if opts.Client == nil {
 		return nil, fmt.Errorf("session has no client")
@@ -111,6 +111,13 @@ func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		opts.Files = tools.DiskFS{}
 	}
 	sess := newSession(s, uuid.NewString(), opts)
+	if s.cfg.Store != nil {
+		log, err := s.cfg.Store.Create(sess.cwd, sess.ID)
+		if err != nil {
+			return nil, fmt.Errorf("creating session file: %w", err)
+		}
+		sess.log = log
+	}
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
 	s.mu.Unlock()
@@ -173,4 +180,15 @@ func (s *Service) provider() (Provider, error) {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY (or OPENAI_API_KEY, with OPENAI_BASE_URL for other servers)", ErrNoProvider)
 	}
 	return s.cfg.Provider, nil
+}
+
+// checkCwd checks that a session's cwd is an absolute directory.
+func checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return fmt.Errorf("cwd %q is not an absolute path", cwd)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cwd %s is not a directory", cwd)
+	}
+	return nil
 }

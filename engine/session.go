@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -26,6 +27,7 @@ type Session struct {
 	tools  []tools.Tool
 	byName map[string]tools.Tool
 	gate   *gate
+	log    *session.Log // nil when sessions are not persisted
 
 	mu      sync.Mutex
 	history []providers.Message     // guarded by mu
@@ -33,6 +35,7 @@ type Session struct {
 	cancel  context.CancelFunc      // of the running prompt, guarded by mu
 	running bool                    // guarded by mu
 	closed  bool                    // guarded by mu
+	titled  bool                    // the session has a title, guarded by mu
 	usage   providers.Usage         // of the last model call, guarded by mu
 	system  []providers.SystemBlock // cached system prompt, guarded by mu
 }
@@ -144,19 +147,40 @@ func (s *Session) close() {
 			c.Close()
 		}
 	}
+	if s.log != nil {
+		if err := s.log.Close(); err != nil {
+			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
+		}
+	}
 }
 
 // appendMessage adds a message to the history, merging it into the last
-// one when both have the same role (the API wants roles to alternate).
+// one when both have the same role (the API wants roles to alternate), and
+// appends it to the session file.
 func (s *Session) appendMessage(m providers.Message) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
 		last := &s.history[n-1]
 		last.Content = append(append([]providers.Block(nil), last.Content...), m.Content...)
+	} else {
+		s.history = append(s.history, m)
+	}
+	s.mu.Unlock()
+	if s.log != nil {
+		if err := s.log.Append(m); err != nil {
+			s.svc.cfg.Logf("session %s: saving message: %v", s.ID, err)
+		}
+	}
+}
+
+// persist makes what the session wrote durable, at a turn boundary.
+func (s *Session) persist() {
+	if s.log == nil {
 		return
 	}
-	s.history = append(s.history, m)
+	if err := s.log.Sync(); err != nil {
+		s.svc.cfg.Logf("session %s: syncing session file: %v", s.ID, err)
+	}
 }
 
 // update sends a session update, logging a failure: a lost notification

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -34,24 +35,25 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if !filepath.IsAbs(p.Cwd) {
 		return nil, rpc.InvalidParams("session/new: field \"cwd\" must be an absolute path, got %q", p.Cwd)
 	}
+	opts := s.sessionOptions(p.Cwd, p.MCPServers)
+	opts.Model = p.Model
+	sess, err := s.service().NewSession(ctx, opts)
+	if err != nil {
+		return nil, rpc.InvalidParams("session/new: %v", err)
+	}
+	return schema.NewSessionResult{SessionID: sess.ID}, nil
+}
+
+// sessionOptions returns the options of a session of this connection.
+func (s *Server) sessionOptions(cwd string, mcp []schema.MCPServer) engine.SessionOptions {
 	s.mu.Lock()
-	svc, roots, caps := s.svc, s.roots, s.caps
+	roots, caps := s.roots, s.caps
 	s.mu.Unlock()
 	fs := &workspace.FS{Overlay: s.overlay}
 	if caps.applyEdit {
 		fs.Editor = client{s}
 	}
-	sess, err := svc.NewSession(ctx, engine.SessionOptions{
-		Cwd:        p.Cwd,
-		Roots:      roots,
-		Client:     client{s},
-		Files:      fs,
-		MCPServers: p.MCPServers,
-	})
-	if err != nil {
-		return nil, rpc.InvalidParams("session/new: %v", err)
-	}
-	return schema.NewSessionResult{SessionID: sess.ID}, nil
+	return engine.SessionOptions{Cwd: cwd, Roots: roots, Client: client{s}, Files: fs, MCPServers: mcp}
 }
 
 // session returns the session a request names.
@@ -149,4 +151,60 @@ func (s *Server) cancelRequest(ctx context.Context, req *jsonrpc2.Request) (any,
 		s.cancel(id)
 	}
 	return nil, nil
+}
+
+func init() {
+	register("session/list", (*Server).listSessions)
+	register("session/load", (*Server).loadSession)
+	register("session/resume", (*Server).resumeSession)
+}
+
+func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p schema.ListSessionsParams
+	if len(req.Params()) > 0 && string(req.Params()) != "null" {
+		if err := decode(req, &p); err != nil {
+			return nil, err
+		}
+	}
+	infos, next, err := s.service().ListSessions(p.Cwd, p.Cursor)
+	if err != nil {
+		return nil, failed("session/list: %v", err)
+	}
+	res := schema.ListSessionsResult{Sessions: make([]schema.SessionInfo, 0, len(infos)), NextCursor: next}
+	for _, in := range infos {
+		res.Sessions = append(res.Sessions, schema.SessionInfo{
+			SessionID: in.ID,
+			Cwd:       in.Cwd,
+			Title:     in.Title,
+			UpdatedAt: in.UpdatedAt.UTC().Format(time.RFC3339),
+		})
+	}
+	return res, nil
+}
+
+func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return s.reopen(ctx, req, true)
+}
+
+func (s *Server) resumeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return s.reopen(ctx, req, false)
+}
+
+// reopen serves session/load (replay) and session/resume (no replay).
+func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
+	var p schema.LoadSessionParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if err := rpc.Required(req.Method(), "sessionId", p.SessionID); err != nil {
+		return nil, err
+	}
+	if err := rpc.Required(req.Method(), "cwd", p.Cwd); err != nil {
+		return nil, err
+	}
+	sess, err := s.service().ResumeSession(ctx, p.SessionID, s.sessionOptions(p.Cwd, p.MCPServers), replay)
+	if err != nil {
+		return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
+	}
+	return schema.NewSessionResult{SessionID: sess.ID}, nil
 }

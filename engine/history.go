@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/session"
+)
+
+// ErrNoStore is returned by the stored-session methods when sessions are
+// not persisted.
+var ErrNoStore = errors.New("sessions are not persisted in this configuration")
+
+// ListSessions lists stored sessions for cwd ("" for all), newest first.
+func (s *Service) ListSessions(cwd, cursor string) ([]session.Info, string, error) {
+	if s.cfg.Store == nil {
+		return nil, "", ErrNoStore
+	}
+	return s.cfg.Store.List(cwd, cursor, 50)
+}
+
+// ResumeSession reopens a stored session with its model context, ready
+// to prompt. With replay set, the whole stored conversation is sent to the
+// client as session updates first (session/load).
+func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOptions, replay bool) (*Session, error) {
+	if s.cfg.Store == nil {
+		return nil, ErrNoStore
+	}
+	if id == "" {
+		return nil, fmt.Errorf("sessionId is empty")
+	}
+	s.mu.Lock()
+	open, isOpen := s.sessions[id]
+	s.mu.Unlock()
+	if isOpen {
+		// Already live in this process: hand it over as it is.
+		if replay {
+			open.replay(ctx, open.History())
+		}
+		return open, nil
+	}
+	if err := checkCwd(opts.Cwd); err != nil {
+		return nil, err
+	}
+	log, hist, err := s.cfg.Store.Resume(opts.Cwd, id)
+	if err != nil {
+		return nil, fmt.Errorf("resuming session %s: %w", id, err)
+	}
+	sess := newSession(s, id, opts)
+	sess.log = log
+	sess.history = hist.Messages
+	sess.titled = true
+	for _, w := range hist.Warnings {
+		s.cfg.Logf("session %s: %s", id, w)
+	}
+	if replay {
+		full, err := s.cfg.Store.Load(opts.Cwd, id)
+		if err != nil {
+			log.Close()
+			return nil, fmt.Errorf("loading session %s: %w", id, err)
+		}
+		sess.replay(ctx, full.Messages)
+	}
+	s.mu.Lock()
+	s.sessions[id] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// replay sends a stored conversation to the client as the updates it
+// would have seen live.
+func (s *Session) replay(ctx context.Context, msgs []providers.Message) {
+	results := map[string]providers.Block{}
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			if b.Type == providers.BlockToolResult {
+				results[b.ToolUseID] = b
+			}
+		}
+	}
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			switch {
+			case b.Type == providers.BlockText && m.Role == providers.RoleUser:
+				c := schema.TextBlock(b.Text)
+				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})
+			case b.Type == providers.BlockText:
+				c := schema.TextBlock(b.Text)
+				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &c})
+			case b.Type == providers.BlockThinking:
+				c := schema.TextBlock(b.Thinking)
+				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &c})
+			case b.Type == providers.BlockToolUse:
+				s.replayToolCall(ctx, b, results)
+			}
+		}
+	}
+}
+
+func (s *Session) replayToolCall(ctx context.Context, use providers.Block, results map[string]providers.Block) {
+	var raw any
+	_ = json.Unmarshal(use.Input, &raw)
+	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw}
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCall, ToolCall: call})
+	res, ok := results[use.ID]
+	if !ok {
+		return
+	}
+	end := &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusCompleted}
+	if res.IsError {
+		end.Status = schema.StatusFailed
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		text.WriteString(c.Text)
+	}
+	if text.Len() > 0 {
+		end.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(text.String()))}
+	}
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: end})
+}
+
+// setTitle names a new session after its first prompt.
+func (s *Session) setTitle(prompt []schema.ContentBlock) {
+	s.mu.Lock()
+	done := s.titled
+	s.titled = true
+	s.mu.Unlock()
+	if done || s.log == nil {
+		return
+	}
+	title := strings.Join(strings.Fields(promptText(prompt)), " ")
+	if len(title) > 100 {
+		cut := 100
+		for cut > 0 && !utf8.RuneStart(title[cut]) {
+			cut--
+		}
+		title = title[:cut] + "…"
+	}
+	if title == "" {
+		return
+	}
+	if err := s.log.SetTitle(title); err != nil {
+		s.svc.cfg.Logf("session %s: saving title: %v", s.ID, err)
+	}
+}
