@@ -22,6 +22,7 @@ func New(env *Env) []Tool {
 		&editTool{env},
 		&multiEditTool{env},
 		&globTool{env},
+		&grepTool{env: env, rg: rgPath()},
 		&lsTool{env},
 		&todoTool{env},
 	}

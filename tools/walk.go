@@ -26,6 +26,9 @@ type walkEntry struct {
 	rel  string // slash-separated, relative to the walk's start
 	dir  bool
 	d    fs.DirEntry
+	// forced is set when an override included the entry, so later
+	// filters (file types) do not apply.
+	forced bool
 }
 
 // walkOptions configure a walk.
@@ -37,6 +40,10 @@ type walkOptions struct {
 	// skipDir, when set, prunes directories (rel is relative to the
 	// start).
 	skipDir func(rel string) bool
+	// override, when set, decides an entry before .gitignore does: -1
+	// excludes it, +1 includes it whatever .gitignore says, 0 leaves it
+	// to .gitignore.
+	override func(rel string, isDir bool) int
 	// parallel calls visit from several goroutines at once.
 	parallel bool
 	// noIgnore disables .gitignore handling.
@@ -173,22 +180,26 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 			continue
 		}
 		isDir := typ.IsDir()
-		if isDir && name == ".git" {
+		if name == ".git" || !isDir && !typ.IsRegular() {
 			continue
-		}
-		if !isDir && !typ.IsRegular() {
-			continue
-		}
-		var comps []string
-		if len(ignore) > 0 {
-			comps = append(d.comps[:len(d.comps):len(d.comps)], name)
-			if ignored(ignore, comps, isDir) {
-				continue
-			}
 		}
 		rel := name
 		if d.rel != "" {
 			rel = d.rel + "/" + name
+		}
+		decision := 0
+		if w.opts.override != nil {
+			decision = w.opts.override(rel, isDir)
+			if decision < 0 {
+				continue
+			}
+		}
+		var comps []string
+		if len(ignore) > 0 && decision == 0 {
+			comps = append(d.comps[:len(d.comps):len(d.comps)], name)
+			if ignored(ignore, comps, isDir) {
+				continue
+			}
 		}
 		path := filepath.Join(d.path, name)
 		if isDir {
@@ -200,7 +211,7 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 			}
 			subdirs = append(subdirs, walkDir{path: path, rel: rel, comps: comps, ignore: ignore})
 		}
-		if err := w.visit(walkEntry{path: path, rel: rel, dir: isDir, d: e}); err != nil {
+		if err := w.visit(walkEntry{path: path, rel: rel, dir: isDir, d: e, forced: decision > 0}); err != nil {
 			return subdirs, err
 		}
 	}
