@@ -37,3 +37,16 @@ func IsContextTooLong(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.ContextTooLong
 }
+
+// RetryableStatus reports whether an HTTP status means the same request
+// may succeed later: 408, 409, 429 and every 5xx, including Anthropic's
+// 529 overloaded.
+func RetryableStatus(status int) bool {
+	return status == 408 || status == 409 || status == 429 || status >= 500
+}
+
+// IsRetryable reports whether err is an *Error marked retryable.
+func IsRetryable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable
+}

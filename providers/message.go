@@ -22,11 +22,14 @@ type Message struct {
 
 // Block types.
 const (
-	BlockText       = "text"
-	BlockThinking   = "thinking"
-	BlockToolUse    = "tool_use"
-	BlockToolResult = "tool_result"
-	BlockImage      = "image"
+	BlockText     = "text"
+	BlockThinking = "thinking"
+	// BlockRedactedThinking is thinking the API returned encrypted in Data;
+	// it must be sent back unchanged.
+	BlockRedactedThinking = "redacted_thinking"
+	BlockToolUse          = "tool_use"
+	BlockToolResult       = "tool_result"
+	BlockImage            = "image"
 )
 
 // Block is one content block of a message.
@@ -39,6 +42,9 @@ type Block struct {
 	// thinking
 	Thinking  string `json:"thinking,omitempty"`
 	Signature string `json:"signature,omitempty"`
+
+	// redacted_thinking
+	Data string `json:"data,omitempty"`
 
 	// tool_use
 	ID    string          `json:"id,omitempty"`

@@ -93,8 +93,17 @@ type Event struct {
 }
 
 // RetryInfo describes a failed attempt that will be retried.
+//
+// An EventRetry voids every event emitted since the call began or since
+// the previous EventRetry: the next attempt streams its response from the
+// start, and only its events describe the message Stream returns. A
+// consumer drops the partial text, thinking and pending tool calls it
+// showed for the failed attempt. Reset says whether there was any.
 type RetryInfo struct {
 	Attempt int           // the attempt that failed, from 1
 	Delay   time.Duration // wait before the next attempt
 	Reason  string        // e.g. "429 rate limited", "stream cut"
+	// Reset is set when the failed attempt had emitted events, which the
+	// consumer must now discard.
+	Reset bool
 }

@@ -1,0 +1,157 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+)
+
+// maxCacheBreakpoints is the API's limit of cache_control marks a request.
+const maxCacheBreakpoints = 4
+
+// params maps a Request to the SDK's. System blocks with Cache get a
+// cache_control breakpoint (it also covers the tools, which come first in
+// the prompt); when any does, the last block of the last message gets one
+// too, so each call of an agent loop reads the history so far from cache.
+func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.opts.Model
+	}
+	if model == "" {
+		return anthropic.MessageNewParams{}, &providers.Error{Type: "invalid_request_error", Message: "no model named: set ANTHROPIC_MODEL or choose a model"}
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.opts.MaxTokens
+	}
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(model),
+		MaxTokens: int64(maxTokens),
+	}
+	breakpoints := 0
+	for _, sb := range req.System {
+		tb := anthropic.TextBlockParam{Text: sb.Text}
+		if sb.Cache && breakpoints < maxCacheBreakpoints-1 {
+			tb.CacheControl = anthropic.NewCacheControlEphemeralParam()
+			breakpoints++
+		}
+		params.System = append(params.System, tb)
+	}
+	for _, t := range req.Tools {
+		schema, err := inputSchema(t.InputSchema)
+		if err != nil {
+			return params, &providers.Error{Type: "invalid_request_error", Message: fmt.Sprintf("tool %s: %v", t.Name, err)}
+		}
+		tp := anthropic.ToolParam{Name: t.Name, InputSchema: schema}
+		if t.Description != "" {
+			tp.Description = anthropic.String(t.Description)
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+	}
+	for i, m := range req.Messages {
+		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
+		for _, b := range m.Content {
+			cb, err := contentBlock(b)
+			if err != nil {
+				return params, &providers.Error{Type: "invalid_request_error", Message: fmt.Sprintf("message %d: %v", i, err)}
+			}
+			blocks = append(blocks, cb)
+		}
+		if len(blocks) == 0 {
+			continue // the API refuses empty content
+		}
+		if breakpoints > 0 && i == len(req.Messages)-1 {
+			if cc := blocks[len(blocks)-1].GetCacheControl(); cc != nil {
+				*cc = anthropic.NewCacheControlEphemeralParam()
+			}
+		}
+		params.Messages = append(params.Messages, anthropic.MessageParam{
+			Role:    anthropic.MessageParamRole(m.Role),
+			Content: blocks,
+		})
+	}
+	if req.ThinkingBudget > 0 {
+		budget := int64(req.ThinkingBudget)
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		if params.MaxTokens <= budget {
+			params.MaxTokens = budget + int64(p.opts.MaxTokens)
+		}
+	}
+	return params, nil
+}
+
+// inputSchema maps a JSON schema object to the SDK's tool input schema,
+// keeping every keyword.
+func inputSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
+	var s anthropic.ToolInputSchemaParam
+	if len(raw) == 0 {
+		return s, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return s, fmt.Errorf("input schema: %w", err)
+	}
+	s.Properties = m["properties"]
+	delete(m, "properties")
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				s.Required = append(s.Required, name)
+			}
+		}
+	}
+	delete(m, "required")
+	delete(m, "type")
+	if len(m) > 0 {
+		s.ExtraFields = m
+	}
+	return s, nil
+}
+
+func contentBlock(b providers.Block) (anthropic.ContentBlockParamUnion, error) {
+	switch b.Type {
+	case providers.BlockText:
+		return anthropic.NewTextBlock(b.Text), nil
+	case providers.BlockThinking:
+		return anthropic.NewThinkingBlock(b.Signature, b.Thinking), nil
+	case providers.BlockRedactedThinking:
+		return anthropic.NewRedactedThinkingBlock(b.Data), nil
+	case providers.BlockToolUse:
+		input := b.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		return anthropic.NewToolUseBlock(b.ID, input, b.Name), nil
+	case providers.BlockToolResult:
+		tr := anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		if b.IsError {
+			tr.IsError = anthropic.Bool(true)
+		}
+		for _, c := range b.Content {
+			switch c.Type {
+			case providers.BlockText:
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: c.Text}})
+			case providers.BlockImage:
+				if c.Source == nil {
+					return anthropic.ContentBlockParamUnion{}, fmt.Errorf("tool_result %s: image without source", b.ToolUseID)
+				}
+				img := anthropic.NewImageBlockBase64(c.Source.MediaType, c.Source.Data)
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+			default:
+				return anthropic.ContentBlockParamUnion{}, fmt.Errorf("tool_result %s: unsupported content block %q", b.ToolUseID, c.Type)
+			}
+		}
+		return anthropic.ContentBlockParamUnion{OfToolResult: &tr}, nil
+	case providers.BlockImage:
+		if b.Source == nil {
+			return anthropic.ContentBlockParamUnion{}, fmt.Errorf("image block without source")
+		}
+		return anthropic.NewImageBlockBase64(b.Source.MediaType, b.Source.Data), nil
+	default:
+		return anthropic.ContentBlockParamUnion{}, fmt.Errorf("unsupported content block %q", b.Type)
+	}
+}

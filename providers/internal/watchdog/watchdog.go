@@ -1,0 +1,57 @@
+// Package watchdog cancels a streaming model call that stops making
+// progress: a connection that stays open but delivers nothing would
+// otherwise hold a turn until the user cancels it.
+package watchdog
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrStalled is the cancel cause of a context whose watchdog fired.
+var ErrStalled = errors.New("stream stalled")
+
+// Watchdog cancels its context when Kick is not called for the idle
+// duration.
+type Watchdog struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	idle   time.Duration
+	timer  *time.Timer // nil when idle <= 0
+}
+
+// New returns a context derived from parent that a watchdog cancels with
+// ErrStalled after idle without a Kick. idle <= 0 disables the watchdog.
+// Call Stop when the call ends.
+func New(parent context.Context, idle time.Duration) (context.Context, *Watchdog) {
+	ctx, cancel := context.WithCancelCause(parent)
+	w := &Watchdog{ctx: ctx, cancel: cancel, idle: idle}
+	if idle > 0 {
+		w.timer = time.AfterFunc(idle, func() { cancel(ErrStalled) })
+	}
+	return ctx, w
+}
+
+// Kick records progress and restarts the idle timer.
+func (w *Watchdog) Kick() {
+	if w.timer != nil {
+		w.timer.Reset(w.idle)
+	}
+}
+
+// Fired reports whether the watchdog cancelled the context.
+func (w *Watchdog) Fired() bool {
+	return errors.Is(context.Cause(w.ctx), ErrStalled)
+}
+
+// Idle is the configured idle duration.
+func (w *Watchdog) Idle() time.Duration { return w.idle }
+
+// Stop stops the timer and releases the context.
+func (w *Watchdog) Stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.cancel(context.Canceled)
+}
