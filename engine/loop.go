@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -25,6 +26,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	defer s.end()
 	defer s.persist()
 
+	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
+		return stop, err
+	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
 	for turn := 0; ; turn++ {
@@ -56,7 +60,34 @@ func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.fitContext(ctx); err != nil {
+		return nil, err
+	}
+	resp, err := s.stream(ctx, p)
+	if providers.IsContextTooLong(err) {
+		// The estimate was off: compact and try once more.
+		if cerr := s.compact(ctx, false); cerr != nil {
+			return nil, fmt.Errorf("%w (and compacting failed: %v)", err, cerr)
+		}
+		resp, err = s.stream(ctx, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.appendMessage(resp.Message)
+	s.reportUsage(ctx, resp)
+	return resp, nil
+}
+
+// stream makes one model call, forwarding its events. A cancelled call
+// keeps what was streamed in the history.
+func (s *Session) stream(ctx context.Context, p Provider) (*providers.Response, error) {
 	req := s.request()
+	s.mu.Lock()
+	if s.counted == 0 {
+		s.overhead = estimateRequestOverhead(req)
+	}
+	s.mu.Unlock()
 	fwd := newForwarder(ctx, s)
 	resp, err := p.Stream(ctx, req, fwd.emit)
 	if err != nil {
@@ -68,9 +99,20 @@ func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
 		}
 		return nil, err
 	}
-	s.appendMessage(resp.Message)
-	s.reportUsage(ctx, resp)
 	return resp, nil
+}
+
+// estimateRequestOverhead estimates the tokens of a request's system
+// prompt and tool schemas.
+func estimateRequestOverhead(req *providers.Request) int64 {
+	n := 0
+	for _, b := range req.System {
+		n += len(b.Text)
+	}
+	for _, t := range req.Tools {
+		n += len(t.Description) + len(t.InputSchema) + len(t.Name)
+	}
+	return int64(n / charsPerToken)
 }
 
 // stopReason maps a model stop reason to the prompt's.

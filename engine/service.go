@@ -39,6 +39,9 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// Home is the user's home directory, for ~/.claude/CLAUDE.md.
 	Home string
+	// CompactAt is the fraction of the window at which the conversation
+	// is compacted (default 0.8).
+	CompactAt float64
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
 }
@@ -52,6 +55,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Window <= 0 {
 		c.Window = 200_000
+	}
+	if c.CompactAt <= 0 || c.CompactAt > 1 {
+		c.CompactAt = 0.8
 	}
 	if c.ResultBudget <= 0 {
 		c.ResultBudget = 100_000

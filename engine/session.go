@@ -29,15 +29,17 @@ type Session struct {
 	gate   *gate
 	log    *session.Log // nil when sessions are not persisted
 
-	mu      sync.Mutex
-	history []providers.Message     // guarded by mu
-	model   string                  // guarded by mu
-	cancel  context.CancelFunc      // of the running prompt, guarded by mu
-	running bool                    // guarded by mu
-	closed  bool                    // guarded by mu
-	titled  bool                    // the session has a title, guarded by mu
-	usage   providers.Usage         // of the last model call, guarded by mu
-	system  []providers.SystemBlock // cached system prompt, guarded by mu
+	mu       sync.Mutex
+	history  []providers.Message     // guarded by mu
+	model    string                  // guarded by mu
+	cancel   context.CancelFunc      // of the running prompt, guarded by mu
+	running  bool                    // guarded by mu
+	closed   bool                    // guarded by mu
+	titled   bool                    // the session has a title, guarded by mu
+	counted  int                     // history messages the last usage covers, guarded by mu
+	overhead int64                   // tokens of system prompt and tools, estimated, guarded by mu
+	usage    providers.Usage         // of the last model call, guarded by mu
+	system   []providers.SystemBlock // cached system prompt, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {

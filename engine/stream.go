@@ -100,6 +100,7 @@ func (s *Session) kindOf(name string) string {
 func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
 	s.mu.Lock()
 	s.usage = resp.Usage
+	s.counted = len(s.history)
 	s.mu.Unlock()
 	used := resp.Usage.ContextTokens()
 	size := s.svc.cfg.Window

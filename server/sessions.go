@@ -41,7 +41,17 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err != nil {
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
+	s.announce(sess)
 	return schema.NewSessionResult{SessionID: sess.ID}, nil
+}
+
+// announceDelay lets the session/new response reach the editor before the
+// session's first updates, so editors know the session id they name.
+const announceDelay = 20 * time.Millisecond
+
+// announce sends a new session's slash commands just after the response.
+func (s *Server) announce(sess *engine.Session) {
+	time.AfterFunc(announceDelay, func() { sess.AnnounceCommands(context.Background()) })
 }
 
 // sessionOptions returns the options of a session of this connection.
@@ -206,5 +216,6 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 	if err != nil {
 		return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
 	}
+	s.announce(sess)
 	return schema.NewSessionResult{SessionID: sess.ID}, nil
 }
