@@ -4,8 +4,9 @@ package tools
 // order the model sees them. A nil env.Files becomes DiskFS and a nil
 // env.Reads a new ReadTracker.
 //
-// The tools share per-session state kept in env (background shells);
-// call env.Close when the session ends to release it.
+// The tools share per-session state kept in env: the background shells
+// of Bash. Call env.Close (or Close on the Bash tool, which implements
+// interface{ Close() }) when the session ends: it kills them all.
 func New(env *Env) []Tool {
 	if env.Files == nil {
 		env.Files = DiskFS{}
@@ -24,6 +25,9 @@ func New(env *Env) []Tool {
 		&globTool{env},
 		&grepTool{env: env, rg: rgPath()},
 		&lsTool{env},
+		&bashTool{env},
+		&bashOutputTool{env},
+		&killBashTool{env},
 		&todoTool{env},
 	}
 }

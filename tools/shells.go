@@ -1,6 +1,21 @@
 package tools
 
-import "sync"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// killGrace is how long a process group has to end after SIGTERM before
+// it gets SIGKILL.
+const killGrace = time.Second
 
 // shellManager owns a session's background shells.
 type shellManager struct {
@@ -15,15 +30,47 @@ func newShellManager() *shellManager {
 }
 
 // Close kills every background shell the session's tools started (Bash
-// with run_in_background) and waits for them to end. Call it once the
-// session is over; Bash refuses new background runs afterwards. It is
-// safe to call more than once and on an Env that New never saw.
-func (e *Env) Close() error {
-	if e.shells == nil {
-		return nil
+// with run_in_background) and every process they started, and waits for
+// them to end. Call it once the session is over; Bash refuses new
+// background runs afterwards. It is safe to call more than once, and on
+// an Env New never saw. The Bash tool's Close does the same, for callers
+// that close tools rather than the Env.
+func (e *Env) Close() {
+	if e.shells != nil {
+		e.shells.closeAll()
 	}
-	e.shells.closeAll()
-	return nil
+}
+
+// add registers s under a new id. It fails once the manager is closed.
+func (m *shellManager) add(s *shell) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", errors.New("the session is closing; no new background shells can start")
+	}
+	m.nextID++
+	s.id = "bash_" + strconv.Itoa(m.nextID)
+	m.shells[s.id] = s
+	return s.id, nil
+}
+
+func (m *shellManager) get(id string) (*shell, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.shells[id]
+	return s, ok
+}
+
+// ids lists the known shell ids, for error messages.
+func (m *shellManager) ids() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for id := range m.shells {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // closeAll kills all shells and waits for them.
@@ -35,12 +82,115 @@ func (m *shellManager) closeAll() {
 		all = append(all, s)
 	}
 	m.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, s := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.kill()
+		}()
+	}
+	wg.Wait()
+}
+
+// shell is a running or finished command in its own process group.
+type shell struct {
+	id      string
+	command string
+	cmd     *exec.Cmd
+	out     *cappedBuffer
+	done    chan struct{} // closed once the command has ended
+	started time.Time
+
+	mu     sync.Mutex
+	err    error // Wait's error; guarded by mu, set before done closes
+	killed bool  // guarded by mu
+	read   int64 // output offset BashOutput has read to; guarded by mu
+}
+
+// startShell starts argv in dir, in a new process group, with stdout and
+// stderr going to one capped buffer and no standard input.
+func startShell(argv []string, dir string) (*shell, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	out := newCappedBuffer(BashOutputLimit)
+	cmd.Stdout = out
+	cmd.Stderr = out
+	// A process that keeps the output pipe open after the command ends
+	// (a daemon) does not hold Wait for longer than this.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	s := &shell{cmd: cmd, out: out, done: make(chan struct{}), started: time.Now()}
+	go func() {
+		err := cmd.Wait()
+		// Whatever the command left running in its group goes too.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		s.mu.Lock()
+		s.err = err
+		s.mu.Unlock()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// kill stops the shell's whole process group: SIGTERM, then SIGKILL after
+// killGrace. It returns once the command has ended.
+func (s *shell) kill() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.mu.Lock()
+	s.killed = true
+	s.mu.Unlock()
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return
+	case <-time.After(killGrace):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-s.done
+}
+
+// wait waits for the shell to end, for ctx to be done or for the timeout;
+// in the last two cases it kills the shell. It reports why it returned.
+func (s *shell) wait(ctx context.Context, timeout time.Duration) (timedOut bool, err error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-s.done:
+		return false, nil
+	case <-ctx.Done():
 		s.kill()
+		return false, ctx.Err()
+	case <-timer.C:
+		s.kill()
+		return true, nil
 	}
 }
 
-// shell is a background command.
-type shell struct{}
-
-func (s *shell) kill() {}
+// status describes a shell: running, or how it ended.
+func (s *shell) status() (state string, exitCode int, running bool) {
+	select {
+	case <-s.done:
+	default:
+		return "running", 0, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	code := s.cmd.ProcessState.ExitCode()
+	switch {
+	case s.killed:
+		return "killed", code, false
+	case code < 0:
+		return "terminated by " + s.cmd.ProcessState.String(), code, false
+	}
+	return "completed", code, false
+}

@@ -1,0 +1,301 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+var (
+	//go:embed bash.md
+	bashDescription string
+	//go:embed bashoutput.md
+	bashOutputDescription string
+	//go:embed killbash.md
+	killBashDescription string
+)
+
+// Bash timeouts.
+const (
+	BashDefaultTimeout = 2 * time.Minute
+	BashMaxTimeout     = 10 * time.Minute
+)
+
+// bashTool is the Bash tool.
+type bashTool struct{ env *Env }
+
+type bashInput struct {
+	Command         string `json:"command"`
+	Timeout         *int   `json:"timeout"`
+	Description     string `json:"description"`
+	RunInBackground bool   `json:"run_in_background"`
+}
+
+func (t *bashTool) Spec() Spec {
+	return Spec{
+		Name:        "Bash",
+		Description: bashDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The command to execute"},
+    "timeout": {"type": "integer", "minimum": 0, "maximum": 600000, "description": "Optional timeout in milliseconds (max 600000)"},
+    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice."},
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`),
+		Kind: schema.KindExecute,
+	}
+}
+
+func (t *bashTool) parse(input json.RawMessage) (bashInput, time.Duration, error) {
+	var in bashInput
+	if err := decodeInput(input, &in, "command"); err != nil {
+		return in, 0, err
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return in, 0, fmt.Errorf("command: must not be empty")
+	}
+	timeout := BashDefaultTimeout
+	if in.Timeout != nil {
+		ms := *in.Timeout
+		switch {
+		case ms < 0:
+			return in, 0, fmt.Errorf("timeout: must not be negative, got %d", ms)
+		case time.Duration(ms)*time.Millisecond > BashMaxTimeout:
+			return in, 0, fmt.Errorf("timeout: must be at most %d ms (10 minutes), got %d", BashMaxTimeout.Milliseconds(), ms)
+		case ms > 0:
+			timeout = time.Duration(ms) * time.Millisecond
+		}
+	}
+	return in, timeout, nil
+}
+
+func (t *bashTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
+	in, _, err := t.parse(input)
+	if err != nil {
+		return nil, err
+	}
+	return &Preview{Title: bashTitle(in), Command: in.Command, Paths: []string{t.env.Cwd}}, nil
+}
+
+func bashTitle(in bashInput) string {
+	if in.Description != "" {
+		return in.Description
+	}
+	cmd := in.Command
+	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+		cmd = cmd[:i] + " ..."
+	}
+	return "Run " + cmd
+}
+
+// argv is the command line that runs command, through the sandbox
+// wrapper when the session has one.
+func (t *bashTool) argv(command string) ([]string, error) {
+	sh := "/bin/bash"
+	if _, err := os.Stat(sh); err != nil {
+		sh = "/bin/sh"
+	}
+	argv := []string{sh, "-c", command}
+	if t.env.WrapCommand != nil {
+		wrapped, err := t.env.WrapCommand(argv)
+		if err != nil {
+			return nil, fmt.Errorf("the sandbox refused the command: %v", err)
+		}
+		argv = wrapped
+	}
+	return argv, nil
+}
+
+func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
+	in, timeout, err := t.parse(input)
+	if err != nil {
+		return inputError(err)
+	}
+	argv, err := t.argv(in.Command)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("the command was cancelled before it started")
+	}
+	s, err := startShell(argv, t.env.Cwd)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	if in.RunInBackground {
+		s.command = in.Command
+		id, err := t.env.shells.add(s)
+		if err != nil {
+			s.kill()
+			return Errorf("%v", err)
+		}
+		return &Result{
+			Content: fmt.Sprintf("Command running in background with ID: %s. Use BashOutput with bash_id %q to read its output and KillBash to stop it.", id, id),
+			Title:   bashTitle(in),
+		}
+	}
+	timedOut, err := s.wait(ctx, timeout)
+	output := s.out.String()
+	res := &Result{Title: bashTitle(in)}
+	var b strings.Builder
+	b.WriteString(output)
+	if output != "" && !strings.HasSuffix(output, "\n") {
+		b.WriteByte('\n')
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "[the command was cancelled; it and every process it started were killed]\n")
+		res.IsError = true
+	case timedOut:
+		fmt.Fprintf(&b, "[the command timed out after %v; it and every process it started were killed. Use a longer timeout (at most 600000 ms), or run_in_background for long-running commands]\n", timeout)
+		res.IsError = true
+	default:
+		state, code, _ := s.status()
+		switch {
+		case code > 0:
+			fmt.Fprintf(&b, "[exit code %d]\n", code)
+			res.IsError = true
+		case code < 0:
+			fmt.Fprintf(&b, "[%s]\n", state)
+			res.IsError = true
+		case output == "":
+			b.WriteString("(no output)\n")
+		}
+	}
+	res.Content = b.String()
+	res.Display = []schema.ToolCallContent{schema.TextContent("```console\n$ " + in.Command + "\n" + res.Content + "```")}
+	return res
+}
+
+// Close kills the session's background shells (see Env.Close).
+func (t *bashTool) Close() { t.env.Close() }
+
+// bashOutputTool is the BashOutput tool.
+type bashOutputTool struct{ env *Env }
+
+func (t *bashOutputTool) Spec() Spec {
+	return Spec{
+		Name:        "BashOutput",
+		Description: bashOutputDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "bash_id": {"type": "string", "description": "The ID of the background shell to retrieve output from"},
+    "filter": {"type": "string", "description": "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."}
+  },
+  "required": ["bash_id"],
+  "additionalProperties": false
+}`),
+		Kind:     schema.KindExecute,
+		ReadOnly: true,
+	}
+}
+
+func (t *bashOutputTool) Run(_ context.Context, input json.RawMessage) *Result {
+	var in struct {
+		BashID string `json:"bash_id"`
+		Filter string `json:"filter"`
+	}
+	if err := decodeInput(input, &in, "bash_id"); err != nil {
+		return inputError(err)
+	}
+	var filter *regexp.Regexp
+	if in.Filter != "" {
+		re, err := regexp.Compile(in.Filter)
+		if err != nil {
+			return Errorf("invalid input: filter: invalid regex %q: %v", in.Filter, regexErr(err))
+		}
+		filter = re
+	}
+	s, ok := t.env.shells.get(in.BashID)
+	if !ok {
+		return unknownShell(t.env, "bash_id", in.BashID)
+	}
+	state, code, running := s.status()
+	s.mu.Lock()
+	out, next := s.out.Since(s.read)
+	s.read = next
+	s.mu.Unlock()
+	if filter != nil {
+		var kept []string
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(nil, BashOutputLimit*2)
+		for sc.Scan() {
+			if filter.MatchString(sc.Text()) {
+				kept = append(kept, sc.Text())
+			}
+		}
+		out = strings.Join(kept, "\n")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<status>%s</status>\n", state)
+	if !running {
+		fmt.Fprintf(&b, "<exit_code>%d</exit_code>\n", code)
+	}
+	fmt.Fprintf(&b, "<output>\n%s", out)
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("</output>\n")
+	if running {
+		fmt.Fprintf(&b, "(%s has run for %s: %s)\n", s.id, time.Since(s.started).Round(time.Second), s.command)
+	}
+	return &Result{Content: b.String(), Title: "Output of " + s.id}
+}
+
+func unknownShell(env *Env, field, id string) *Result {
+	ids := env.shells.ids()
+	if len(ids) == 0 {
+		return Errorf("%s: no background shell %q: none has been started in this session", field, id)
+	}
+	return Errorf("%s: no background shell %q; the shells of this session are: %s", field, id, strings.Join(ids, ", "))
+}
+
+// killBashTool is the KillBash tool.
+type killBashTool struct{ env *Env }
+
+func (t *killBashTool) Spec() Spec {
+	return Spec{
+		Name:        "KillBash",
+		Description: killBashDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "shell_id": {"type": "string", "description": "The ID of the background shell to kill"}
+  },
+  "required": ["shell_id"],
+  "additionalProperties": false
+}`),
+		Kind: schema.KindExecute,
+	}
+}
+
+func (t *killBashTool) Run(_ context.Context, input json.RawMessage) *Result {
+	var in struct {
+		ShellID string `json:"shell_id"`
+	}
+	if err := decodeInput(input, &in, "shell_id"); err != nil {
+		return inputError(err)
+	}
+	s, ok := t.env.shells.get(in.ShellID)
+	if !ok {
+		return unknownShell(t.env, "shell_id", in.ShellID)
+	}
+	if state, code, running := s.status(); !running {
+		return Text(fmt.Sprintf("Shell %s had already ended (%s, exit code %d): %s", s.id, state, code, s.command))
+	}
+	s.kill()
+	return &Result{Content: fmt.Sprintf("Successfully killed shell: %s (%s)", s.id, s.command), Title: "Kill " + s.id}
+}
