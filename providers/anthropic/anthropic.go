@@ -126,6 +126,12 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func
 		return nil, &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", wd.Idle()), Retryable: true, Err: watchdog.ErrStalled}
 	}
 	if err != nil {
+		var apiErr *anthropic.Error
+		if acc.complete() && !errors.As(err, &apiErr) {
+			// The connection dropped after message_delta: only
+			// message_stop was lost.
+			return acc.response()
+		}
 		return nil, mapError(err)
 	}
 	return acc.response()
@@ -252,18 +258,27 @@ func (a *accumulator) add(ev anthropic.MessageStreamEventUnion) error {
 	return nil
 }
 
+// complete reports whether message_delta arrived with every block
+// closed: the message is whole even if message_stop was lost.
+func (a *accumulator) complete() bool {
+	if !a.delta {
+		return false
+	}
+	for _, idx := range a.order {
+		if a.open[idx] {
+			return false
+		}
+	}
+	return true
+}
+
 // response returns the complete message. A stream that ended without
 // message_stop is still complete when message_delta (which follows the
 // last content block) arrived and every block was closed; otherwise it
 // was cut and the call failed.
 func (a *accumulator) response() (*providers.Response, error) {
-	if !a.stop && !a.delta {
+	if !a.stop && !a.complete() {
 		return nil, &providers.Error{Type: "stream_incomplete", Message: "the response stream ended before the message was complete", Retryable: true, Err: errIncomplete}
-	}
-	for _, idx := range a.order {
-		if a.open[idx] {
-			return nil, &providers.Error{Type: "stream_incomplete", Message: fmt.Sprintf("the response stream ended inside content block %d", idx), Retryable: true, Err: errIncomplete}
-		}
 	}
 	r := a.resp
 	r.Message = providers.Message{Role: providers.RoleAssistant, Content: make([]providers.Block, 0, len(a.order))}

@@ -232,17 +232,19 @@ func TestErrors(t *testing.T) {
 // A stream cut after message_delta lacks only message_stop: every block
 // is complete, so the response is returned without a retry.
 func TestMissingMessageStopIsComplete(t *testing.T) {
-	srv := fake.NewAnthropic(t, fake.Turn{
-		fake.Text("Reading."),
-		fake.ToolUse("toolu_1", "Read", `{"file_path":"a.go"}`),
-		fake.Cut{Event: "message_delta", Clean: true},
-	})
-	resp, err := newProvider(srv).Stream(context.Background(), request(), func(providers.Event) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.Message.ToolUses()) != 1 || resp.Message.Text() != "Reading." || resp.StopReason != providers.StopToolUse {
-		t.Errorf("resp = %+v", resp)
+	for _, clean := range []bool{true, false} {
+		srv := fake.NewAnthropic(t, fake.Turn{
+			fake.Text("Reading."),
+			fake.ToolUse("toolu_1", "Read", `{"file_path":"a.go"}`),
+			fake.Cut{Event: "message_delta", Clean: clean},
+		})
+		resp, err := newProvider(srv).Stream(context.Background(), request(), func(providers.Event) {})
+		if err != nil {
+			t.Fatalf("clean=%v: %v", clean, err)
+		}
+		if len(resp.Message.ToolUses()) != 1 || resp.Message.Text() != "Reading." || resp.StopReason != providers.StopToolUse {
+			t.Errorf("clean=%v: resp = %+v", clean, resp)
+		}
 	}
 }
 
