@@ -76,6 +76,7 @@ func (u *Update) UnmarshalJSON(data []byte) error {
 		*u = Update{SessionUpdate: head.SessionUpdate, Meta: tc.Meta, ToolCall: &tc.ToolCall}
 		return nil
 	}
+	*u = Update{}
 	return json.Unmarshal(data, (*updateFields)(u))
 }
 

@@ -38,10 +38,9 @@ type InitOptions struct {
 
 // Server serves one editor connection.
 type Server struct {
-	opts   Options
-	logf   func(string, ...any)
-	peer   rpc.Peer
-	cancel func(jsonrpc2.ID)
+	opts Options
+	logf func(string, ...any)
+	peer rpc.Peer
 
 	overlay *workspace.Overlay
 
@@ -52,6 +51,9 @@ type Server struct {
 	caps     clientCapabilities // guarded by mu
 	exitCode int                // guarded by mu
 	exited   chan struct{}
+
+	callsMu sync.Mutex
+	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
 }
 
 type state int
@@ -78,15 +80,20 @@ func New(opts Options) *Server {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Server{opts: opts, logf: logf, overlay: workspace.NewOverlay(), exitCode: 1, exited: make(chan struct{})}
+	return &Server{
+		opts:     opts,
+		logf:     logf,
+		overlay:  workspace.NewOverlay(),
+		exitCode: 1,
+		exited:   make(chan struct{}),
+		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
+	}
 }
 
 // Run serves conn until exit, the end of the stream or ctx's end.
 func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	s.peer = rpc.Peer{Conn: conn}
-	h, canceller := jsonrpc2.CancelHandler(s.handle)
-	s.cancel = canceller
-	conn.Go(ctx, h)
+	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
 		if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -108,10 +115,22 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 // never returned to jsonrpc2 (which would end the connection).
 type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
 
-// methods maps each method to its handler; see the files per group.
-var methods = map[string]handler{}
+// method is a registered handler. Async handlers run concurrently with
+// the messages that follow them; the others run in order on the read loop
+// (document sync must stay ordered).
+type method struct {
+	h     handler
+	async bool
+}
 
-func register(name string, h handler) { methods[name] = h }
+// methods maps each method to its handler; see the files per group.
+var methods = map[string]method{}
+
+func register(name string, h handler) { methods[name] = method{h: h} }
+
+// registerAsync registers a long-running handler, such as the prompt,
+// that makes requests to the editor while it runs.
+func registerAsync(name string, h handler) { methods[name] = method{h: h, async: true} }
 
 // handle dispatches a request, recovering from panics so one bad request
 // never ends the connection.
@@ -129,7 +148,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 			result, err = nil, nil
 		}
 	}()
-	h, ok := methods[method]
+	m, ok := methods[method]
 	if !ok {
 		if !req.IsCall() {
 			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
@@ -139,7 +158,29 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	if err := s.checkState(method); err != nil {
 		return nil, err
 	}
-	result, err = h(s, ctx, req)
+	if m.async {
+		// Release the read loop: the handler outlives this message and
+		// makes calls whose answers that loop must read.
+		jsonrpc2.Async(ctx)
+	}
+	// jsonrpc2 recycles the request context when the handler returns, so
+	// handlers get a context of their own, cancelled by $/cancelRequest.
+	hctx := jsonrpc2.DetachContext(ctx)
+	if req.IsCall() {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithCancel(hctx)
+		id := req.ID()
+		s.callsMu.Lock()
+		s.calls[id] = cancel
+		s.callsMu.Unlock()
+		defer func() {
+			s.callsMu.Lock()
+			delete(s.calls, id)
+			s.callsMu.Unlock()
+			cancel()
+		}()
+	}
+	result, err = m.h(s, hctx, req)
 	if err == nil && req.IsCall() {
 		raw, err := rpc.Raw(result)
 		if err != nil {
@@ -190,4 +231,14 @@ func decode(req *jsonrpc2.Request, v any) error {
 // failed wraps an engine error as a request failure.
 func failed(format string, args ...any) error {
 	return jsonrpc2.Errorf(codeRequestFailed, format, args...)
+}
+
+// cancelCall cancels the running request with id, if any.
+func (s *Server) cancelCall(id jsonrpc2.ID) {
+	s.callsMu.Lock()
+	cancel := s.calls[id]
+	s.callsMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }

@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register("session/new", (*Server).newSession)
-	register("session/prompt", (*Server).prompt)
+	registerAsync("session/prompt", (*Server).prompt)
 	register("session/cancel", (*Server).cancelSession)
 	register("session/close", (*Server).closeSession)
 	register("session/set_model", (*Server).setModel)
@@ -79,9 +79,6 @@ func (s *Server) session(method, id string) (*engine.Session, error) {
 }
 
 func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	// The turn runs long and makes calls to the editor: release the read
-	// loop so other messages (didChange, cancel, responses) keep flowing.
-	jsonrpc2.Async(ctx)
 	var p schema.PromptParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -158,7 +155,7 @@ func (s *Server) cancelRequest(ctx context.Context, req *jsonrpc2.Request) (any,
 		return nil, err
 	}
 	if id, ok := rpc.ParseID(raw.ID); ok {
-		s.cancel(id)
+		s.cancelCall(id)
 	}
 	return nil, nil
 }

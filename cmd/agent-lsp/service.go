@@ -8,6 +8,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/server"
+	"github.com/agent-lsp/agent-lsp/session"
 )
 
 // defaultModel is asked when nothing names a model.
@@ -20,6 +21,10 @@ func newService(init server.InitOptions) (*engine.Service, error) {
 		Model:    firstNonEmpty(init.Model, os.Getenv("ANTHROPIC_MODEL"), defaultModel),
 		MaxTurns: init.MaxTurns,
 		Logf:     log.Printf,
+		Store:    session.NewStore(session.DefaultDir(), claudeDir()),
+	}
+	if noUserSettings() {
+		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
 	if init.MaxTurns < 0 {
 		return nil, fmt.Errorf("initializationOptions.maxTurns must be positive, got %d", init.MaxTurns)
@@ -34,6 +39,19 @@ func newService(init server.InitOptions) (*engine.Service, error) {
 		BaseURL: firstNonEmpty(init.BaseURL, os.Getenv("ANTHROPIC_BASE_URL")),
 	})
 	return engine.NewService(cfg), nil
+}
+
+// noUserSettings reports whether AGENT_LSP_NO_USER_SETTINGS asks to ignore
+// the user's own settings, instructions and Claude Code sessions (for
+// tests and the demo).
+func noUserSettings() bool { return os.Getenv("AGENT_LSP_NO_USER_SETTINGS") != "" }
+
+// claudeDir is where Claude Code's sessions are listed from ("-": nowhere).
+func claudeDir() string {
+	if noUserSettings() {
+		return "-"
+	}
+	return ""
 }
 
 func firstNonEmpty(values ...string) string {

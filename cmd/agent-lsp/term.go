@@ -259,7 +259,7 @@ func (t *terminal) renderToolUpdate(tc *schema.ToolCall) {
 	if tc.Title != "" {
 		t.titles[tc.ToolCallID] = tc.Title
 	}
-	title := t.titles[tc.ToolCallID]
+	title := strings.ReplaceAll(t.titles[tc.ToolCallID], t.root+string(filepath.Separator), "")
 	t.mu.Unlock()
 	switch tc.Status {
 	case schema.StatusInProgress:
@@ -304,7 +304,7 @@ func summarize(tc *schema.ToolCall) string {
 // permission shows a permission request with its diff and gets an answer.
 func (t *terminal) permission(p *schema.RequestPermissionParams) schema.PermissionOutcome {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", t.style("1;33", "  ? permission:"), p.ToolCall.Title)
+	fmt.Fprintf(&b, "%s %s\n", t.style("1;33", "  ? permission:"), strings.ReplaceAll(p.ToolCall.Title, t.root+string(filepath.Separator), ""))
 	for _, c := range p.ToolCall.Content {
 		if c.Type != "diff" {
 			continue

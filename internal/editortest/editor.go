@@ -180,7 +180,11 @@ func (e *Editor) signal() {
 
 func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	params := json.RawMessage(append([]byte(nil), req.Params()...))
-	method := req.Method()
+	// The method borrows jsonrpc2's read buffer: copy it to keep it.
+	method := strings.Clone(req.Method())
+	if os.Getenv("EDITORTEST_DEBUG") != "" {
+		e.t.Logf("editor got %s %s", method, params)
+	}
 	if !req.IsCall() {
 		e.mu.Lock()
 		e.notes = append(e.notes, Notification{Method: method, Params: params})

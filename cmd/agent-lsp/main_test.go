@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// binary is the agent-lsp built for these tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent-lsp-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "agent-lsp")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building agent-lsp: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestDemo(t *testing.T) {
+	cmd := exec.Command(binary, "demo")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("agent-lsp demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"agent> I'll start by reading `calc.py`",
+		"⏺ Read",
+		"? permission: Edit",
+		"+    return total(values) / len(values)",
+		"→ Allow",
+		"stop reason: end_turn",
+		"changes made in the workspace:",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBinaryEndToEnd(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	model := fake.NewAnthropic(t,
+		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"a.txt"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Edit", `{"file_path":"a.txt","old_string":"two","new_string":"2"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	ed, _ := editortest.NewProcess(t, binary, []string{"--stdio"},
+		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(), "AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
+	ed.Initialize(root, nil)
+	sid := ed.NewSession(root)
+	stop, err := ed.Prompt(sid, "edit a.txt")
+	if err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	if b, _ := ed.Buffer(filepath.Join(root, "a.txt")); b.Text != "one\n2\n" {
+		t.Errorf("buffer = %q", b.Text)
+	}
+}
+
+func TestStdinEOFExitsAndLeavesNoChild(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	marker := fmt.Sprintf("%d.%d", 900+os.Getpid()%100, time.Now().UnixNano()%1000000)
+	model := fake.NewAnthropic(t,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", fmt.Sprintf(`{"command":"sleep %s","run_in_background":true}`, marker))},
+		fake.Turn{fake.Text("started")},
+	)
+	ed, proc := editortest.NewProcess(t, binary, nil,
+		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(), "AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
+	ed.Initialize(root, nil)
+	sid := ed.NewSession(root)
+	if _, err := ed.Prompt(sid, "start a background job"); err != nil {
+		t.Fatal(err)
+	}
+	if !running(marker) {
+		t.Fatal("the background command is not running; the test cannot check its cleanup")
+	}
+	proc.CloseStdin()
+	select {
+	case <-proc.Exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent-lsp did not exit after stdin closed")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for running(marker) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background command outlived agent-lsp")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// running reports whether a process whose command line contains marker
+// is alive.
+func running(marker string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), marker) {
+			stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+			// A zombie is dead already.
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
