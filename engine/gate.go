@@ -14,9 +14,17 @@ import (
 type gate struct {
 	mu     sync.Mutex
 	always map[string]bool // rule -> allowed (true) or rejected (false); guarded by mu
+	mode   string          // guarded by mu
 }
 
-func newGate() *gate { return &gate{always: make(map[string]bool)} }
+func newGate(mode string) *gate { return &gate{always: make(map[string]bool), mode: mode} }
+
+func (g *gate) setMode(mode string) error {
+	g.mu.Lock()
+	g.mode = mode
+	g.mu.Unlock()
+	return nil
+}
 
 // rule is what an "always" answer covers: the tool, and for Bash the
 // command's first word.
@@ -53,7 +61,16 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 	r := rule(spec.Name, p)
 	s.gate.mu.Lock()
 	allowed, known := s.gate.always[r]
+	mode := s.gate.mode
 	s.gate.mu.Unlock()
+	switch {
+	case mode == ModePlan:
+		return verdict{refusal: tools.Errorf("the session is in plan mode: only read-only tools may run. Present your plan to the user instead of making changes")}
+	case mode == ModeBypassPermissions:
+		return verdict{}
+	case mode == ModeAcceptEdits && spec.Kind == schema.KindEdit:
+		return verdict{}
+	}
 	if known {
 		if allowed {
 			return verdict{}

@@ -42,6 +42,11 @@ type Config struct {
 	// CompactAt is the fraction of the window at which the conversation
 	// is compacted (default 0.8).
 	CompactAt float64
+	// Models are offered in the model picker.
+	Models []ModelInfo
+	// Mode is the initial permission mode of new sessions (default
+	// "default").
+	Mode string
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
 }

@@ -32,6 +32,7 @@ type Session struct {
 	mu       sync.Mutex
 	history  []providers.Message     // guarded by mu
 	model    string                  // guarded by mu
+	mode     string                  // permission mode, guarded by mu
 	cancel   context.CancelFunc      // of the running prompt, guarded by mu
 	running  bool                    // guarded by mu
 	closed   bool                    // guarded by mu
@@ -55,6 +56,10 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	if s.model == "" {
 		s.model = svc.cfg.Model
 	}
+	s.mode = svc.cfg.Mode
+	if s.mode == "" {
+		s.mode = ModeDefault
+	}
 	s.env = &tools.Env{
 		Cwd:    s.cwd,
 		Roots:  roots,
@@ -66,7 +71,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	for _, t := range s.tools {
 		s.byName[t.Spec().Name] = t
 	}
-	s.gate = newGate()
+	s.gate = newGate(s.mode)
 	return s
 }
 
