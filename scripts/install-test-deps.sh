@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs, into the cache, what the editor and protocol tests need beyond
+# Go: Neovim 0.10 and the npm packages of the editor tests. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-nvim.sh >/dev/null
+for s in scripts/install-acp-sdk.sh scripts/install-mcp-everything.sh; do
+  if [[ -x $s ]]; then "$s" >/dev/null; fi
+done
