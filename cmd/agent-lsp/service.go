@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
+	"github.com/agent-lsp/agent-lsp/providers/retry"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/session"
 )
@@ -34,10 +35,10 @@ func newService(init server.InitOptions) (*engine.Service, error) {
 		cfg.ProviderError = fmt.Errorf("set ANTHROPIC_API_KEY in the environment the editor starts agent-lsp with")
 		return engine.NewService(cfg), nil
 	}
-	cfg.Provider = anthropic.New(anthropic.Options{
+	cfg.Provider = retry.Wrap(anthropic.New(anthropic.Options{
 		APIKey:  key,
 		BaseURL: firstNonEmpty(init.BaseURL, os.Getenv("ANTHROPIC_BASE_URL")),
-	})
+	}), retry.Policy{})
 	return engine.NewService(cfg), nil
 }
 
