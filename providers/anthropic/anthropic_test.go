@@ -115,9 +115,9 @@ func TestStream(t *testing.T) {
 // cache breakpoints, tools, thinking, and a history with a signed thinking
 // block, tool_use and tool_result.
 func TestRequestMapping(t *testing.T) {
-	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")})
+	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")})
 	req := &providers.Request{
-		Model: "claude-other",
+		Model: "claude-sonnet-4-5-20250929",
 		System: []providers.SystemBlock{
 			{Text: "You are a coding agent.", Cache: true},
 			{Text: "Today is Monday."},
@@ -161,7 +161,7 @@ func TestRequestMapping(t *testing.T) {
 	if err := reqs[0].Decode(&body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Model != "claude-other" || !body.Stream || body.MaxTokens != 2048+anthropic.DefaultMaxTokens {
+	if body.Model != "claude-sonnet-4-5-20250929" || !body.Stream || body.MaxTokens != 2048+anthropic.DefaultMaxTokens {
 		t.Errorf("model %q stream %v max_tokens %d", body.Model, body.Stream, body.MaxTokens)
 	}
 	if len(body.System) != 2 || string(body.System[0].CacheControl) != `{"type":"ephemeral"}` || body.System[1].CacheControl != nil {
@@ -174,6 +174,14 @@ func TestRequestMapping(t *testing.T) {
 	}
 	if body.Thinking["type"] != "enabled" || body.Thinking["budget_tokens"] != 2048.0 {
 		t.Errorf("thinking = %v", body.Thinking)
+	}
+	// A model of the 5 series thinks adaptively and refuses a budget.
+	req.Model = "claude-sonnet-5-5"
+	if _, err := newProvider(srv).Stream(context.Background(), req, func(providers.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if th := srv.Requests()[1].JSON["thinking"].(map[string]any); th["type"] != "adaptive" || th["budget_tokens"] != nil {
+		t.Errorf("thinking for claude-sonnet-5-5 = %v", th)
 	}
 	asst := body.Messages[1].Content
 	if asst[0]["type"] != "thinking" || asst[0]["signature"] != "sig" || asst[1]["data"] != "opaque" || asst[2]["id"] != "toolu_1" {

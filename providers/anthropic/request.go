@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
 
@@ -75,13 +76,41 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 		})
 	}
 	if req.ThinkingBudget > 0 {
-		budget := int64(req.ThinkingBudget)
-		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
-		if params.MaxTokens <= budget {
-			params.MaxTokens = budget + int64(p.opts.MaxTokens)
+		if takesThinkingBudget(model) {
+			budget := int64(req.ThinkingBudget)
+			params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+			if params.MaxTokens <= budget {
+				params.MaxTokens = budget + int64(p.opts.MaxTokens)
+			}
+		} else {
+			params.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{
+				Display: anthropic.ThinkingConfigAdaptiveDisplaySummarized,
+			}}
 		}
 	}
 	return params, nil
+}
+
+// takesThinkingBudget reports whether model takes extended thinking with
+// a token budget. Models from Claude Opus 4.6 and Sonnet 4.6 on think
+// adaptively, and the 5 series answer a budget with a 400; unknown models
+// are taken to be new.
+func takesThinkingBudget(model string) bool {
+	switch model {
+	case "claude-opus-4", "claude-sonnet-4":
+		return true
+	}
+	for _, prefix := range []string{
+		"claude-3",
+		"claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-2025", "claude-opus-4-5",
+		"claude-sonnet-4-0", "claude-sonnet-4-2025", "claude-sonnet-4-5",
+		"claude-haiku-4-5",
+	} {
+		if strings.HasPrefix(model, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // inputSchema maps a JSON schema object to the SDK's tool input schema,
