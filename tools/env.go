@@ -2,8 +2,8 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -104,21 +104,36 @@ func WriteFileAtomic(path string, content []byte) error {
 }
 
 // ReadTracker remembers the content of each file as the model last saw it.
+// It keeps a 128-bit digest (two seeded maphash sums) and the length of
+// each file, not its text: enough to tell an accidental change, at memory
+// speed (a SHA-256 of a large file alone would cost more than the whole
+// Read).
 type ReadTracker struct {
-	mu   sync.Mutex
-	seen map[string][sha256.Size]byte // guarded by mu
+	seeds [2]maphash.Seed
+	mu    sync.Mutex
+	seen  map[string]digest // guarded by mu
+}
+
+// digest identifies a file's content.
+type digest struct {
+	a, b uint64
+	n    int
 }
 
 // NewReadTracker returns an empty tracker.
 func NewReadTracker() *ReadTracker {
-	return &ReadTracker{seen: make(map[string][sha256.Size]byte)}
+	return &ReadTracker{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, seen: make(map[string]digest)}
+}
+
+func (t *ReadTracker) digest(content []byte) digest {
+	return digest{maphash.Bytes(t.seeds[0], content), maphash.Bytes(t.seeds[1], content), len(content)}
 }
 
 // Saw records that the model has seen content as the text of path.
 func (t *ReadTracker) Saw(path string, content []byte) {
-	sum := sha256.Sum256(content)
+	d := t.digest(content)
 	t.mu.Lock()
-	t.seen[path] = sum
+	t.seen[path] = d
 	t.mu.Unlock()
 }
 
@@ -133,12 +148,12 @@ func (t *ReadTracker) Forget(path string) {
 // returns a message for the model when it is not.
 func (t *ReadTracker) Check(path string, content []byte) (ok bool, why string) {
 	t.mu.Lock()
-	sum, read := t.seen[path]
+	d, read := t.seen[path]
 	t.mu.Unlock()
 	switch {
 	case !read:
 		return false, fmt.Sprintf("file %s has not been read yet in this session: use the Read tool on it before editing it", path)
-	case sum != sha256.Sum256(content):
+	case d != t.digest(content):
 		return false, fmt.Sprintf("file %s has changed (on disk or in the editor) since it was last read: Read it again before editing it", path)
 	}
 	return true, ""

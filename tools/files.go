@@ -7,20 +7,23 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 )
 
 // readCurrent returns the current text of path as the session sees it
 // (the editor buffer when open). exists is false when there is no such file.
 func (e *Env) readCurrent(path string) (content []byte, exists bool, err error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, true, fmt.Errorf("%s is a directory, not a file", path)
-	}
 	content, err = e.Files.ReadFile(path)
 	switch {
 	case err == nil:
 		return content, true, nil
+	case errors.Is(err, syscall.EISDIR):
+		return nil, true, fmt.Errorf("%s is a directory, not a file", path)
 	case errors.Is(err, fs.ErrNotExist) && !e.Files.IsOpen(path):
 		return nil, false, nil
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return nil, true, fmt.Errorf("%s is a directory, not a file", path)
 	}
 	return nil, false, fmt.Errorf("reading %s: %w", path, err)
 }
@@ -37,13 +40,15 @@ func isBinary(data []byte) bool {
 // appendLineNo appends n right-aligned in six columns and a tab, as
 // `cat -n` numbers lines.
 func appendLineNo(b []byte, n int) []byte {
-	var tmp [20]byte
-	num := strconv.AppendInt(tmp[:0], int64(n), 10)
-	for i := len(num); i < 6; i++ {
-		b = append(b, ' ')
+	if n < 0 || n >= 1e6 {
+		return append(strconv.AppendInt(b, int64(n), 10), '\t')
 	}
-	b = append(b, num...)
-	return append(b, '\t')
+	buf := [7]byte{' ', ' ', ' ', ' ', ' ', '0', '\t'}
+	for i := 5; n > 0; i-- {
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, buf[:]...)
 }
 
 // lineOf returns the 0-based line number of byte offset off in text.

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // errGrepFull stops a search that has collected GrepMaxLines lines.
@@ -33,21 +34,18 @@ func (c *grepCollector) add(f grepFile, n int) error {
 	return nil
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(grepScratch) }}
+// bufPool holds the read buffers of the searching goroutines.
+var bufPool = sync.Pool{New: func() any { return new(readBuf) }}
 
-// grepScratch is the reusable memory of one searching goroutine.
-type grepScratch struct {
-	scratch
-	buf []byte
-}
+type readBuf struct{ b []byte }
 
 // searchLocal is the in-process Grep engine: a parallel walk that reads
 // each file (open editor buffers through fsys) and searches it.
 func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResult, error) {
 	c := &grepCollector{q: q}
 	searchOne := func(p string) error {
-		s := scratchPool.Get().(*grepScratch)
-		defer scratchPool.Put(s)
+		s := bufPool.Get().(*readBuf)
+		defer bufPool.Put(s)
 		var data []byte
 		if fsys.IsOpen(p) {
 			b, err := fsys.ReadFile(p)
@@ -56,14 +54,14 @@ func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResul
 			}
 			data = b
 		} else {
-			b, err := readInto(s.buf, p)
-			s.buf = b[:0]
+			b, err := readInto(s.b, p)
+			s.b = b[:0]
 			if err != nil {
 				return nil
 			}
 			data = b
 		}
-		if f, n, ok := q.searchData(p, data, &s.scratch); ok {
+		if f, n, ok := q.searchData(p, data); ok {
 			return c.add(f, n)
 		}
 		return nil
@@ -96,13 +94,13 @@ func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResul
 
 // searchData searches one file's text. It returns the file's entry, the
 // number of lines it adds, and whether it matched.
-func (q *grepQuery) searchData(p string, data []byte, s *scratch) (grepFile, int, bool) {
+func (q *grepQuery) searchData(p string, data []byte) (grepFile, int, bool) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return grepFile{}, 0, false // binary
 	}
 	f := grepFile{path: p}
 	var matched []int
-	q.m.lines(data, s, func(n int) bool {
+	q.m.lines(data, func(n int) bool {
 		f.count++
 		if q.mode == grepContent {
 			matched = append(matched, n)
@@ -119,25 +117,36 @@ func (q *grepQuery) searchData(p string, data []byte, s *scratch) (grepFile, int
 	return f, f.count, true
 }
 
-// readInto reads the file at p into buf, growing it as needed.
+// readInto reads the file at p into buf, growing it as needed. It uses
+// the system calls directly: os.Open's poller registration and the Stat
+// for the size double the calls per file, which dominate a search of many
+// small files. A short read of a regular file means its end.
 func readInto(buf []byte, p string) ([]byte, error) {
-	f, err := os.Open(p)
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return buf, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return buf, err
-	}
-	size := int(fi.Size())
-	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+size/8+512)
-	}
-	buf = buf[:size]
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return buf[:0], err
 	}
-	return buf[:n], nil
+	defer syscall.Close(fd)
+	if cap(buf) < 64<<10 {
+		buf = make([]byte, 0, 64<<10)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return buf[:0], &os.PathError{Op: "read", Path: p, Err: err}
+		case n == 0:
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) < cap(buf) {
+			return buf, nil
+		}
+	}
 }

@@ -27,6 +27,9 @@ type matcher struct {
 	// foldUnsafe means lit holds a letter with a non-ASCII case variant
 	// (k, s), so the lowered-copy search is not trusted on non-ASCII text.
 	foldUnsafe bool
+	// rare is the index in lit of the byte a case-insensitive search
+	// scans for.
+	rare int
 }
 
 // newMatcher compiles a Grep pattern. Errors quote the pattern.
@@ -65,6 +68,7 @@ func newMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
 			m.lit = []byte(strings.ToLower(lit))
 			m.fold = true
 			m.foldUnsafe = bytes.ContainsAny(m.lit, "ks")
+			m.rare = rareByte(m.lit)
 		}
 	}
 	return m, nil
@@ -138,40 +142,104 @@ func requiredLiteral(re *syntax.Regexp) (lit string, fold, ok bool) {
 	return lit, fold, ok
 }
 
-// lowerASCII writes data with ASCII letters lowered into buf (grown as
-// needed) and reports whether data holds any non-ASCII byte.
-func lowerASCII(buf, data []byte) ([]byte, bool) {
-	if cap(buf) < len(data) {
-		buf = make([]byte, len(data), len(data)+len(data)/4)
-	}
-	buf = buf[:len(data)]
-	var hi byte
-	for i, c := range data {
-		hi |= c
-		buf[i] = lowerTable[c]
-	}
-	return buf, hi >= utf8.RuneSelf
+// foldIndex finds an ASCII literal in data ignoring ASCII case. It looks
+// for the literal's rarest letter in both cases with bytes.IndexByte (a
+// vector scan) and compares the text around each candidate, which beats
+// lowering a copy of the whole file.
+type foldIndex struct {
+	data       []byte
+	lit        []byte // lowered
+	rare       int    // index in lit of the byte to scan for
+	lo, up     byte
+	nextLo int // offset of the next lo found, -1 for none, -2 before any scan
+	nextUp int // the same for up
 }
 
-var lowerTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if 'A' <= i && i <= 'Z' {
-			t[i] = byte(i + 'a' - 'A')
+func newFoldIndex(data, lit []byte, rare int) foldIndex {
+	c := lit[rare]
+	up := c
+	if 'a' <= c && c <= 'z' {
+		up = c - 'a' + 'A'
+	}
+	return foldIndex{data: data, lit: lit, rare: rare, lo: c, up: up, nextLo: -2, nextUp: -2}
+}
+
+// next returns the offset of the first match at or after pos, or -1.
+func (f *foldIndex) next(pos int) int {
+	for from := pos + f.rare; from < len(f.data); {
+		f.nextLo = f.scan(f.nextLo, f.lo, from)
+		if f.up != f.lo {
+			f.nextUp = f.scan(f.nextUp, f.up, from)
+		} else {
+			f.nextUp = f.nextLo
+		}
+		c := f.nextLo
+		if c < 0 || (f.nextUp >= 0 && f.nextUp < c) {
+			c = f.nextUp
+		}
+		if c < 0 {
+			return -1
+		}
+		start := c - f.rare
+		if start >= pos && start+len(f.lit) <= len(f.data) && equalFoldASCII(f.data[start:start+len(f.lit)], f.lit) {
+			return start
+		}
+		from = c + 1
+	}
+	return -1
+}
+
+// scan returns the offset of the first b at or after from, reusing the
+// previous answer prev when it still applies.
+func (f *foldIndex) scan(prev int, b byte, from int) int {
+	if prev == -1 || prev >= from {
+		return prev
+	}
+	i := bytes.IndexByte(f.data[from:], b)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// equalFoldASCII reports whether s equals the lowered lit, ignoring ASCII
+// case.
+func equalFoldASCII(s, lit []byte) bool {
+	for i, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[i] {
+			return false
 		}
 	}
-	return t
-}()
+	return true
+}
 
-// scratch is per-goroutine memory a search reuses.
-type scratch struct {
-	lower []byte
+// rareByte returns the index of the byte of lit least common in source
+// code, by a rough frequency rank.
+func rareByte(lit []byte) int {
+	const common = " etaoinsrhldcumfpgwybvkxjqz" // most to least common
+	best, bestRank := 0, -1
+	for i, c := range lit {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		rank := strings.IndexByte(common, c)
+		if rank < 0 {
+			rank = len(common) // digits and punctuation: rare, and one case
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
 }
 
 // lines calls fn with the 1-based number of each line of data the
 // pattern matches, in order, until fn returns false. In multiline mode,
 // the lines a match spans all count.
-func (m *matcher) lines(data []byte, s *scratch, fn func(n int) bool) {
+func (m *matcher) lines(data []byte, fn func(n int) bool) {
 	if len(data) == 0 {
 		return // an empty file has no lines
 	}
@@ -179,22 +247,28 @@ func (m *matcher) lines(data []byte, s *scratch, fn func(n int) bool) {
 		m.multilineLines(data, fn)
 		return
 	}
-	hay := data
-	if m.fold && m.lit != nil {
-		var nonASCII bool
-		s.lower, nonASCII = lowerASCII(s.lower, data)
-		hay = s.lower
-		if nonASCII && m.foldUnsafe {
-			hay = nil
+	useLit := m.lit != nil
+	var fi foldIndex
+	if m.fold && useLit {
+		// The Kelvin sign and the long s fold to k and s; their UTF-8
+		// encodings start with these bytes.
+		if m.foldUnsafe && (bytes.IndexByte(data, 0xE2) >= 0 || bytes.IndexByte(data, 0xC5) >= 0) {
+			useLit = false
 		}
+		fi = newFoldIndex(data, m.lit, m.rare)
 	}
 	pos, line := 0, 1 // line is the number of the line at lineAt
 	lineAt := 0
 	for pos <= len(data) {
 		var at int
 		switch {
-		case m.lit != nil && hay != nil:
-			i := bytes.Index(hay[pos:], m.lit)
+		case useLit && m.fold:
+			at = fi.next(pos)
+			if at < 0 {
+				return
+			}
+		case useLit:
+			i := bytes.Index(data[pos:], m.lit)
 			if i < 0 {
 				return
 			}

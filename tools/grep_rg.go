@@ -107,7 +107,6 @@ func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem
 		return nil, fmt.Errorf("ripgrep: %v: %s", werr, strings.TrimSpace(stderr.String()))
 	}
 	// The open buffers, searched as the editor has them.
-	s := &scratch{}
 	lines := 0
 	for _, f := range res.files {
 		lines += max(len(f.lines), f.count)
@@ -117,7 +116,7 @@ func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem
 		if err != nil {
 			continue
 		}
-		if f, n, ok := q.searchData(p, data, s); ok {
+		if f, n, ok := q.searchData(p, data); ok {
 			res.files = append(res.files, f)
 			lines += n
 		}

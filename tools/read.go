@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -137,7 +138,7 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 // formatLines numbers lines [offset, offset+limit) of content as cat -n
 // does, cutting long lines, and notes what was left out.
 func formatLines(path string, content []byte, offset, limit int) string {
-	out := make([]byte, 0, min(len(content), limit*100)+limit*8+128)
+	out := make([]byte, 0, min(len(content), limit*(ReadMaxLineLength+1))+limit*8+256)
 	line, shown, cut := 0, 0, 0
 	rest := content
 	for len(rest) > 0 {
@@ -188,7 +189,8 @@ func formatLines(path string, content []byte, offset, limit int) string {
 	if cut > 0 {
 		out = fmt.Appendf(out, "\n(%d lines longer than %d characters were truncated.)\n", cut, ReadMaxLineLength)
 	}
-	return string(out)
+	// out is never written again: share its memory rather than copy it.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 func readImage(path, mediaType string, content []byte) *Result {

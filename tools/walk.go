@@ -93,7 +93,9 @@ func walkTree(ctx context.Context, start string, opts walkOptions, visit func(wa
 	w.pending = 1
 	n := 1
 	if opts.parallel {
-		n = max(runtime.GOMAXPROCS(0), 2)
+		// More walkers than processors: while some wait in system
+		// calls, the others search.
+		n = max(2*runtime.GOMAXPROCS(0), 4)
 	}
 	var wg sync.WaitGroup
 	for range n {

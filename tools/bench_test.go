@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// dispatcher looks tools up by name and runs them, as the engine does.
+type dispatcher map[string]Tool
+
+func newDispatcher(env *Env) dispatcher {
+	d := dispatcher{}
+	for _, t := range New(env) {
+		d[t.Spec().Name] = t
+	}
+	return d
+}
+
+func (d dispatcher) call(ctx context.Context, name string, input json.RawMessage) *Result {
+	t, ok := d[name]
+	if !ok {
+		return Errorf("unknown tool %q", name)
+	}
+	return t.Run(ctx, input)
+}
+
+// source2000 is a 2000-line Go file of about 64 KB, the size of typical
+// Go source (net/http/server.go averages 31 bytes a line).
+func source2000() string {
+	var b strings.Builder
+	b.WriteString("package bench\n")
+	for i := 1; b.Len() < 64000 || strings.Count(b.String(), "\n") < 1999; i++ {
+		fmt.Fprintf(&b, "\n// f%d adds its arguments.\nfunc f%d(a, b int) int {\n\treturn a + b*%d\n}\n", i, i, i)
+		if n := strings.Count(b.String(), "\n"); n >= 1999 {
+			break
+		}
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	return strings.Join(lines[:2000], "")
+}
+
+func benchEnv(b *testing.B, root string) *Env {
+	root = ResolveRoots(root)[0]
+	env := &Env{Cwd: root, Roots: []string{root}}
+	b.Cleanup(env.Close)
+	return env
+}
+
+func BenchmarkRead2000Lines(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(source2000()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := benchEnv(b, dir)
+	d := newDispatcher(env)
+	input := json.RawMessage(`{"file_path":"` + filepath.Join(env.Cwd, "big.go") + `"}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := d.call(ctx, "Read", input); res.IsError || !strings.Contains(res.Content, "  2000\t") {
+			b.Fatal(res.Content)
+		}
+	}
+}
+
+func BenchmarkEdit2000Lines(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte(source2000()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := benchEnv(b, dir)
+	d := newDispatcher(env)
+	path := filepath.Join(env.Cwd, "big.go")
+	ctx := context.Background()
+	d.call(ctx, "Read", json.RawMessage(`{"file_path":"`+path+`"}`))
+	inputs := []json.RawMessage{
+		json.RawMessage(`{"file_path":"` + path + `","old_string":"// f200 adds","new_string":"// f200 (edited) adds"}`),
+		json.RawMessage(`{"file_path":"` + path + `","old_string":"// f200 (edited) adds","new_string":"// f200 adds"}`),
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if res := d.call(ctx, "Edit", inputs[i%2]); res.IsError {
+			b.Fatal(res.Content)
+		}
+		i++
+	}
+}
+
+// gorootSrc is the tree the search benchmarks run over.
+func gorootSrc(b *testing.B) string {
+	dir := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("no GOROOT source: %v", err)
+	}
+	return dir
+}
+
+// grepBenchCases are the searches of BenchmarkGrep, also run with rg by
+// bench/tools.sh.
+var grepBenchCases = []struct {
+	name  string
+	input string
+}{
+	{"literal", `{"pattern":"ErrUnexpectedEOF"}`},
+	{"word_regex", `{"pattern":"\\b\\w+Deadline\\b"}`},
+	{"case_insensitive", `{"pattern":"unexpectedeof","-i":true}`},
+}
+
+func BenchmarkGrep(b *testing.B) {
+	env := benchEnv(b, gorootSrc(b))
+	ctx := context.Background()
+	engines := []struct {
+		name string
+		rg   string
+	}{{"inprocess", ""}}
+	if rg := rgPath(); rg != "" {
+		engines = append(engines, struct{ name, rg string }{"rg", rg})
+	}
+	New(env)
+	for _, c := range grepBenchCases {
+		for _, e := range engines {
+			b.Run(c.name+"/"+e.name, func(b *testing.B) {
+				tool := &grepTool{env: env, rg: e.rg}
+				for b.Loop() {
+					if res := tool.Run(ctx, json.RawMessage(c.input)); res.IsError || !strings.HasPrefix(res.Content, "Found") {
+						b.Fatal(res.Content)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkGlobGoFiles(b *testing.B) {
+	env := benchEnv(b, gorootSrc(b))
+	d := newDispatcher(env)
+	ctx := context.Background()
+	for b.Loop() {
+		if res := d.call(ctx, "Glob", json.RawMessage(`{"pattern":"**/*.go"}`)); res.IsError || !strings.Contains(res.Content, "truncated") {
+			b.Fatal(res.Content)
+		}
+	}
+}
+
+// TestGrepBenchCasesAgreeWithRg checks, on the benchmark tree, that the
+// in-process engine and ripgrep find the same files.
+func TestGrepBenchCasesAgreeWithRg(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil || testing.Short() {
+		t.Skip("needs rg and a full run")
+	}
+	dir := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no GOROOT source")
+	}
+	root := ResolveRoots(dir)[0]
+	env := &Env{Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker()}
+	for _, c := range grepBenchCases {
+		local := (&grepTool{env: env}).Run(context.Background(), json.RawMessage(c.input))
+		viaRg := (&grepTool{env: env, rg: rg}).Run(context.Background(), json.RawMessage(c.input))
+		if local.Content != viaRg.Content {
+			t.Errorf("%s: engines disagree\nin-process:\n%.2000s\nripgrep:\n%.2000s", c.name, local.Content, viaRg.Content)
+		}
+	}
+}
