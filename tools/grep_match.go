@@ -147,10 +147,10 @@ func requiredLiteral(re *syntax.Regexp) (lit string, fold, ok bool) {
 // vector scan) and compares the text around each candidate, which beats
 // lowering a copy of the whole file.
 type foldIndex struct {
-	data       []byte
-	lit        []byte // lowered
-	rare       int    // index in lit of the byte to scan for
-	lo, up     byte
+	data   []byte
+	lit    []byte // lowered
+	rare   int    // index in lit of the byte to scan for
+	lo, up byte
 	nextLo int // offset of the next lo found, -1 for none, -2 before any scan
 	nextUp int // the same for up
 }
