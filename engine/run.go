@@ -38,7 +38,7 @@ func (s *Session) allReadOnly(uses []providers.Block) bool {
 		return false
 	}
 	for _, u := range uses {
-		t, ok := s.byName[u.Name]
+		t, ok := s.tools.lookup(u.Name)
 		if !ok || !t.Spec().ReadOnly {
 			return false
 		}
@@ -52,7 +52,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if ctx.Err() != nil {
 		return s.finish(ctx, use, nil, tools.Errorf("the user cancelled this tool call before it ran"))
 	}
-	t, ok := s.byName[use.Name]
+	t, ok := s.tools.lookup(use.Name)
 	if !ok {
 		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
 	}
@@ -174,8 +174,9 @@ func (s *Session) applyEdited(ctx context.Context, p *tools.Preview, text string
 }
 
 func (s *Session) toolNames() []string {
-	names := make([]string, 0, len(s.tools))
-	for _, t := range s.tools {
+	all := s.tools.all()
+	names := make([]string, 0, len(all))
+	for _, t := range all {
 		names = append(names, t.Spec().Name)
 	}
 	slices.Sort(names)

@@ -24,8 +24,7 @@ type Session struct {
 	cwd    string
 	client Client
 	env    *tools.Env
-	tools  []tools.Tool
-	byName map[string]tools.Tool
+	tools  *toolset
 	gate   *gate
 	log    *session.Log // nil when sessions are not persisted
 
@@ -51,7 +50,6 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		cwd:    roots[0],
 		client: opts.Client,
 		model:  opts.Model,
-		byName: make(map[string]tools.Tool),
 	}
 	if s.model == "" {
 		s.model = svc.cfg.Model
@@ -67,10 +65,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Reads:  tools.NewReadTracker(),
 		OnPlan: s.onPlan,
 	}
-	s.tools = tools.New(s.env)
-	for _, t := range s.tools {
-		s.byName[t.Spec().Name] = t
-	}
+	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(s.mode)
 	return s
 }
@@ -149,7 +144,7 @@ func (s *Session) close() {
 	if cancel != nil {
 		cancel()
 	}
-	for _, t := range s.tools {
+	for _, t := range s.tools.all() {
 		if c, ok := t.(interface{ Close() }); ok {
 			c.Close()
 		}

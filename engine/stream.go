@@ -12,8 +12,9 @@ import (
 
 // request builds the next model request from the session's state.
 func (s *Session) request() *providers.Request {
-	specs := make([]providers.ToolSpec, 0, len(s.tools))
-	for _, t := range s.tools {
+	all := s.tools.all()
+	specs := make([]providers.ToolSpec, 0, len(all))
+	for _, t := range all {
 		sp := t.Spec()
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
@@ -90,7 +91,7 @@ func (f *forwarder) partial() providers.Message {
 
 // kindOf returns the ACP kind of the named tool.
 func (s *Session) kindOf(name string) string {
-	if t, ok := s.byName[name]; ok && t.Spec().Kind != "" {
+	if t, ok := s.tools.lookup(name); ok && t.Spec().Kind != "" {
 		return t.Spec().Kind
 	}
 	return schema.KindOther
