@@ -1,0 +1,81 @@
+package config
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/providers/anthropic"
+	"github.com/agent-lsp/agent-lsp/providers/openai"
+	"github.com/agent-lsp/agent-lsp/providers/retry"
+)
+
+// Pool makes providers for resolved configurations and keeps them: one
+// per provider, base URL and key, so switching models never builds a new
+// SDK client (each holds an HTTP transport with its idle connections).
+// Providers are wrapped with retries. A Pool is safe for concurrent use.
+type Pool struct {
+	// Retry is the retry policy (zero: the defaults).
+	Retry retry.Policy
+	// HTTPClient, if set, is used by every provider.
+	HTTPClient *http.Client
+
+	mu        sync.Mutex // guards providers
+	providers map[poolKey]retry.Streamer
+}
+
+type poolKey struct {
+	provider, baseURL, apiKey, authToken string
+}
+
+// Provider returns the provider for r. Its calls use r.Model when a
+// request names no model, and max_tokens from the model table (bounded)
+// when a request sets none.
+func (p *Pool) Provider(r Resolved) retry.Streamer {
+	k := poolKey{r.Provider, r.BaseURL, r.APIKey, r.AuthToken}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.providers == nil {
+		p.providers = map[poolKey]retry.Streamer{}
+	}
+	base, ok := p.providers[k]
+	if !ok {
+		switch r.Provider {
+		case ProviderOpenAI:
+			base = openai.New(openai.Options{APIKey: r.APIKey, BaseURL: r.BaseURL, HTTPClient: p.HTTPClient})
+		default:
+			base = anthropic.New(anthropic.Options{APIKey: r.APIKey, AuthToken: r.AuthToken, BaseURL: r.BaseURL, HTTPClient: p.HTTPClient})
+		}
+		base = retry.Wrap(base, p.Retry)
+		p.providers[k] = base
+	}
+	return defaults{p: base, model: r.Model, maxTokens: maxTokens(r.Info)}
+}
+
+// maxTokens is the output limit asked for by default: the model's, but
+// at most 32k, so the prompt keeps room in the window.
+func maxTokens(m Model) int {
+	return max(min(m.MaxOutput, 32_000), 1024)
+}
+
+// defaults fills a request's model and max tokens.
+type defaults struct {
+	p         retry.Streamer
+	model     string
+	maxTokens int
+}
+
+func (d defaults) Stream(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+	if req.Model == "" || req.MaxTokens <= 0 {
+		r := *req
+		if r.Model == "" {
+			r.Model = d.model
+		}
+		if r.MaxTokens <= 0 {
+			r.MaxTokens = d.maxTokens
+		}
+		req = &r
+	}
+	return d.p.Stream(ctx, req, emit)
+}
