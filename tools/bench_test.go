@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +137,28 @@ func BenchmarkGrep(b *testing.B) {
 				}
 			})
 		}
+		if rg := rgPath(); rg != "" {
+			// rg itself, with the arguments the Grep tool gives it, right
+			// after the engines so all see the same machine load.
+			b.Run(c.name+"/rg_cli", func(b *testing.B) {
+				q, err := (&grepTool{env: env}).parse(json.RawMessage(c.input))
+				if err != nil {
+					b.Fatal(err)
+				}
+				benchCommand(b, rg, q.rgArgs()...)
+			})
+		}
+	}
+}
+
+// benchCommand runs a command per iteration, discarding its output.
+func benchCommand(b *testing.B, name string, args ...string) {
+	for b.Loop() {
+		cmd := exec.Command(name, args...)
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -143,10 +166,17 @@ func BenchmarkGlobGoFiles(b *testing.B) {
 	env := benchEnv(b, gorootSrc(b))
 	d := newDispatcher(env)
 	ctx := context.Background()
-	for b.Loop() {
-		if res := d.call(ctx, "Glob", json.RawMessage(`{"pattern":"**/*.go"}`)); res.IsError || !strings.Contains(res.Content, "truncated") {
-			b.Fatal(res.Content)
+	b.Run("glob", func(b *testing.B) {
+		for b.Loop() {
+			if res := d.call(ctx, "Glob", json.RawMessage(`{"pattern":"**/*.go"}`)); res.IsError || !strings.Contains(res.Content, "truncated") {
+				b.Fatal(res.Content)
+			}
 		}
+	})
+	if rg := rgPath(); rg != "" {
+		b.Run("rg_cli", func(b *testing.B) {
+			benchCommand(b, rg, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--glob", "!.git", "--files", "--glob", "*.go", env.Cwd)
+		})
 	}
 }
 

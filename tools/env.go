@@ -58,7 +58,7 @@ type FileSystem interface {
 type DiskFS struct{}
 
 // ReadFile reads path from disk.
-func (DiskFS) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+func (DiskFS) ReadFile(path string) ([]byte, error) { return readFileRaw(path) }
 
 // WriteFile writes content to path, creating parent directories.
 func (DiskFS) WriteFile(_ context.Context, path string, _, content []byte) error {
@@ -171,6 +171,9 @@ func (e *Env) Resolve(p string) (string, error) {
 		p = filepath.Join(e.Cwd, p)
 	}
 	p = filepath.Clean(p)
+	if real, ok := e.resolveUnderRoot(p); ok {
+		return real, nil
+	}
 	real, err := resolveExisting(p)
 	if err != nil {
 		return "", fmt.Errorf("resolving %s: %w", p, err)
@@ -181,6 +184,27 @@ func (e *Env) Resolve(p string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("path %s is outside the workspace (%s); only files under the workspace folders may be used", p, strings.Join(e.Roots, ", "))
+}
+
+// resolveUnderRoot is the fast path of Resolve for a path that lies,
+// as written, under a root: roots are already symlink-resolved, so only
+// the components below the root need a look. It reports false when one of
+// them is a symbolic link or missing, leaving those cases to the full
+// resolution.
+func (e *Env) resolveUnderRoot(p string) (string, bool) {
+	for _, r := range e.Roots {
+		if !Within(r, p) {
+			continue
+		}
+		for cur := p; cur != r; cur = filepath.Dir(cur) {
+			fi, err := os.Lstat(cur)
+			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+				return "", false
+			}
+		}
+		return p, true
+	}
+	return "", false
 }
 
 // Within reports whether path is root or lies under it. Both must be
