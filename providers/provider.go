@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -106,4 +107,41 @@ type RetryInfo struct {
 	// Reset is set when the failed attempt had emitted events, which the
 	// consumer must now discard.
 	Reset bool
+}
+
+var eventKindNames = [...]string{
+	EventText:      "text",
+	EventThinking:  "thinking",
+	EventToolStart: "tool_start",
+	EventToolDelta: "tool_delta",
+	EventToolEnd:   "tool_end",
+	EventUsage:     "usage",
+	EventRetry:     "retry",
+}
+
+// String returns the kind's name, e.g. "tool_delta".
+func (k EventKind) String() string {
+	if k > 0 && int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// MarshalText encodes the kind by name.
+func (k EventKind) MarshalText() ([]byte, error) {
+	if k <= 0 || int(k) >= len(eventKindNames) {
+		return nil, fmt.Errorf("unknown event kind %d", int(k))
+	}
+	return []byte(eventKindNames[k]), nil
+}
+
+// UnmarshalText decodes a kind's name.
+func (k *EventKind) UnmarshalText(b []byte) error {
+	for i, n := range eventKindNames {
+		if i > 0 && n == string(b) {
+			*k = EventKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown event kind %q", b)
 }
