@@ -43,8 +43,9 @@ func newEnv(t *testing.T, files map[string]string, turns ...fake.Turn) *env {
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "test-key", BaseURL: model.BaseURL()})
 	ed := editortest.New(t, server.Options{
-		Version: "test",
-		Logf:    t.Logf,
+		Version:       "test",
+		Logf:          t.Logf,
+		TranscriptDir: filepath.Join(root, ".transcripts"),
 		NewService: func(init server.InitOptions) (*engine.Service, error) {
 			return engine.NewService(engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root}), nil
 		},

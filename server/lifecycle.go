@@ -46,6 +46,17 @@ type serverInfo struct {
 type serverCapabilities struct {
 	TextDocumentSync textDocumentSync `json:"textDocumentSync"`
 	Experimental     experimental     `json:"experimental"`
+	// The plain-LSP door, for clients without the agent extension.
+	CodeActionProvider     *codeActionOptions     `json:"codeActionProvider,omitempty"`
+	ExecuteCommandProvider *executeCommandOptions `json:"executeCommandProvider,omitempty"`
+}
+
+type codeActionOptions struct {
+	CodeActionKinds []string `json:"codeActionKinds"`
+}
+
+type executeCommandOptions struct {
+	Commands []string `json:"commands"`
 }
 
 type textDocumentSync struct {
@@ -109,13 +120,19 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 	s.svc, s.roots, s.caps, s.state = svc, tools.ResolveRoots(roots...), caps, stateInitialized
 	s.mu.Unlock()
 
-	return initializeResult{
+	res := initializeResult{
 		Capabilities: serverCapabilities{
 			TextDocumentSync: textDocumentSync{OpenClose: true, Change: 2, Save: saveOptions{IncludeText: true}},
 			Experimental:     experimental{Agent: s.agentInfo()},
 		},
 		ServerInfo: serverInfo{Name: "agent-lsp", Version: s.opts.Version},
-	}, nil
+	}
+	if !caps.agent {
+		// No agent plugin: offer the agent through standard features.
+		res.Capabilities.CodeActionProvider = &codeActionOptions{CodeActionKinds: []string{"quickfix", "refactor", "refactor.rewrite"}}
+		res.Capabilities.ExecuteCommandProvider = &executeCommandOptions{Commands: plainCommands}
+	}
+	return res, nil
 }
 
 // agentInfo describes the agent's capabilities.

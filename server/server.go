@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 
@@ -24,6 +26,9 @@ type Options struct {
 	Version string
 	// Logf logs to stderr.
 	Logf func(format string, args ...any)
+	// TranscriptDir holds the markdown transcripts of the plain-LSP
+	// door's sessions (default: a temporary directory).
+	TranscriptDir string
 }
 
 // InitOptions are the initializationOptions of initialize that the
@@ -43,6 +48,7 @@ type Server struct {
 	peer rpc.Peer
 
 	overlay *workspace.Overlay
+	plain   plainDoor
 
 	mu       sync.Mutex
 	state    state              // guarded by mu
@@ -80,6 +86,9 @@ func New(opts Options) *Server {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	if opts.TranscriptDir == "" {
+		opts.TranscriptDir = filepath.Join(os.TempDir(), "agent-lsp-transcripts")
+	}
 	return &Server{
 		opts:     opts,
 		logf:     logf,
@@ -105,6 +114,7 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	if svc := s.service(); svc != nil {
 		svc.Close()
 	}
+	s.plain.turns.Wait()
 	conn.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()

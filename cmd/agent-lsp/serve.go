@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log"
+	"path/filepath"
 
 	"github.com/agent-lsp/agent-lsp/server"
+	"github.com/agent-lsp/agent-lsp/session"
 )
 
 // serveLSP serves the LSP door on rwc and returns the exit code.
@@ -14,5 +16,7 @@ func serveLSP(ctx context.Context, rwc io.ReadWriteCloser) int {
 		NewService: newService,
 		Version:    version,
 		Logf:       log.Printf,
+		// The plain-LSP door's transcripts live beside the sessions.
+		TranscriptDir: filepath.Join(session.DefaultDir(), "transcripts"),
 	})
 }
