@@ -221,7 +221,10 @@ func readString(dec *jsontext.Decoder) (string, error) {
 		return "", dec.SkipValue()
 	}
 	tok, err := dec.ReadToken()
-	return tok.String(), err
+	if err != nil {
+		return "", err
+	}
+	return tok.String(), nil
 }
 
 // readBool reads a boolean value; any other kind reads as false.
@@ -230,7 +233,10 @@ func readBool(dec *jsontext.Decoder) (bool, error) {
 		return false, dec.SkipValue()
 	}
 	tok, err := dec.ReadToken()
-	return tok.Bool(), err
+	if err != nil {
+		return false, err
+	}
+	return tok.Bool(), nil
 }
 
 // readStrings reads an array of strings, ignoring other elements.

@@ -64,7 +64,7 @@ type parser struct {
 
 func (p *parser) line(raw []byte, off int64, final bool) {
 	end := off + int64(len(raw))
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if isBlank(raw) {
 		if final {
 			p.tail.end = off + int64(len(raw))
 		} else {
@@ -90,10 +90,20 @@ func (p *parser) line(raw []byte, off int64, final bool) {
 	}
 }
 
+// isBlank reports whether raw holds only JSON whitespace.
+func isBlank(raw []byte) bool {
+	for _, c := range raw {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
 // readForward reads every line of r from offset 0 with no limit on line
 // length.
 func readForward(r io.Reader, sink lineSink) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	var long []byte // a line longer than the buffer, being assembled
 	for {

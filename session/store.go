@@ -196,7 +196,7 @@ func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
-	h, t, err := readResume(f)
+	h, t, err := readResumeFile(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("reading session %s: %w", l.path, err)
@@ -219,7 +219,7 @@ func (s *Store) resumeClaude(l *Log) (*Log, *History, error) {
 		return nil, nil, fmt.Errorf("opening session %s: %w", l.id, err)
 	}
 	defer f.Close()
-	h, t, err := readResume(f)
+	h, t, err := readResumeFile(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading session %s: %w", src, err)
 	}
@@ -236,20 +236,25 @@ type resumed struct {
 	title bool
 }
 
-// readResume reads the live part of a session file and its head.
-func readResume(f *os.File) (*resumed, tail, error) {
+func readResumeFile(f *os.File) (*resumed, tail, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, tail{}, err
 	}
+	return readResume(f, fi.Size())
+}
+
+// readResume reads the live part of a session file of size bytes and its
+// head.
+func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	var warn warnings
 	p := &parser{warn: &warn}
-	if err := readContext(f, fi.Size(), p.line); err != nil {
+	if err := readContext(r, size, p.line); err != nil {
 		return nil, tail{}, err
 	}
 	b := build(p.entries, &warn)
 	var ti titleInfo
-	if err := readHead(f, fi.Size(), &ti); err != nil {
+	if err := readHead(r, size, &ti); err != nil {
 		return nil, tail{}, err
 	}
 	for i := range p.entries {
