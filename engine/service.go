@@ -11,8 +11,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
+	"github.com/agent-lsp/agent-lsp/settings"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -47,6 +49,12 @@ type Config struct {
 	// Mode is the initial permission mode of new sessions (default
 	// "default").
 	Mode string
+	// Price returns the cost in USD of a model call's usage, or 0 when
+	// the model's price is unknown.
+	Price func(Usage) float64
+	// Settings are the user's and the project's settings (permission
+	// rules, hooks, sandbox); nil means none.
+	Settings *settings.Settings
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
 }
@@ -74,6 +82,9 @@ func (c *Config) setDefaults() {
 		c.Home, _ = os.UserHomeDir()
 	}
 }
+
+// Usage counts the tokens of a model call.
+type Usage = providers.Usage
 
 // ErrNoProvider is returned by Prompt when no model provider is
 // configured; the error says what to set.

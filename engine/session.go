@@ -32,6 +32,7 @@ type Session struct {
 	history  []providers.Message     // guarded by mu
 	model    string                  // guarded by mu
 	mode     string                  // permission mode, guarded by mu
+	cost     float64                 // spent so far in USD, guarded by mu
 	cancel   context.CancelFunc      // of the running prompt, guarded by mu
 	running  bool                    // guarded by mu
 	closed   bool                    // guarded by mu

@@ -105,5 +105,15 @@ func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
 	s.mu.Unlock()
 	used := resp.Usage.ContextTokens()
 	size := s.svc.cfg.Window
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size})
+	u := schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size}
+	if price := s.svc.cfg.Price; price != nil {
+		s.mu.Lock()
+		s.cost += price(resp.Usage)
+		cost := s.cost
+		s.mu.Unlock()
+		if cost > 0 {
+			u.Cost = &schema.Cost{Amount: cost, Currency: "USD"}
+		}
+	}
+	s.update(ctx, u)
 }

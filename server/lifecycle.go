@@ -112,6 +112,7 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 		showMessageActions: p.Capabilities.Window.ShowMessage != nil,
 		agent:              len(agent) > 0 && string(agent) != "null" && string(agent) != "false",
 	}
+	init.Roots = tools.ResolveRoots(roots...)
 	svc, err := s.opts.NewService(init)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: %v", err)

@@ -39,6 +39,8 @@ type InitOptions struct {
 	BaseURL  string          `json:"baseURL,omitempty"`
 	MaxTurns int             `json:"maxTurns,omitempty"`
 	Raw      json.RawMessage `json:"-"`
+	// Roots are the workspace folders of initialize.
+	Roots []string `json:"-"`
 }
 
 // Server serves one editor connection.

@@ -1,45 +1,92 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/engine"
-	"github.com/agent-lsp/agent-lsp/providers/anthropic"
-	"github.com/agent-lsp/agent-lsp/providers/retry"
+	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/session"
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
-// defaultModel is asked when nothing names a model.
-const defaultModel = "claude-sonnet-4-5"
+// providerPool keeps one provider per endpoint and key for the process, so
+// switching models never builds a new HTTP client.
+var providerPool = &config.Pool{}
 
 // newService builds the session service from the editor's
-// initializationOptions and the environment.
+// initializationOptions, the settings files and the environment.
 func newService(init server.InitOptions) (*engine.Service, error) {
+	if init.MaxTurns < 0 {
+		return nil, fmt.Errorf("initializationOptions.maxTurns must be positive, got %d", init.MaxTurns)
+	}
+	project := projectRoot(init.Roots)
+	st, problems := settings.Load(settings.Options{
+		Project:               project,
+		Home:                  userHome(),
+		ManagedPath:           managedPath(),
+		InitializationOptions: init.Raw,
+	})
+	for _, p := range problems {
+		log.Printf("settings: %v", p)
+	}
 	cfg := engine.Config{
-		Model:    firstNonEmpty(init.Model, os.Getenv("ANTHROPIC_MODEL"), defaultModel),
 		MaxTurns: init.MaxTurns,
 		Logf:     log.Printf,
 		Store:    session.NewStore(session.DefaultDir(), claudeDir()),
+		Settings: st,
 	}
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
-	if init.MaxTurns < 0 {
-		return nil, fmt.Errorf("initializationOptions.maxTurns must be positive, got %d", init.MaxTurns)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resolved, err := config.Resolve(ctx,
+		config.Source{Name: "initializationOptions", Provider: init.Provider, Model: init.Model, BaseURL: init.BaseURL},
+		config.Source{Name: "settings (" + settingsFiles(st) + ")", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper},
+	)
+	cfg.Model = resolved.Model
+	if resolved.Info.ContextWindow > 0 {
+		cfg.Window = int64(resolved.Info.ContextWindow)
 	}
-	key := os.Getenv("ANTHROPIC_API_KEY")
-	if key == "" {
-		cfg.ProviderError = fmt.Errorf("set ANTHROPIC_API_KEY in the environment the editor starts agent-lsp with")
+	if resolved.Info.MaxOutput > 0 {
+		cfg.MaxTokens = resolved.Info.MaxOutput
+	}
+	info := resolved.Info
+	cfg.Price = func(u engine.Usage) float64 { return info.Cost(u) }
+	table := config.DefaultTable()
+	for _, m := range table.Models() {
+		if m.Provider == resolved.Provider || resolved.Provider == "" {
+			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: m.ID})
+		}
+	}
+	if err != nil {
+		cfg.ProviderError = err
 		return engine.NewService(cfg), nil
 	}
-	cfg.Provider = retry.Wrap(anthropic.New(anthropic.Options{
-		APIKey:  key,
-		BaseURL: firstNonEmpty(init.BaseURL, os.Getenv("ANTHROPIC_BASE_URL")),
-	}), retry.Policy{})
+	cfg.Provider = providerPool.Provider(resolved)
 	return engine.NewService(cfg), nil
+}
+
+// projectRoot is the first workspace folder, else the working directory.
+func projectRoot(roots []string) string {
+	if len(roots) > 0 {
+		return roots[0]
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func settingsFiles(st *settings.Settings) string {
+	if len(st.Files) == 0 {
+		return "none"
+	}
+	return filepath.Base(st.Files[0]) + " and others"
 }
 
 // noUserSettings reports whether AGENT_LSP_NO_USER_SETTINGS asks to ignore
@@ -47,19 +94,30 @@ func newService(init server.InitOptions) (*engine.Service, error) {
 // tests and the demo).
 func noUserSettings() bool { return os.Getenv("AGENT_LSP_NO_USER_SETTINGS") != "" }
 
-// claudeDir is where Claude Code's sessions are listed from ("-": nowhere).
-func claudeDir() string {
+// userHome is where the user's ~/.claude settings are read from.
+func userHome() string {
 	if noUserSettings() {
-		return "-"
+		return filepath.Join(os.TempDir(), "agent-lsp-no-user-settings")
 	}
 	return ""
 }
 
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
+// managedPath is the managed policy file (AGENT_LSP_MANAGED_SETTINGS, else
+// Claude Code's).
+func managedPath() string {
+	if p := os.Getenv("AGENT_LSP_MANAGED_SETTINGS"); p != "" {
+		return p
+	}
+	if noUserSettings() {
+		return ""
+	}
+	return settings.DefaultManagedPath
+}
+
+// claudeDir is where Claude Code's sessions are listed from ("-": nowhere).
+func claudeDir() string {
+	if noUserSettings() {
+		return "-"
 	}
 	return ""
 }
