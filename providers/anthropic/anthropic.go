@@ -19,7 +19,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/providers/internal/watchdog"
+	"github.com/agent-lsp/agent-lsp/providers/internal/transport"
 )
 
 // DefaultMaxTokens is the output limit of a request that sets none.
@@ -66,13 +66,9 @@ func New(opts Options) *Provider {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
 	ro := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(transport.Client(opts.HTTPClient)),
 		option.WithMaxRetries(0),
 	}
 	if opts.APIKey != "" {
@@ -106,7 +102,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func
 	if err != nil {
 		return nil, err
 	}
-	sctx, wd := watchdog.New(ctx, p.opts.IdleTimeout)
+	sctx, wd := transport.NewWatchdog(ctx, p.opts.IdleTimeout)
 	defer wd.Stop()
 
 	stream := p.client.Messages.NewStreaming(sctx, params)
@@ -123,7 +119,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func
 		return nil, ctx.Err()
 	}
 	if wd.Fired() {
-		return nil, &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", wd.Idle()), Retryable: true, Err: watchdog.ErrStalled}
+		return nil, wd.Err()
 	}
 	if err != nil {
 		var apiErr *anthropic.Error

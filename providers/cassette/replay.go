@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/providers/internal/transport"
 )
 
 // ReplayOptions tune a Replayer.
@@ -77,7 +78,7 @@ func (r *Replayer) Stream(ctx context.Context, req *providers.Request, emit func
 			d = time.Duration(float64(time.Duration(e.Ms-prev)*time.Millisecond) / r.opts.Speed)
 			prev = e.Ms
 		}
-		if err := wait(ctx, d); err != nil {
+		if err := transport.Sleep(ctx, d); err != nil {
 			return nil, err
 		}
 		emit(e.event())
@@ -110,18 +111,4 @@ func match(rec, got Request) error {
 		return fmt.Errorf("request offers tools %v, the recording %v", got.Tools, rec.Tools)
 	}
 	return nil
-}
-
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

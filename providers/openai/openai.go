@@ -17,7 +17,6 @@ package openai
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,7 +27,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/providers/internal/watchdog"
+	"github.com/agent-lsp/agent-lsp/providers/internal/transport"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -90,14 +89,10 @@ func New(opts Options) *Provider {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
 	// Every option the SDK would take from the environment that matters
 	// here is set explicitly, so the environment cannot override it.
 	ro := []option.RequestOption{
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(transport.Client(opts.HTTPClient)),
 		option.WithMaxRetries(0),
 		option.WithBaseURL(opts.BaseURL),
 		option.WithAPIKey(opts.APIKey),
@@ -128,7 +123,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func
 	if err != nil {
 		return nil, err
 	}
-	sctx, wd := watchdog.New(ctx, p.opts.IdleTimeout)
+	sctx, wd := transport.NewWatchdog(ctx, p.opts.IdleTimeout)
 	defer wd.Stop()
 
 	stream := p.client.Chat.Completions.NewStreaming(sctx, params)
@@ -143,7 +138,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func
 		return nil, ctx.Err()
 	}
 	if wd.Fired() {
-		return nil, &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", wd.Idle()), Retryable: true, Err: watchdog.ErrStalled}
+		return nil, wd.Err()
 	}
 	if err != nil {
 		var se *ssestream.StreamError

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/providers/internal/transport"
 )
 
 // Streamer is a model provider: the method of engine.Provider, declared
@@ -82,7 +83,7 @@ func (p Policy) withDefaults() Policy {
 		p.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	if p.Sleep == nil {
-		p.Sleep = sleep
+		p.Sleep = transport.Sleep
 	}
 	if p.Jitter == nil {
 		p.Jitter = rand.Float64
@@ -189,16 +190,5 @@ func Reason(e *providers.Error) string {
 		return strings.ReplaceAll(e.Type, "_", " ")
 	default:
 		return "connection error"
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

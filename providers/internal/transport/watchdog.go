@@ -1,19 +1,21 @@
-// Package watchdog cancels a streaming model call that stops making
-// progress: a connection that stays open but delivers nothing would
-// otherwise hold a turn until the user cancels it.
-package watchdog
+package transport
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/providers"
 )
 
 // ErrStalled is the cancel cause of a context whose watchdog fired.
 var ErrStalled = errors.New("stream stalled")
 
-// Watchdog cancels its context when Kick is not called for the idle
-// duration.
+// Watchdog cancels a streaming call that stops making progress: a
+// connection that stays open but delivers nothing would otherwise hold a
+// turn until the user cancels it. It cancels its context when Kick is not
+// called for the idle duration.
 type Watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -21,10 +23,10 @@ type Watchdog struct {
 	timer  *time.Timer // nil when idle <= 0
 }
 
-// New returns a context derived from parent that a watchdog cancels with
+// NewWatchdog returns a context derived from parent that a watchdog cancels with
 // ErrStalled after idle without a Kick. idle <= 0 disables the watchdog.
 // Call Stop when the call ends.
-func New(parent context.Context, idle time.Duration) (context.Context, *Watchdog) {
+func NewWatchdog(parent context.Context, idle time.Duration) (context.Context, *Watchdog) {
 	ctx, cancel := context.WithCancelCause(parent)
 	w := &Watchdog{ctx: ctx, cancel: cancel, idle: idle}
 	if idle > 0 {
@@ -45,8 +47,10 @@ func (w *Watchdog) Fired() bool {
 	return errors.Is(context.Cause(w.ctx), ErrStalled)
 }
 
-// Idle is the configured idle duration.
-func (w *Watchdog) Idle() time.Duration { return w.idle }
+// Err is the retryable error of a call the watchdog cancelled.
+func (w *Watchdog) Err() error {
+	return &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", w.idle), Retryable: true, Err: ErrStalled}
+}
 
 // Stop stops the timer and releases the context.
 func (w *Watchdog) Stop() {
