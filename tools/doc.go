@@ -9,4 +9,39 @@
 //
 // A failure the model should see (a missing file, an old_string not found)
 // is a Result with IsError set, never a Go error.
+//
+// # The tools
+//
+// New returns, in this order: Read, Write, Edit, MultiEdit, Glob, Grep, LS,
+// Bash, BashOutput, KillBash and TodoWrite. Each tool's description is the
+// .md file beside it; its input schema is in its Spec. Inputs are decoded
+// strictly: a missing or wrong-typed field is an error result naming it
+// ("file_path: expected string, got number"). Every path goes through
+// Env.Resolve, which refuses paths outside the workspace roots, symbolic
+// links included.
+//
+// Edit, MultiEdit and Write implement Previewer with the exact old and new
+// text of the file, refuse to change a file the model has not Read (or that
+// changed since), and record what they wrote as read. Bash previews its
+// command.
+//
+// # Session lifetime
+//
+// Tools are built per session. Bash's background shells (run_in_background)
+// belong to the session: Env.Close, or Close on the Bash tool, kills them
+// and every process they started. The engine must call one of them when
+// the session ends.
+//
+// # Search
+//
+// Glob, Grep and LS see the same files: hidden files are included, .git is
+// not, symbolic links are not followed, and .gitignore files (nested ones
+// too) are honoured from the workspace root down, as ripgrep does with
+// --hidden --no-require-git. Grep has two engines that give the same
+// answers: ripgrep, used when rg is on PATH and the FileSystem is DiskFS or
+// an OpenFileLister (so open editor buffers can be searched beside it), and
+// an in-process engine (parallel walk, required-literal prefilter, regexp on
+// candidate lines only) otherwise. The in-process engine uses Go's regexp,
+// whose \w, \d, \s and \b are ASCII-only where ripgrep's are Unicode-aware;
+// on ASCII text the two agree.
 package tools
