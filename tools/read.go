@@ -140,6 +140,7 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 func formatLines(path string, content []byte, offset, limit int) string {
 	out := make([]byte, 0, min(len(content), limit*(ReadMaxLineLength+1))+limit*8+256)
 	line, shown, cut := 0, 0, 0
+	var num [7]byte // the number column of the last line written
 	rest := content
 	for len(rest) > 0 {
 		line++
@@ -163,7 +164,16 @@ func formatLines(path string, content []byte, offset, limit int) string {
 		if n := len(l); n > 0 && l[n-1] == '\r' {
 			l = l[:n-1]
 		}
-		out = appendLineNo(out, line)
+		// The number column is kept as text and incremented, which is
+		// cheaper than formatting each number.
+		if shown == 0 || line >= 1e6 || !incLineNo(&num) {
+			num = [7]byte(appendLineNo(make([]byte, 0, 7), min(line, 999999)))
+		}
+		if line < 1e6 {
+			out = append(out, num[:]...)
+		} else {
+			out = appendLineNo(out, line)
+		}
 		if len(l) > ReadMaxLineLength {
 			cutAt := ReadMaxLineLength
 			for cutAt > 0 && !utf8.RuneStart(l[cutAt]) {
@@ -191,6 +201,23 @@ func formatLines(path string, content []byte, offset, limit int) string {
 	}
 	// out is never written again: share its memory rather than copy it.
 	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// incLineNo adds one to the line number column num ("     9\t" becomes
+// "    10\t"). It reports false when the number outgrows the column.
+func incLineNo(num *[7]byte) bool {
+	for i := 5; i >= 0; i-- {
+		switch c := num[i]; {
+		case c == ' ':
+			num[i] = '1'
+			return true
+		case c < '9':
+			num[i] = c + 1
+			return true
+		}
+		num[i] = '0'
+	}
+	return false
 }
 
 func readImage(path, mediaType string, content []byte) *Result {
