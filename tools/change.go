@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -27,6 +28,26 @@ func (e *Env) checkFresh(path string, current []byte) error {
 		return fmt.Errorf("%s", why)
 	}
 	return nil
+}
+
+// previewChange is the Preview of a tool that computes a change with
+// plan.
+func previewChange(plan func(json.RawMessage) (*change, error), verb string, input json.RawMessage) (*Preview, error) {
+	c, err := plan(input)
+	if err != nil {
+		return nil, err
+	}
+	return c.preview(verb), nil
+}
+
+// runChange is the Run of a tool that computes a change with plan: it
+// plans again (the file may have changed since the preview) and writes.
+func runChange(ctx context.Context, env *Env, plan func(json.RawMessage) (*change, error), verb string, input json.RawMessage) *Result {
+	c, err := plan(input)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	return c.apply(ctx, env, verb)
 }
 
 // preview describes c for the permission prompt.

@@ -84,19 +84,11 @@ func (t *editTool) plan(input json.RawMessage) (*change, error) {
 // Preview returns the file change the call would make; it fails as Run
 // would.
 func (t *editTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
-	c, err := t.plan(input)
-	if err != nil {
-		return nil, err
-	}
-	return c.preview("Edit"), nil
+	return previewChange(t.plan, "Edit", input)
 }
 
 func (t *editTool) Run(ctx context.Context, input json.RawMessage) *Result {
-	c, err := t.plan(input)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	return c.apply(ctx, t.env, "Edit")
+	return runChange(ctx, t.env, t.plan, "Edit", input)
 }
 
 // replace replaces oldS by newS in content: the single occurrence, or

@@ -116,17 +116,9 @@ func (t *multiEditTool) plan(input json.RawMessage) (*change, error) {
 // Preview returns the file change the call would make; it fails as Run
 // would.
 func (t *multiEditTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
-	c, err := t.plan(input)
-	if err != nil {
-		return nil, err
-	}
-	return c.preview("MultiEdit"), nil
+	return previewChange(t.plan, "MultiEdit", input)
 }
 
 func (t *multiEditTool) Run(ctx context.Context, input json.RawMessage) *Result {
-	c, err := t.plan(input)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	return c.apply(ctx, t.env, "Edit")
+	return runChange(ctx, t.env, t.plan, "MultiEdit", input)
 }

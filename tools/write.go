@@ -66,17 +66,9 @@ func (t *writeTool) plan(input json.RawMessage) (*change, error) {
 // Preview returns the file change the call would make; it fails as Run
 // would.
 func (t *writeTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
-	c, err := t.plan(input)
-	if err != nil {
-		return nil, err
-	}
-	return c.preview("Write"), nil
+	return previewChange(t.plan, "Write", input)
 }
 
 func (t *writeTool) Run(ctx context.Context, input json.RawMessage) *Result {
-	c, err := t.plan(input)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	return c.apply(ctx, t.env, "Write")
+	return runChange(ctx, t.env, t.plan, "Write", input)
 }
