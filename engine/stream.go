@@ -36,6 +36,7 @@ type forwarder struct {
 	mu       sync.Mutex
 	text     strings.Builder // guarded by mu
 	thinking strings.Builder // guarded by mu
+	calls    []string        // tool calls announced by this attempt, guarded by mu
 }
 
 func newForwarder(ctx context.Context, s *Session) *forwarder {
@@ -57,6 +58,9 @@ func (f *forwarder) emit(ev providers.Event) {
 		b := schema.TextBlock(ev.Text)
 		f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &b})
 	case providers.EventToolStart:
+		f.mu.Lock()
+		f.calls = append(f.calls, ev.ToolID)
+		f.mu.Unlock()
 		f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateToolCall, ToolCall: &schema.ToolCall{
 			ToolCallID: ev.ToolID,
 			Title:      ev.ToolName,
@@ -65,10 +69,19 @@ func (f *forwarder) emit(ev providers.Event) {
 		}})
 	case providers.EventRetry:
 		if ev.Retry != nil {
+			// The failed attempt's output is void: the next attempt
+			// streams the response from the start.
 			f.mu.Lock()
 			f.text.Reset()
 			f.thinking.Reset()
+			calls := f.calls
+			f.calls = nil
 			f.mu.Unlock()
+			for _, id := range calls {
+				f.s.update(f.ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{
+					ToolCallID: id, Status: schema.StatusFailed, Title: "interrupted: the model call is retried",
+				}})
+			}
 			f.s.status(f.ctx, Status{
 				Kind:      StatusRetry,
 				Message:   fmt.Sprintf("model call failed (%s); retrying in %s (attempt %d)", ev.Retry.Reason, ev.Retry.Delay.Round(100e6), ev.Retry.Attempt+1),
