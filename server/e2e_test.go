@@ -29,6 +29,12 @@ type env struct {
 // newEnv starts a server whose model plays turns.
 func newEnv(t *testing.T, files map[string]string, turns ...fake.Turn) *env {
 	t.Helper()
+	return newEnvWith(t, files, nil, turns...)
+}
+
+// newEnvWith is newEnv with a hook to adjust the engine's configuration.
+func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Config), turns ...fake.Turn) *env {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +53,11 @@ func newEnv(t *testing.T, files map[string]string, turns ...fake.Turn) *env {
 		Logf:          t.Logf,
 		TranscriptDir: filepath.Join(root, ".transcripts"),
 		NewService: func(init server.InitOptions) (*engine.Service, error) {
-			return engine.NewService(engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root}), nil
+			cfg := engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root}
+			if configure != nil {
+				configure(&cfg)
+			}
+			return engine.NewService(cfg), nil
 		},
 	})
 	return &env{t: t, root: root, model: model, editor: ed}
