@@ -144,3 +144,37 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+func TestChatAsksOnTheTerminal(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644)
+	model := fake.NewAnthropic(t,
+		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"a.txt"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Edit", `{"file_path":"a.txt","old_string":"one","new_string":"uno"}`)},
+		fake.Turn{fake.Text("Translated.")},
+	)
+	cmd := exec.Command(binary, "chat", "translate a.txt")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader("y\n")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(),
+		"AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1", "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("agent-lsp chat: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "allow? [y]es once") || !strings.Contains(string(out), "Translated.") {
+		t.Errorf("chat output:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "uno\n" {
+		t.Errorf("a.txt = %q, want the approved edit", b)
+	}
+}
+
+func TestChatWithoutKeySaysWhatToSet(t *testing.T) {
+	cmd := exec.Command(binary, "chat", "hello")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "ANTHROPIC_API_KEY") {
+		t.Errorf("chat without a key: err %v, output %s", err, out)
+	}
+}
