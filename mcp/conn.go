@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-lsp/agent-lsp/tools"
+)
+
+// conn is a live connection to one server.
+type conn struct {
+	m       *Manager
+	srv     Server
+	session *sdk.ClientSession
+	proc    *process        // stdio servers only
+	http    *http.Transport // http and sse servers only
+
+	// ctx is done once the connection closes; tool calls end with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	changed chan struct{} // a tools/list_changed arrived (buffered, 1)
+	ended   chan struct{} // closed when the connection ends
+	waitErr error         // the session's end, set before ended closes
+	wg      sync.WaitGroup
+}
+
+// connect starts srv and initializes the MCP session, within
+// Options.StartTimeout.
+func (m *Manager) connect(srv Server) (*conn, error) {
+	c := &conn{m: m, srv: srv, changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(m.ctx)
+
+	caps := &sdk.ClientCapabilities{}
+	if len(m.opts.Roots) > 0 {
+		caps.RootsV2 = &sdk.RootCapabilities{}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent-lsp", Version: m.opts.Version}, &sdk.ClientOptions{
+		Capabilities: caps,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case c.changed <- struct{}{}:
+			default: // a relist is already due
+			}
+		},
+	})
+	for _, dir := range m.opts.Roots {
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+		client.AddRoots(&sdk.Root{URI: u.String(), Name: filepath.Base(dir)})
+	}
+
+	var transport sdk.Transport
+	switch srv.Type {
+	case TypeStdio:
+		p, err := startProcess(srv, m.opts.Dir, m.opts.Env, m.opts.Logf)
+		if err != nil {
+			c.cancel()
+			return nil, err
+		}
+		c.proc = p
+		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+	case TypeHTTP, TypeSSE:
+		c.http = http.DefaultTransport.(*http.Transport).Clone()
+		hc := &http.Client{Transport: headerTransport{base: c.http, headers: srv.Headers}}
+		if srv.Type == TypeHTTP {
+			transport = &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}
+		} else {
+			transport = &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
+		}
+	default:
+		c.cancel()
+		return nil, fmt.Errorf("unsupported type %q", srv.Type)
+	}
+
+	ctx, cancel := context.WithTimeout(c.ctx, m.opts.StartTimeout)
+	defer cancel()
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		err = c.explain(ctx, err, "initialize")
+		c.close()
+		return nil, err
+	}
+	c.session = session
+	c.wg.Go(func() {
+		c.waitErr = session.Wait()
+		close(c.ended)
+	})
+	return c, nil
+}
+
+// explain turns the error of a request that failed during start-up into
+// one that says what happened to the server.
+func (c *conn) explain(ctx context.Context, err error, what string) error {
+	if c.m.ctx.Err() != nil {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer to %s within %v", what, c.m.opts.StartTimeout)
+	}
+	if c.proc != nil {
+		// A server that crashed closed its output first; its exit
+		// status follows at once.
+		select {
+		case <-c.proc.exited:
+		case <-time.After(time.Second):
+		}
+		if perr, ok := c.proc.failure(); ok {
+			return perr
+		}
+	}
+	return err
+}
+
+// endErr says why the connection ended by itself.
+func (c *conn) endErr() error {
+	if c.proc != nil {
+		select {
+		case <-c.proc.exited:
+		case <-time.After(time.Second):
+		}
+		if err, ok := c.proc.failure(); ok {
+			return err
+		}
+		return errors.New("closed its output")
+	}
+	if c.waitErr != nil {
+		return fmt.Errorf("connection lost: %w", c.waitErr)
+	}
+	return errors.New("connection lost")
+}
+
+// tools lists the server's tools, every page, within timeout.
+func (c *conn) tools(timeout time.Duration) ([]tools.Tool, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, timeout)
+	defer cancel()
+	var (
+		list []tools.Tool
+		seen = make(map[string]bool)
+	)
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, c.explain(ctx, err, "tools/list")
+		}
+		tl := newTool(c, t)
+		name := tl.spec.Name
+		if seen[name] {
+			c.m.opts.Logf("MCP server %q: skipping tool %q: its name %s is taken by another of its tools", c.srv.Name, t.Name, name)
+			continue
+		}
+		seen[name] = true
+		list = append(list, tl)
+	}
+	if list == nil {
+		list = []tools.Tool{}
+	}
+	return list, nil
+}
+
+// close ends the connection: calls in progress are cancelled, the session
+// closes, a stdio server's process group is stopped. It returns once
+// everything the connection started has ended.
+func (c *conn) close() {
+	c.cancel()
+	if c.session != nil {
+		_ = c.session.Close()
+	}
+	if c.proc != nil {
+		c.proc.stop(c.m.opts.Grace)
+	}
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+	c.wg.Wait()
+}
+
+// headerTransport adds a server's configured headers to each request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
