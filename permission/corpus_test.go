@@ -1,0 +1,154 @@
+package permission
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/settings"
+)
+
+// workspace makes the test workspace: a project with a few files and a
+// symlink that leads out of it, and a home directory outside it.
+func workspace(t testing.TB) (project, home string) {
+	t.Helper()
+	root := t.TempDir()
+	project = filepath.Join(root, "project")
+	home = filepath.Join(root, "home")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(project, "src"), filepath.Join(project, ".git"), home, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range map[string]string{
+		"README.md":    "hello\n",
+		"package.json": "{}\n",
+		"src/main.go":  "package main\n",
+	} {
+		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "passwd"), []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(project, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	return project, home
+}
+
+type corpusCase struct {
+	line    int
+	want    Verdict
+	command string
+}
+
+type corpusSection struct {
+	name  string
+	mode  Mode
+	s     settings.Settings
+	cases []corpusCase
+}
+
+func readCorpus(t *testing.T, path string) []*corpusSection {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var (
+		sections []*corpusSection
+		cur      *corpusSection
+	)
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "== "); ok {
+			cur = &corpusSection{name: name, mode: Default}
+			sections = append(sections, cur)
+			continue
+		}
+		if cur == nil {
+			t.Fatalf("%s:%d: case before any section", path, n)
+		}
+		key, rest, _ := strings.Cut(line, " ")
+		rule := settings.Rule{Text: rest, Pos: settings.Position{File: path, Line: n}}
+		switch key {
+		case "mode":
+			cur.mode = Mode(rest)
+			continue
+		case "allow-rule":
+			cur.s.Permissions.Allow = append(cur.s.Permissions.Allow, rule)
+			continue
+		case "deny-rule":
+			cur.s.Permissions.Deny = append(cur.s.Permissions.Deny, rule)
+			continue
+		case "ask-rule":
+			cur.s.Permissions.Ask = append(cur.s.Permissions.Ask, rule)
+			continue
+		}
+		c := corpusCase{line: n, command: rest}
+		switch key {
+		case "allow":
+			c.want = Allow
+		case "ask":
+			c.want = Ask
+		case "deny":
+			c.want = Deny
+		default:
+			t.Fatalf("%s:%d: unknown line %q", path, n, line)
+		}
+		if strings.HasPrefix(rest, `"`) {
+			c.command, err = strconv.Unquote(rest)
+			if err != nil {
+				t.Fatalf("%s:%d: %v", path, n, err)
+			}
+		}
+		cur.cases = append(cur.cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sections
+}
+
+// TestBashCorpus checks every command of testdata/bash_corpus.txt. A
+// command expected to ask or be denied that is allowed fails loudly: the
+// corpus must have zero false allows.
+func TestBashCorpus(t *testing.T) {
+	project, home := workspace(t)
+	sections := readCorpus(t, filepath.Join("testdata", "bash_corpus.txt"))
+	total := 0
+	for _, sec := range sections {
+		sec.s.Home = home
+		p := NewPolicy(project, &sec.s, sec.mode)
+		if p.Mode() != sec.mode {
+			t.Fatalf("section %q: mode %q, want %q", sec.name, p.Mode(), sec.mode)
+		}
+		for _, c := range sec.cases {
+			total++
+			d := p.Decide(Call{Tool: "Bash", Command: c.command, Kind: "execute", Cwd: project})
+			if d.Verdict == c.want {
+				continue
+			}
+			if d.Verdict == Allow {
+				t.Errorf("FALSE ALLOW bash_corpus.txt:%d [%s] %q: want %v (%s)", c.line, sec.name, c.command, c.want, d.Reason)
+			} else {
+				t.Errorf("bash_corpus.txt:%d [%s] %q: got %v, want %v (%s)", c.line, sec.name, c.command, d.Verdict, c.want, d.Reason)
+			}
+		}
+	}
+	if total < 100 {
+		t.Errorf("corpus has %d cases, want at least 100", total)
+	}
+	t.Logf("%d commands checked", total)
+}

@@ -1,0 +1,172 @@
+package permission
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word is a shell word as far as it can be known without running
+// anything.
+type word struct {
+	// value is the word after quote removal, when literal.
+	value string
+	// literal is true when the word has one known value: no expansions,
+	// no glob or brace patterns, no tilde.
+	literal bool
+	// expands is true when the word holds expansions ($x, $(...), ...):
+	// a word neither literal nor expanding only holds patterns.
+	expands bool
+	// src is the word as written.
+	src string
+}
+
+// canon is the word's token for rule matching: a literal word in a
+// canonical quoting, anything else as written. The two never collide:
+// canonical quoting of a value that holds $, *, ~, { or a quote always
+// quotes it.
+func (w word) canon() string {
+	if w.literal {
+		return shellQuote(w.value)
+	}
+	return w.src
+}
+
+// nodeSource prints n back as source. A Printer is not safe for
+// concurrent use, so each call makes its own.
+func nodeSource(n syntax.Node) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, n); err != nil {
+		return "?"
+	}
+	return b.String()
+}
+
+// resolveWord works out w's value when it is literal.
+func resolveWord(w *syntax.Word) word {
+	out := word{src: nodeSource(w), literal: true}
+	var (
+		b   strings.Builder
+		pat patternState
+	)
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(pat.unescape(p.Value, i == 0))
+			if pat.pattern {
+				out.literal = false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				out.literal, out.expands = false, true // $'...' escapes: not worth decoding
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				out.literal, out.expands = false, true
+			}
+			for _, dp := range p.Parts {
+				lit, ok := dp.(*syntax.Lit)
+				if !ok {
+					out.literal, out.expands = false, true
+					continue
+				}
+				b.WriteString(unescapeDouble(lit.Value))
+			}
+		default:
+			out.literal, out.expands = false, true
+		}
+	}
+	if out.literal {
+		out.value = b.String()
+	}
+	return out
+}
+
+// patternState follows the unquoted parts of one word, to tell whether
+// the shell would expand it: a glob (*, ?, [...]), a brace expansion
+// ({...}) or a leading tilde. Brackets and braces count even when quoted
+// text sits between them, as in ["x"].
+type patternState struct {
+	bracket, brace bool // an unquoted [ or { was seen
+	pattern        bool
+}
+
+// unescape removes backslashes from an unquoted literal and updates the
+// state.
+func (ps *patternState) unescape(s string, first bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					b.WriteByte(s[i])
+				}
+			}
+			continue
+		case c == '*' || c == '?':
+			ps.pattern = true
+		case c == '[':
+			ps.bracket = true
+		case c == '{':
+			ps.brace = true
+		case c == ']' && ps.bracket, c == '}' && ps.brace:
+			ps.pattern = true
+		case c == '~' && i == 0 && first:
+			ps.pattern = true
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// unescapeDouble removes the backslashes that escape within double quotes.
+func unescapeDouble(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for the shell when it needs quoting, in one
+// canonical way: plain when every byte is safe, else single quotes.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("_@%+=:,./-^", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// joinCanon joins the canonical tokens of words with single spaces.
+func joinCanon(words []word) string {
+	toks := make([]string, len(words))
+	for i, w := range words {
+		toks[i] = w.canon()
+	}
+	return strings.Join(toks, " ")
+}
