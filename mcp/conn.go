@@ -72,9 +72,14 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 		hc := &http.Client{Transport: headerTransport{base: c.http, headers: srv.Headers}}
 		if srv.Type == TypeHTTP {
 			transport = &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}
-		} else {
-			transport = &sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
+			break
 		}
+		conn, err := c.dialSSE(&sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc})
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		transport = dialed{conn}
 	default:
 		c.cancel()
 		return nil, fmt.Errorf("unsupported type %q", srv.Type)
@@ -95,6 +100,32 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 	})
 	return c, nil
 }
+
+// dialSSE opens the event stream of an sse server. The SDK's transport
+// ties the stream to the context given to Connect, so it gets the
+// connection's context, with the start timeout applied to the dial alone.
+func (c *conn) dialSSE(t *sdk.SSEClientTransport) (sdk.Connection, error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	timer := time.AfterFunc(c.m.opts.StartTimeout, cancel)
+	conn, err := t.Connect(ctx)
+	if !timer.Stop() {
+		if err == nil {
+			conn.Close()
+		}
+		return nil, fmt.Errorf("no answer to the event stream request within %v", c.m.opts.StartTimeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	// ctx ends with c.ctx, when the connection closes.
+	return conn, nil
+}
+
+// dialed is a Transport whose connection is already open.
+type dialed struct{ conn sdk.Connection }
+
+func (d dialed) Connect(context.Context) (sdk.Connection, error) { return d.conn, nil }
 
 // explain turns the error of a request that failed during start-up into
 // one that says what happened to the server.
