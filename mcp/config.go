@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -144,8 +143,7 @@ func Collect(src Sources) ([]Server, []error) {
 		}
 	}
 
-	out := slices.Collect(maps.Values(byName))
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	out := slices.SortedFunc(maps.Values(byName), func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
 	return out, errs
 }
 

@@ -139,11 +139,7 @@ func (c *conn) explain(ctx context.Context, err error, what string) error {
 	if c.proc != nil {
 		// A server that crashed closed its output first; its exit
 		// status follows at once.
-		select {
-		case <-c.proc.exited:
-		case <-time.After(time.Second):
-		}
-		if perr, ok := c.proc.failure(); ok {
+		if perr, ok := c.proc.failure(time.Second); ok {
 			return perr
 		}
 	}
@@ -153,11 +149,7 @@ func (c *conn) explain(ctx context.Context, err error, what string) error {
 // endErr says why the connection ended by itself.
 func (c *conn) endErr() error {
 	if c.proc != nil {
-		select {
-		case <-c.proc.exited:
-		case <-time.After(time.Second):
-		}
-		if err, ok := c.proc.failure(); ok {
+		if err, ok := c.proc.failure(time.Second); ok {
 			return err
 		}
 		return errors.New("closed its output")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,8 +99,8 @@ type Options struct {
 	// more is cut with a note (default 100,000).
 	ResultBudget int
 
-	// Logf logs to the sidecar's log (default log.Printf). Servers'
-	// stderr goes there too, line by line.
+	// Logf logs to the sidecar's log (default log.Printf): every state a
+	// server reaches but starting, and its stderr, line by line.
 	Logf func(format string, args ...any)
 	// OnTools is called with a server's tools whenever they change: once
 	// it is ready, after each notifications/tools/list_changed, and with
@@ -149,13 +151,20 @@ type Manager struct {
 // for one server come one at a time and in order, those of different
 // servers may run concurrently. They must not call Close.
 //
-// Servers with NeedsApproval or Disabled set are reported and not started.
+// Servers with NeedsApproval or Disabled set are reported and not started;
+// of two servers with the same name, the first is used.
 // When ctx ends the servers stop, as with Close.
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, status: make(map[string]Status)}
+	seen := make(map[string]bool)
 	for _, srv := range servers {
+		if seen[srv.Name] {
+			m.opts.Logf("MCP server %q is configured twice; the second is ignored", srv.Name)
+			continue
+		}
+		seen[srv.Name] = true
 		m.wg.Go(func() { m.run(srv) })
 	}
 	return m
@@ -175,12 +184,7 @@ func (m *Manager) Close() {
 func (m *Manager) Statuses() []Status {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Status, 0, len(m.status))
-	for _, s := range m.status {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Server < out[j].Server })
-	return out
+	return slices.SortedFunc(maps.Values(m.status), func(a, b Status) int { return strings.Compare(a.Server, b.Server) })
 }
 
 // report records and announces a state, unless the Manager is closing.
@@ -191,7 +195,7 @@ func (m *Manager) report(s Status) {
 	if m.ctx.Err() != nil {
 		return
 	}
-	if s.State == StateFailed {
+	if s.State != StateStarting {
 		m.opts.Logf("%s", s)
 	}
 	m.opts.OnStatus(s)

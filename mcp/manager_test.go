@@ -113,7 +113,7 @@ func TestStdioServer(t *testing.T) {
 	if len(r.statuses) != n {
 		t.Errorf("statuses reported during Close: %v", r.statuses[n:])
 	}
-	if res := call(t, echo, `{"text":"hi"}`); !res.IsError {
+	if res := call(t, echo, `{"text":"hi"}`); !res.IsError || res.Content != `MCP server "test" is not running` {
 		t.Errorf("call after Close = %+v", res)
 	}
 }
@@ -252,6 +252,7 @@ func TestNotStarted(t *testing.T) {
 		{Name: "new", Scope: ScopeProject, Type: TypeStdio, Command: "/bin/false", NeedsApproval: true},
 		{Name: "off", Scope: ScopeProject, Type: TypeStdio, Command: "/bin/false", Disabled: true},
 		{Name: "missing", Type: TypeStdio, Command: "agent-lsp-no-such-command"},
+		{Name: "missing", Type: TypeStdio, Command: "/bin/true"},
 	}, r.options())
 	defer m.Close()
 	st := r.waitState(t, "new", StateNeedsApproval)
@@ -262,6 +263,9 @@ func TestNotStarted(t *testing.T) {
 	st = r.waitState(t, "missing", StateFailed)
 	if !strings.Contains(st.Err.Error(), "executable file not found") {
 		t.Errorf("missing command = %v", st.Err)
+	}
+	if !strings.Contains(r.log(), `MCP server "missing" is configured twice`) {
+		t.Errorf("duplicate not logged:\n%s", r.log())
 	}
 	m.Close()
 	got := m.Statuses()

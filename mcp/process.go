@@ -113,11 +113,13 @@ func startProcess(srv Server, dir string, env []string, logf func(string, ...any
 func (p *process) pgid() int { return p.cmd.Process.Pid }
 
 // failure describes why the process ended, with the end of its stderr,
-// once it has exited; ok is false while it still runs.
-func (p *process) failure() (err error, ok bool) {
+// waiting up to wait for it to end; ok is false if it still runs.
+func (p *process) failure(wait time.Duration) (err error, ok bool) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case <-p.exited:
-	default:
+	case <-timer.C:
 		return nil, false
 	}
 	err = p.waitErr

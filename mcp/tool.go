@@ -73,6 +73,9 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) *tools.Result {
 	if err != nil {
 		return tools.Errorf("%v", err)
 	}
+	if t.c.ctx.Err() != nil {
+		return tools.Errorf("MCP server %q is not running", t.c.srv.Name)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(t.c.ctx, cancel)()
