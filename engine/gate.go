@@ -2,39 +2,27 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// gate remembers the user's "always" answers for the session.
+// gate is the session's permission gate: the policy (settings rules, the
+// mode, what the user allowed for the session) and what the user rejected
+// for the rest of the session.
 type gate struct {
-	mu     sync.Mutex
-	always map[string]bool // rule -> allowed (true) or rejected (false); guarded by mu
-	mode   string          // guarded by mu
+	policy *permission.Policy
+
+	mu       sync.Mutex
+	rejected map[string]bool // rules the user always rejects, guarded by mu
 }
 
-func newGate(mode string) *gate { return &gate{always: make(map[string]bool), mode: mode} }
-
-func (g *gate) setMode(mode string) error {
-	g.mu.Lock()
-	g.mode = mode
-	g.mu.Unlock()
-	return nil
-}
-
-// rule is what an "always" answer covers: the tool, and for Bash the
-// command's first word.
-func rule(name string, p *tools.Preview) string {
-	if p != nil && p.Command != "" {
-		if f := strings.Fields(p.Command); len(f) > 0 {
-			return name + "(" + f[0] + ":*)"
-		}
-	}
-	return name
+func newGate(policy *permission.Policy) *gate {
+	return &gate{policy: policy, rejected: make(map[string]bool)}
 }
 
 // verdict is the outcome of authorize: a refusal for the model, or
@@ -52,43 +40,41 @@ const (
 	optRejectAlways = "reject_always"
 )
 
-// authorize decides whether a call may run, asking the user when needed.
-func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input []byte, p *tools.Preview) verdict {
+// authorize decides whether a call may run, asking the user when the
+// policy says so.
+func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview) verdict {
 	spec := t.Spec()
-	if spec.ReadOnly {
-		return verdict{}
+	pc := permission.Call{Tool: spec.Name, Input: input, ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: s.cwd}
+	if p != nil {
+		pc.Paths, pc.Command = p.Paths, p.Command
 	}
-	r := rule(spec.Name, p)
+	d := s.gate.policy.Decide(pc)
+	switch d.Verdict {
+	case permission.Allow:
+		return verdict{}
+	case permission.Deny:
+		return verdict{refusal: tools.Errorf("%s", d.Reason)}
+	}
+	key := d.AlwaysRule
+	if key == "" {
+		key = spec.Name
+	}
 	s.gate.mu.Lock()
-	allowed, known := s.gate.always[r]
-	mode := s.gate.mode
+	rejected := s.gate.rejected[key]
 	s.gate.mu.Unlock()
-	switch {
-	case mode == ModePlan:
-		return verdict{refusal: tools.Errorf("the session is in plan mode: only read-only tools may run. Present your plan to the user instead of making changes")}
-	case mode == ModeBypassPermissions:
-		return verdict{}
-	case mode == ModeAcceptEdits && spec.Kind == schema.KindEdit:
-		return verdict{}
-	}
-	if known {
-		if allowed {
-			return verdict{}
-		}
-		return verdict{refusal: tools.Errorf("the user has rejected %s calls for this session; do not try again, ask the user what to do instead", r)}
+	if rejected {
+		return verdict{refusal: tools.Errorf("the user rejected %s for this session; do not try again, ask the user what to do instead", key)}
 	}
 
-	params := &schema.RequestPermissionParams{
-		SessionID: s.ID,
-		ToolCall:  *call,
-		Options: []schema.PermissionOption{
-			{OptionID: optAllowOnce, Name: "Allow", Kind: schema.AllowOnce},
-			{OptionID: optAllowAlways, Name: fmt.Sprintf("Always allow %s", r), Kind: schema.AllowAlways},
-			{OptionID: optRejectOnce, Name: "Reject", Kind: schema.RejectOnce},
-			{OptionID: optRejectAlways, Name: fmt.Sprintf("Always reject %s", r), Kind: schema.RejectAlways},
-		},
+	options := []schema.PermissionOption{{OptionID: optAllowOnce, Name: "Allow", Kind: schema.AllowOnce}}
+	if d.AlwaysRule != "" {
+		options = append(options, schema.PermissionOption{OptionID: optAllowAlways, Name: "Always allow " + d.AlwaysRule, Kind: schema.AllowAlways})
 	}
-	res, err := s.client.RequestPermission(ctx, params)
+	options = append(options,
+		schema.PermissionOption{OptionID: optRejectOnce, Name: "Reject", Kind: schema.RejectOnce},
+		schema.PermissionOption{OptionID: optRejectAlways, Name: "Always reject " + key, Kind: schema.RejectAlways},
+	)
+	res, err := s.client.RequestPermission(ctx, &schema.RequestPermissionParams{SessionID: s.ID, ToolCall: *call, Options: options})
 	if err != nil {
 		if ctx.Err() != nil {
 			return verdict{refusal: tools.Errorf("the user cancelled this tool call")}
@@ -100,22 +86,25 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user cancelled this tool call")}
 	}
 	switch out.OptionID {
-	case optAllowOnce, optAllowAlways:
-		if out.OptionID == optAllowAlways {
-			s.gate.mu.Lock()
-			s.gate.always[r] = true
-			s.gate.mu.Unlock()
+	case optAllowOnce:
+		return verdict{edited: editedText(out, p)}
+	case optAllowAlways:
+		if d.AlwaysRule == "" {
+			break
+		}
+		if err := s.gate.policy.AllowAlways(pc, d); err != nil {
+			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
 		return verdict{edited: editedText(out, p)}
 	case optRejectAlways:
 		s.gate.mu.Lock()
-		s.gate.always[r] = false
+		s.gate.rejected[key] = true
 		s.gate.mu.Unlock()
+		fallthrough
 	case optRejectOnce:
-	default:
-		return verdict{refusal: tools.Errorf("the editor answered the permission request with unknown option %q; the call was not run", out.OptionID)}
+		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	}
-	return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
+	return verdict{refusal: tools.Errorf("the editor answered the permission request with unknown option %q; the call was not run", out.OptionID)}
 }
 
 // editedText returns the text the user put in place of a single-file

@@ -4,53 +4,30 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
-// Permission modes, as Claude Code names them.
-const (
-	ModeDefault           = "default"
-	ModeAcceptEdits       = "acceptEdits"
-	ModePlan              = "plan"
-	ModeBypassPermissions = "bypassPermissions"
-)
-
-// availableModes are the modes a session can be in.
-var availableModes = []schema.Mode{
-	{ID: ModeDefault, Name: "Default", Description: "Ask before anything that changes state"},
-	{ID: ModeAcceptEdits, Name: "Accept edits", Description: "File edits in the workspace are allowed; shell commands still ask"},
-	{ID: ModePlan, Name: "Plan", Description: "Read-only tools only: the agent plans, nothing changes"},
-	{ID: ModeBypassPermissions, Name: "Bypass permissions", Description: "Never ask; deny rules still hold"},
-}
-
-// Modes returns the session's modes and the current one.
+// Modes returns the session's permission modes and the current one.
 func (s *Session) Modes() *schema.ModeState {
-	return &schema.ModeState{CurrentModeID: s.Mode(), AvailableModes: availableModes}
+	return s.gate.policy.ModeState()
 }
 
 // Mode returns the current permission mode.
 func (s *Session) Mode() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mode
+	return string(s.gate.policy.Mode())
 }
 
 // SetMode switches the permission mode and reports it to the editor with a
 // current_mode_update.
 func (s *Session) SetMode(ctx context.Context, modeID string) error {
-	known := false
-	for _, m := range availableModes {
-		known = known || m.ID == modeID
-	}
-	if !known {
-		return fmt.Errorf("unknown mode %q (want default, acceptEdits, plan or bypassPermissions)", modeID)
-	}
-	if err := s.gate.setMode(modeID); err != nil {
+	m, err := permission.ParseMode(modeID)
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.mode = modeID
-	s.mu.Unlock()
+	if err := s.gate.policy.SetMode(m); err != nil {
+		return err
+	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateCurrentMode, CurrentModeID: modeID})
 	return nil
 }

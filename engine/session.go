@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
+	"github.com/agent-lsp/agent-lsp/settings"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -31,7 +33,6 @@ type Session struct {
 	mu       sync.Mutex
 	history  []providers.Message     // guarded by mu
 	model    string                  // guarded by mu
-	mode     string                  // permission mode, guarded by mu
 	cost     float64                 // spent so far in USD, guarded by mu
 	cancel   context.CancelFunc      // of the running prompt, guarded by mu
 	running  bool                    // guarded by mu
@@ -44,7 +45,12 @@ type Session struct {
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
-	roots := tools.ResolveRoots(append([]string{opts.Cwd}, opts.Roots...)...)
+	st := svc.cfg.Settings
+	if st == nil {
+		st = &settings.Settings{Project: opts.Cwd}
+	}
+	policy := permission.NewPolicy(opts.Cwd, st, permission.Mode(svc.cfg.Mode))
+	roots := tools.ResolveRoots(append(append([]string{opts.Cwd}, opts.Roots...), policy.Roots()...)...)
 	s := &Session{
 		ID:     id,
 		svc:    svc,
@@ -55,10 +61,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	if s.model == "" {
 		s.model = svc.cfg.Model
 	}
-	s.mode = svc.cfg.Mode
-	if s.mode == "" {
-		s.mode = ModeDefault
-	}
+
 	s.env = &tools.Env{
 		Cwd:    s.cwd,
 		Roots:  roots,
@@ -67,7 +70,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		OnPlan: s.onPlan,
 	}
 	s.tools = newToolset(tools.New(s.env))
-	s.gate = newGate(s.mode)
+	s.gate = newGate(policy)
 	return s
 }
 

@@ -26,7 +26,7 @@ func TestToolSuiteEndToEnd(t *testing.T) {
 		},
 		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"src/b.go"}`)},
 		fake.Turn{fake.ToolUse("toolu_multi", "MultiEdit", `{"file_path":"src/b.go","edits":[{"old_string":"Beta","new_string":"Bravo"},{"old_string":"+ 1","new_string":"+ 2"}]}`)},
-		fake.Turn{fake.ToolUse("toolu_bash", "Bash", `{"command":"echo out; echo err >&2; exit 3","description":"test exit codes"}`)},
+		fake.Turn{fake.ToolUse("toolu_bash", "Bash", `{"command":"touch made.txt && echo out; echo err >&2; exit 3","description":"test exit codes"}`)},
 		fake.Turn{fake.Text("All done.")},
 	)
 	e.editor.Initialize(e.root, nil)
