@@ -42,18 +42,21 @@ const (
 
 // authorize decides whether a call may run, asking the user when the
 // policy says so.
-func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview) verdict {
+// A PreToolUse hook's decision ("allow", "ask") settles an undecided call.
+func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview, hookDecision string) verdict {
 	spec := t.Spec()
 	pc := permission.Call{Tool: spec.Name, Input: input, ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: s.cwd}
 	if p != nil {
 		pc.Paths, pc.Command = p.Paths, p.Command
 	}
 	d := s.gate.policy.Decide(pc)
-	switch d.Verdict {
-	case permission.Allow:
-		return verdict{}
-	case permission.Deny:
+	switch {
+	case d.Verdict == permission.Deny:
 		return verdict{refusal: tools.Errorf("%s", d.Reason)}
+	case hookDecision == "allow":
+		return verdict{}
+	case d.Verdict == permission.Allow && hookDecision != "ask":
+		return verdict{}
 	}
 	key := d.AlwaysRule
 	if key == "" {

@@ -56,6 +56,7 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	sess.log = log
 	sess.history = hist.Messages
 	sess.titled = true
+	sess.resumed = true
 	for _, w := range hist.Warnings {
 		s.cfg.Logf("session %s: %s", id, w)
 	}

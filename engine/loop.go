@@ -29,8 +29,18 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
 		return stop, err
 	}
+	extra, blocked := s.promptHooks(ctx, prompt)
+	if blocked != "" {
+		b := schema.TextBlock("The prompt was blocked by a hook: " + blocked)
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
+		return schema.StopEndTurn, nil
+	}
+	for _, c := range extra {
+		msg.Content = append(msg.Content, providers.TextBlock(c))
+	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
+	stopBlocks := 0
 	for turn := 0; ; turn++ {
 		if turn == s.svc.cfg.MaxTurns {
 			return schema.StopMaxTurnRequests, nil
@@ -44,6 +54,11 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		}
 		uses := resp.Message.ToolUses()
 		if len(uses) == 0 {
+			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
+				stopBlocks++
+				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+				continue
+			}
 			return stopReason(resp.StopReason), nil
 		}
 		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: s.runTools(ctx, uses)})

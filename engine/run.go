@@ -60,11 +60,15 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
+	input, hookDecision, refusal := s.preToolHooks(ctx, use, input)
 	preview := s.preview(ctx, t, input)
 	call := s.describe(use, t, input, preview)
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: call})
+	if refusal != nil {
+		return s.finish(ctx, use, call, refusal)
+	}
 
-	verdict := s.authorize(ctx, t, call, input, preview)
+	verdict := s.authorize(ctx, t, call, input, preview, hookDecision)
 	if verdict.refusal != nil {
 		return s.finish(ctx, use, call, verdict.refusal)
 	}
@@ -82,6 +86,8 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
+	} else {
+		s.postToolHooks(ctx, use, input, res)
 	}
 	return s.finish(ctx, use, call, res)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/hooks"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -28,12 +29,15 @@ type Session struct {
 	env    *tools.Env
 	tools  *toolset
 	gate   *gate
+	hooks  *hooks.Runner
 	log    *session.Log // nil when sessions are not persisted
 
 	mu       sync.Mutex
 	history  []providers.Message     // guarded by mu
 	model    string                  // guarded by mu
 	cost     float64                 // spent so far in USD, guarded by mu
+	started  bool                    // SessionStart hooks ran, guarded by mu
+	resumed  bool                    // the session was reopened from storage
 	cancel   context.CancelFunc      // of the running prompt, guarded by mu
 	running  bool                    // guarded by mu
 	closed   bool                    // guarded by mu
@@ -71,6 +75,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
+	s.hooks = hooks.NewRunner(st)
 	return s
 }
 

@@ -24,7 +24,14 @@ type env struct {
 	root   string
 	model  *fake.Server
 	editor *editortest.Editor
+	// configure, when set, adjusts the engine's configuration at
+	// initialize, after the test's own hook.
+	more func(*engine.Config)
 }
+
+// configure adds an adjustment of the engine's configuration; it applies
+// at the next initialize.
+func (e *env) configure(f func(*engine.Config)) { e.more = f }
 
 // newEnv starts a server whose model plays turns.
 func newEnv(t *testing.T, files map[string]string, turns ...fake.Turn) *env {
@@ -48,7 +55,8 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 	}
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "test-key", BaseURL: model.BaseURL()})
-	ed := editortest.New(t, server.Options{
+	e := &env{t: t, root: root, model: model}
+	e.editor = editortest.New(t, server.Options{
 		Version:       "test",
 		Logf:          t.Logf,
 		TranscriptDir: filepath.Join(root, ".transcripts"),
@@ -57,10 +65,13 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 			if configure != nil {
 				configure(&cfg)
 			}
+			if e.more != nil {
+				e.more(&cfg)
+			}
 			return engine.NewService(cfg), nil
 		},
 	})
-	return &env{t: t, root: root, model: model, editor: ed}
+	return e
 }
 
 func (e *env) path(name string) string { return filepath.Join(e.root, name) }
