@@ -227,9 +227,14 @@ var slashCommands = []schema.Command{
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
 }
 
-// AnnounceCommands sends the available_commands_update.
+// AnnounceCommands sends the available_commands_update, and the
+// service's notices (settings problems) as warnings.
 func (s *Session) AnnounceCommands(ctx context.Context) {
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAvailableCommands, AvailableCommands: slashCommands})
+	_, notices := s.svc.settings()
+	for _, n := range notices {
+		s.status(ctx, Status{Kind: StatusWarning, Message: n})
+	}
 }
 
 // slashCommand runs a prompt that is one of the session's own commands.

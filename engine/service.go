@@ -55,6 +55,11 @@ type Config struct {
 	// Settings are the user's and the project's settings (permission
 	// rules, hooks, sandbox); nil means none.
 	Settings *settings.Settings
+	// Notices are problems to show the user in every new session, such
+	// as errors in settings files.
+	Notices []string
+	// OnClose runs when the service closes (stopping watchers).
+	OnClose []func()
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
 }
@@ -171,15 +176,48 @@ func (s *Service) CloseSession(id string) error {
 	return nil
 }
 
-// Close closes every session.
+// Close closes every session and stops what the service started.
 func (s *Service) Close() {
 	s.mu.Lock()
 	all := s.sessions
 	s.sessions = make(map[string]*Session)
+	closers := s.cfg.OnClose
+	s.cfg.OnClose = nil
 	s.mu.Unlock()
 	for _, sess := range all {
 		sess.close()
 	}
+	for _, f := range closers {
+		f()
+	}
+}
+
+// UpdateSettings applies reloaded settings to the service and to every
+// open session's permission rules and hooks, and shows their problems.
+func (s *Service) UpdateSettings(st *settings.Settings, notices []string) {
+	s.mu.Lock()
+	s.cfg.Settings = st
+	s.cfg.Notices = notices
+	open := make([]*Session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		open = append(open, sess)
+	}
+	s.mu.Unlock()
+	for _, sess := range open {
+		sess.gate.policy.Update(st)
+		sess.hooks.Update(st)
+		sess.status(context.Background(), Status{Kind: StatusInfo, Message: "settings reloaded"})
+		for _, n := range notices {
+			sess.status(context.Background(), Status{Kind: StatusWarning, Message: n})
+		}
+	}
+}
+
+// settings returns the current settings.
+func (s *Service) settings() (*settings.Settings, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Settings, s.cfg.Notices
 }
 
 // Sessions returns the ids of the open sessions.

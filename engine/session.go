@@ -49,7 +49,7 @@ type Session struct {
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
-	st := svc.cfg.Settings
+	st, _ := svc.settings()
 	if st == nil {
 		st = &settings.Settings{Project: opts.Cwd}
 	}

@@ -178,3 +178,50 @@ func TestChatWithoutKeySaysWhatToSet(t *testing.T) {
 		t.Errorf("chat without a key: err %v, output %s", err, out)
 	}
 }
+
+func TestSettingsProblemsShownAndReloaded(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	settingsPath := filepath.Join(root, ".claude", "settings.json")
+	os.WriteFile(settingsPath, []byte("{\n  \"permissions\": {\"allow\": [\"Read\",]}\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "secret.txt"), []byte("s3cret\n"), 0o644)
+	model := fake.NewAnthropic(t,
+		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"secret.txt"}`)},
+		fake.Turn{fake.Text("ok")},
+	)
+	ed, _ := editortest.NewProcess(t, binary, nil,
+		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(), "AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
+	ed.Initialize(root, nil)
+	sid := ed.NewSession(root)
+	ed.WaitFor("a warning naming the settings file and position", func() bool {
+		for _, n := range ed.Notifications() {
+			if n.Method == "agent/status" && strings.Contains(string(n.Params), "settings.json:2") {
+				return true
+			}
+		}
+		return false
+	})
+	// Fixing the file takes effect without a restart.
+	os.WriteFile(settingsPath, []byte(`{"permissions": {"deny": ["Read(secret.txt)"]}}`), 0o644)
+	ed.WaitFor("settings reloaded", func() bool {
+		for _, n := range ed.Notifications() {
+			if n.Method == "agent/status" && strings.Contains(string(n.Params), "settings reloaded") {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := ed.Prompt(sid, "read the secret"); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	model.Requests()[1].Decode(&body)
+	last := body.Messages[len(body.Messages)-1].Content[0]
+	if last["is_error"] != true || strings.Contains(fmt.Sprint(last["content"]), "s3cret") {
+		t.Errorf("the reloaded deny rule did not hold: %v", last)
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -21,32 +23,53 @@ var providerPool = &config.Pool{}
 
 // newService builds the session service from the editor's
 // initializationOptions, the settings files and the environment.
-func newService(init server.InitOptions) (*engine.Service, error) {
+func newService(init server.InitOptions) (result *engine.Service, err error) {
 	if init.MaxTurns < 0 {
 		return nil, fmt.Errorf("initializationOptions.maxTurns must be positive, got %d", init.MaxTurns)
 	}
 	project := projectRoot(init.Roots)
-	st, problems := settings.Load(settings.Options{
+	// Settings are watched for the life of the service: rules, hooks and
+	// their problems apply to open sessions as soon as a file changes.
+	watchCtx, stopWatching := context.WithCancel(context.Background())
+	var svc *engine.Service
+	var svcMu sync.Mutex
+	_, st, problems, err := settings.Watch(watchCtx, settings.Options{
 		Project:               project,
 		Home:                  userHome(),
 		ManagedPath:           managedPath(),
 		InitializationOptions: init.Raw,
+		CheckRule:             permission.CheckRule,
+	}, func(st *settings.Settings, problems []settings.Problem) {
+		svcMu.Lock()
+		defer svcMu.Unlock()
+		if svc != nil {
+			svc.UpdateSettings(st, notices(problems))
+		}
 	})
-	for _, p := range problems {
-		log.Printf("settings: %v", p)
+	if err != nil {
+		stopWatching()
+		log.Printf("settings: not watching for changes: %v", err)
+		st, problems = settings.Load(settings.Options{Project: project, Home: userHome(), ManagedPath: managedPath(), InitializationOptions: init.Raw, CheckRule: permission.CheckRule})
 	}
 	cfg := engine.Config{
 		MaxTurns: init.MaxTurns,
 		Logf:     log.Printf,
 		Store:    session.NewStore(session.DefaultDir(), claudeDir()),
 		Settings: st,
+		Notices:  notices(problems),
+		OnClose:  []func(){stopWatching},
 	}
+	defer func() {
+		svcMu.Lock()
+		svc = result
+		svcMu.Unlock()
+	}()
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resolved, err := config.Resolve(ctx,
+	resolved, rerr := config.Resolve(ctx,
 		config.Source{Name: "initializationOptions", Provider: init.Provider, Model: init.Model, BaseURL: init.BaseURL},
 		config.Source{Name: "settings (" + settingsFiles(st) + ")", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper},
 	)
@@ -65,12 +88,22 @@ func newService(init server.InitOptions) (*engine.Service, error) {
 			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: m.ID})
 		}
 	}
-	if err != nil {
-		cfg.ProviderError = err
+	if rerr != nil {
+		cfg.ProviderError = rerr
 		return engine.NewService(cfg), nil
 	}
 	cfg.Provider = providerPool.Provider(resolved)
 	return engine.NewService(cfg), nil
+}
+
+// notices turns settings problems into messages for the user.
+func notices(problems []settings.Problem) []string {
+	var out []string
+	for _, p := range problems {
+		log.Printf("settings: %v", p)
+		out = append(out, "settings: "+p.String())
+	}
+	return out
 }
 
 // projectRoot is the first workspace folder, else the working directory.
