@@ -431,3 +431,30 @@ func wantCode(t *testing.T, err error, code int, msg string) {
 		t.Errorf("error %q does not mention %q", s, msg)
 	}
 }
+
+func TestIncrementalChangesReachTheOverlay(t *testing.T) {
+	e := newEnv(t, map[string]string{"calc.py": calc},
+		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"calc.py"}`)},
+		fake.Turn{fake.Text("ok")},
+	)
+	e.editor.Initialize(e.root, nil)
+	path := e.path("calc.py")
+	e.editor.Open(path, calc)
+	// Replace "average" on line 0 with "mean", then insert a line, as
+	// an editor sends keystrokes: ranges in UTF-16 positions.
+	e.editor.Notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": "file://" + path, "version": 2},
+		"contentChanges": []map[string]any{
+			{"range": map[string]any{"start": map[string]int{"line": 0, "character": 4}, "end": map[string]int{"line": 0, "character": 11}}, "text": "mean"},
+			{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": "# 😀 stats\n"},
+		},
+	})
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "read"); err != nil {
+		t.Fatal(err)
+	}
+	got := resultText(e.toolResults(1)[0])
+	if !strings.Contains(got, "1\t# 😀 stats") || !strings.Contains(got, "2\tdef mean(values):") {
+		t.Errorf("Read after incremental changes:\n%s", got)
+	}
+}

@@ -5,29 +5,21 @@ import (
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
+// Document sync keeps the overlay of the editor's open documents. The
+// params are go.lsp.dev/protocol's types.
+
 func init() {
 	register("textDocument/didOpen", (*Server).didOpen)
 	register("textDocument/didChange", (*Server).didChange)
 	register("textDocument/didClose", (*Server).didClose)
 	register("textDocument/didSave", (*Server).didSave)
-}
-
-type textDocumentItem struct {
-	URI        string `json:"uri"`
-	LanguageID string `json:"languageId"`
-	Version    int32  `json:"version"`
-	Text       string `json:"text"`
-}
-
-type versionedTextDocument struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
 }
 
 type lspPosition struct {
@@ -40,7 +32,8 @@ type lspRange struct {
 	End   lspPosition `json:"end"`
 }
 
-func (r lspRange) workspace() *workspace.Range {
+// overlayRange converts a protocol range.
+func overlayRange(r protocol.Range) *workspace.Range {
 	return &workspace.Range{
 		Start: diffs.Position{Line: r.Start.Line, Character: r.Start.Character},
 		End:   diffs.Position{Line: r.End.Line, Character: r.End.Character},
@@ -48,7 +41,7 @@ func (r lspRange) workspace() *workspace.Range {
 }
 
 // documentPath returns the file path of a document URI, refusing others.
-func documentPath(method, u string) (string, error) {
+func documentPath(method string, u string) (string, error) {
 	if u == "" {
 		return "", fmt.Errorf("%s: textDocument.uri is missing", method)
 	}
@@ -60,13 +53,11 @@ func documentPath(method, u string) (string, error) {
 }
 
 func (s *Server) didOpen(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		TextDocument textDocumentItem `json:"textDocument"`
-	}
+	var p protocol.DidOpenTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	path, err := documentPath(req.Method(), p.TextDocument.URI)
+	path, err := documentPath(req.Method(), string(p.TextDocument.URI))
 	if err != nil {
 		return nil, err
 	}
@@ -75,38 +66,32 @@ func (s *Server) didOpen(ctx context.Context, req *jsonrpc2.Request) (any, error
 }
 
 func (s *Server) didChange(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		TextDocument   versionedTextDocument `json:"textDocument"`
-		ContentChanges []struct {
-			Range *lspRange `json:"range"`
-			Text  string    `json:"text"`
-		} `json:"contentChanges"`
-	}
+	var p protocol.DidChangeTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	path, err := documentPath(req.Method(), p.TextDocument.URI)
+	path, err := documentPath(req.Method(), string(p.TextDocument.URI))
 	if err != nil {
 		return nil, err
 	}
-	changes := make([]workspace.Change, len(p.ContentChanges))
-	for i, c := range p.ContentChanges {
-		changes[i].Text = c.Text
-		if c.Range != nil {
-			changes[i].Range = c.Range.workspace()
+	changes := make([]workspace.Change, 0, len(p.ContentChanges))
+	for _, c := range p.ContentChanges {
+		switch c := c.(type) {
+		case *protocol.TextDocumentContentChangePartial:
+			changes = append(changes, workspace.Change{Range: overlayRange(c.Range), Text: c.Text})
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			changes = append(changes, workspace.Change{Text: c.Text})
 		}
 	}
 	return nil, s.overlay.Change(path, p.TextDocument.Version, changes)
 }
 
 func (s *Server) didClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		TextDocument versionedTextDocument `json:"textDocument"`
-	}
+	var p protocol.DidCloseTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	path, err := documentPath(req.Method(), p.TextDocument.URI)
+	path, err := documentPath(req.Method(), string(p.TextDocument.URI))
 	if err != nil {
 		return nil, err
 	}
@@ -115,14 +100,11 @@ func (s *Server) didClose(ctx context.Context, req *jsonrpc2.Request) (any, erro
 }
 
 func (s *Server) didSave(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		TextDocument versionedTextDocument `json:"textDocument"`
-		Text         *string               `json:"text"`
-	}
+	var p protocol.DidSaveTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	path, err := documentPath(req.Method(), p.TextDocument.URI)
+	path, err := documentPath(req.Method(), string(p.TextDocument.URI))
 	if err != nil {
 		return nil, err
 	}
