@@ -1,0 +1,1154 @@
+--- The chat: a markdown buffer per session.
+---
+--- Layout of the buffer:
+---
+---   ## You                  <- transcript: what was said, tool calls,
+---   ...                        thinking, the plan, notices
+---   ## Agent
+---   ...
+---   <blank>                 <- gap
+---   ## You                  <- the input header (an extmark tracks it)
+---   text typed here         <- the input: sent with <CR> / :Agent
+---
+--- Everything the agent sends goes through a queue that is rendered at most
+--- once per `chat.render_interval_ms` (33 ms: ~30 renders a second), so a
+--- long streamed answer costs a bounded number of buffer changes and
+--- redraws whatever the chunk rate. Streamed text is appended at the end of
+--- the transcript (cost proportional to the new text, not to the buffer).
+--- Tool calls and thinking are blocks tracked by extmarks: a one-line
+--- summary, and the details in a closed manual fold once the call ends.
+local client = require('agent_lsp.client')
+local config = require('agent_lsp.config')
+local methods = require('agent_lsp.methods')
+
+local M = {}
+
+local U = methods.update
+local api = vim.api
+local ns = api.nvim_create_namespace('agent_lsp_chat')
+local augroup = api.nvim_create_augroup('agent_lsp_chat', { clear = true })
+
+--- Counters for tests and :checkhealth.
+M.stats = { renders = 0 }
+
+---@type table<integer, agent_lsp.Chat> chats by buffer
+local chats = {}
+---@type table<string, agent_lsp.Chat> chats by session id
+local by_session = {}
+---@type agent_lsp.Chat?
+local current
+local chat_count = 0
+
+local status_icon = {
+  pending = '○',
+  in_progress = '◐',
+  completed = '✓',
+  failed = '✗',
+}
+
+---@param s string?
+---@return string[]
+local function split(s)
+  if s == nil or s == '' then
+    return {}
+  end
+  local lines = vim.split(s, '\n', { plain = true })
+  if lines[#lines] == '' then
+    lines[#lines] = nil
+  end
+  return lines
+end
+
+local function notify(msg, level)
+  vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function fire(pattern, data)
+  api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
+end
+
+local function err_message(err)
+  if type(err) == 'table' then
+    return err.message or vim.inspect(err)
+  end
+  return tostring(err)
+end
+
+---@class agent_lsp.Chat
+---@field buf integer
+---@field root string
+---@field client_id integer?
+---@field session_id string?
+---@field busy boolean         a prompt (or a load) is running
+---@field queue table[]        updates waiting to be rendered
+---@field last string          what the transcript's last line belongs to
+---@field empty boolean        no transcript yet
+---@field input_mark integer   extmark on the input header
+---@field tools table<string, table> tool call blocks by toolCallId
+---@field thought table?       the thinking block being streamed
+---@field plan table?          the plan block of this turn
+---@field modes table?         {currentModeId, availableModes}
+---@field config_options table[]?
+---@field commands table[]?    available slash commands
+---@field usage table?
+---@field context table[]      content blocks attached to the next prompt
+---@field context_labels string[]
+---@field stop_reason string?  of the last turn
+local Chat = {}
+Chat.__index = Chat
+
+--- Creates a chat buffer for a project root.
+---@param root string
+---@return agent_lsp.Chat
+function Chat.new(root)
+  chat_count = chat_count + 1
+  local buf = api.nvim_create_buf(false, true)
+  local self = setmetatable({
+    buf = buf,
+    root = root,
+    busy = false,
+    queue = {},
+    last = 'none',
+    empty = true,
+    tools = {},
+    folds = {},
+    context = {},
+    context_labels = {},
+    timer = assert(vim.uv.new_timer()),
+    armed = false,
+    last_render = -math.huge,
+  }, Chat)
+  pcall(api.nvim_buf_set_name, buf, ('agent-lsp://chat/%d'):format(chat_count))
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].omnifunc = "v:lua.require'agent_lsp.chat'.omnifunc"
+  api.nvim_buf_set_lines(buf, 0, -1, false, { '## You', '' })
+  self.input_mark = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
+  chats[buf] = self
+  self:_keymaps()
+  api.nvim_create_autocmd('BufWinEnter', {
+    group = augroup,
+    buffer = buf,
+    callback = function()
+      local win = api.nvim_get_current_win()
+      if api.nvim_win_get_buf(win) == buf then
+        self:_setup_window(win)
+      end
+    end,
+  })
+  api.nvim_create_autocmd('BufWipeout', {
+    group = augroup,
+    buffer = buf,
+    callback = function()
+      self:_dispose()
+    end,
+  })
+  self:_refresh_header()
+  return self
+end
+
+function Chat:_dispose()
+  chats[self.buf] = nil
+  if self.session_id and by_session[self.session_id] == self then
+    by_session[self.session_id] = nil
+  end
+  if current == self then
+    current = nil
+  end
+  if not self.timer:is_closing() then
+    self.timer:stop()
+    self.timer:close()
+  end
+end
+
+--- The row (0-based) of the input header.
+function Chat:_header_row()
+  local pos = api.nvim_buf_get_extmark_by_id(self.buf, ns, self.input_mark, {})
+  if pos[1] == nil then
+    -- The user deleted the header: put a new one at the end.
+    local n = api.nvim_buf_line_count(self.buf)
+    api.nvim_buf_set_lines(self.buf, n, n, false, { '', '## You', '' })
+    self.input_mark = api.nvim_buf_set_extmark(self.buf, ns, n + 1, 0, {})
+    return n + 1
+  end
+  return pos[1]
+end
+
+--- Runs buffer changes without undo history: the transcript is not the
+--- user's text to undo, and a 100k-token answer must not pile up undo
+--- entries.
+function Chat:_edit(fn)
+  local buf = self.buf
+  local ul = vim.bo[buf].undolevels
+  vim.bo[buf].undolevels = -1
+  local ok, err = pcall(fn)
+  vim.bo[buf].undolevels = ul
+  if not ok then
+    error(err, 0)
+  end
+end
+
+--- Appends whole lines at the end of the transcript; returns their first row.
+---@param lines string[]
+---@return integer
+function Chat:_append_lines(lines)
+  local h = self:_header_row()
+  if self.empty then
+    local with_gap = vim.list_extend(vim.list_slice(lines), { '' })
+    api.nvim_buf_set_lines(self.buf, h, h, false, with_gap)
+    self.empty = false
+    return h
+  end
+  api.nvim_buf_set_lines(self.buf, h - 1, h - 1, false, lines)
+  return h - 1
+end
+
+--- The transcript's last line.
+function Chat:_last_line()
+  if self.empty then
+    return nil
+  end
+  local row = self:_header_row() - 2
+  return api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1]
+end
+
+--- Appends text at the end of the transcript's last line.
+---@param text string
+function Chat:_append_text(text)
+  if self.empty then
+    self:_append_lines({ '' })
+  end
+  local row = self:_header_row() - 2
+  local line = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
+  api.nvim_buf_set_text(self.buf, row, #line, row, #line, vim.split(text, '\n', { plain = true }))
+end
+
+--- Starts the agent's part of the exchange when the last block was the user's.
+function Chat:_ensure_agent()
+  if self.last == 'none' or self.last == 'user' then
+    if self.empty then
+      self:_append_lines({ '## Agent', '' })
+    else
+      self:_append_lines({ '', '## Agent', '' })
+    end
+    self.last = 'agent_header'
+  end
+end
+
+---@param text string
+function Chat:_agent_text(text)
+  self:_finish_thought()
+  self:_ensure_agent()
+  if self.last == 'block' then
+    self:_append_lines({ '', '' })
+  end
+  self:_append_text(text)
+  self.last = 'text'
+end
+
+---@param text string
+function Chat:_user_text(text)
+  self:_finish_thought()
+  if self.last ~= 'user' then
+    if self.empty then
+      self:_append_lines({ '## You', '' })
+    else
+      self:_append_lines({ '', '## You', '' })
+    end
+    self.last = 'user'
+  end
+  self:_append_text(text)
+end
+
+--- Appends a block of lines after the agent's header; returns its block.
+---@param lines string[]
+---@return table block {mark, nlines}
+function Chat:_append_block(lines)
+  self:_ensure_agent()
+  if self.last == 'text' then
+    local last = self:_last_line()
+    if last and last ~= '' then
+      self:_append_lines({ '' })
+    end
+  end
+  local row = self:_append_lines(lines)
+  self.last = 'block'
+  return {
+    mark = api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }),
+    nlines = #lines,
+  }
+end
+
+---@param b table
+---@return integer row
+function Chat:_block_row(b)
+  return api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})[1]
+end
+
+--- Windows showing this chat.
+function Chat:windows()
+  return vim.fn.win_findbuf(self.buf)
+end
+
+--- Replaces a block's lines; `fold` makes all but its first line the
+--- block's details in a closed fold (kept open if the user opened it).
+---@param b table
+---@param lines string[]
+---@param fold boolean
+function Chat:_replace_block(b, lines, fold)
+  local row = self:_block_row(b)
+  local was_open = {}
+  if b.folded then
+    for _, win in ipairs(self:windows()) do
+      api.nvim_win_call(win, function()
+        was_open[win] = vim.fn.foldlevel(row + 1) > 0 and vim.fn.foldclosed(row + 1) == -1
+      end)
+    end
+  end
+  if #lines == 1 and b.nlines == 1 and not b.folded then
+    local old = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
+    api.nvim_buf_set_text(self.buf, row, 0, row, #old, lines)
+  else
+    -- Deleting every line of a block deletes its fold with it.
+    api.nvim_buf_set_lines(self.buf, row, row + b.nlines, false, {})
+    api.nvim_buf_set_lines(self.buf, row, row, false, lines)
+  end
+  b.nlines = #lines
+  b.folded = fold and #lines > 1
+  if b.folded then
+    for _, win in ipairs(self:windows()) do
+      self:_fold(win, b, was_open[win])
+    end
+  end
+end
+
+--- Creates a block's fold in a window (folds are per window).
+function Chat:_fold(win, b, open)
+  local row = self:_block_row(b)
+  api.nvim_win_call(win, function()
+    if vim.wo.foldmethod ~= 'manual' then
+      return
+    end
+    if vim.fn.foldlevel(row + 1) > 0 then
+      return -- already there (a split copies its window's folds)
+    end
+    vim.cmd(('silent! %d,%dfold'):format(row + 1, row + b.nlines))
+    if open then
+      vim.cmd(('silent! %dfoldopen'):format(row + 1))
+    end
+  end)
+end
+
+--- Window options of a chat window, and the folds of the blocks.
+function Chat:_setup_window(win)
+  local function set(name, value)
+    api.nvim_set_option_value(name, value, { scope = 'local', win = win })
+  end
+  set('wrap', true)
+  set('linebreak', true)
+  set('number', false)
+  set('relativenumber', false)
+  set('signcolumn', 'no')
+  set('foldcolumn', '0')
+  set('foldenable', true)
+  set('foldmethod', 'manual')
+  set('foldtext', '') -- show the summary line itself when closed
+  set('foldlevel', 0)
+  set('fillchars', 'fold: ')
+  set('conceallevel', 2)
+  set('spell', false)
+  for _, b in ipairs(self.folds) do
+    if b.folded and api.nvim_buf_is_valid(self.buf) then
+      self:_fold(win, b, false)
+    end
+  end
+end
+
+--- The one-line summary of a tool call.
+---@param t table merged tool call
+function Chat:_tool_summary(t)
+  local status = t.status or methods.tool_status.pending
+  local title = t.title or t.kind or 'tool'
+  title = title:gsub('\n.*', '')
+  if t.awaiting and status == methods.tool_status.pending then
+    return ('⏸ %s · waiting for approval'):format(title)
+  end
+  return ('%s %s · %s'):format(status_icon[status] or '•', title, status:gsub('_', ' '))
+end
+
+--- The folded details of a tool call.
+---@param t table
+---@return string[]
+function Chat:_tool_details(t)
+  local max = config.get().chat.tool_output_lines
+  local out = {}
+  local input = t.rawInput
+  if type(input) == 'table' then
+    if type(input.command) == 'string' then
+      table.insert(out, '$ ' .. input.command:gsub('\n', ' '))
+    else
+      local ok, json = pcall(vim.json.encode, input)
+      if ok then
+        if #json > 300 then
+          json = json:sub(1, 300) .. '…'
+        end
+        table.insert(out, 'input: ' .. json)
+      end
+    end
+  end
+  for _, c in ipairs(t.content or {}) do
+    if c.type == methods.content.diff then
+      local diff = require('agent_lsp.permission').unified(c)
+      table.insert(out, '```diff')
+      for i, l in ipairs(diff) do
+        if i > max * 3 then
+          table.insert(out, ('… %d more lines'):format(#diff - i + 1))
+          break
+        end
+        table.insert(out, l)
+      end
+      table.insert(out, '```')
+    elseif c.type == methods.content.content and type(c.content) == 'table' and c.content.text then
+      local lines = split(c.content.text)
+      table.insert(out, '```')
+      for i, l in ipairs(lines) do
+        if i > max then
+          table.insert(out, ('… %d more lines'):format(#lines - i + 1))
+          break
+        end
+        table.insert(out, l)
+      end
+      table.insert(out, '```')
+    elseif c.type == methods.content.terminal then
+      table.insert(out, '(terminal ' .. tostring(c.terminalId) .. ')')
+    end
+  end
+  return out
+end
+
+local function final(status)
+  return status == methods.tool_status.completed or status == methods.tool_status.failed
+end
+
+---@param u table tool_call or tool_call_update
+function Chat:_tool(u)
+  self:_finish_thought()
+  local id = u.toolCallId or ''
+  local b = self.tools[id]
+  if not b then
+    local t = vim.deepcopy(u)
+    t.sessionUpdate = nil
+    b = self:_append_block({ self:_tool_summary(t) })
+    b.tool = t
+    self.tools[id] = b
+    table.insert(self.folds, b)
+  else
+    for k, v in pairs(u) do
+      if k ~= 'sessionUpdate' and v ~= vim.NIL then
+        b.tool[k] = v
+      end
+    end
+  end
+  local t = b.tool
+  if u.status and u.status ~= methods.tool_status.pending then
+    t.awaiting = nil
+  end
+  local lines = { self:_tool_summary(t) }
+  local fold = final(t.status)
+  if fold then
+    vim.list_extend(lines, self:_tool_details(t))
+  end
+  self:_replace_block(b, lines, fold)
+end
+
+--- Marks a tool call as waiting for the user's approval.
+function Chat:_awaiting(tool)
+  local id = tool and tool.toolCallId
+  local b = id and self.tools[id]
+  if not b then
+    self:_tool(vim.tbl_extend('force', tool or {}, { sessionUpdate = U.tool_call }))
+    b = self.tools[id or '']
+  end
+  if b and not final(b.tool.status) then
+    b.tool.awaiting = true
+    self:_replace_block(b, { self:_tool_summary(b.tool) }, false)
+  end
+end
+
+---@param text string
+function Chat:_thought_text(text)
+  local th = self.thought
+  if not th then
+    th = self:_append_block({ '💭 Thinking…' })
+    th.parts = {}
+    th.size = 0
+    self.thought = th
+    table.insert(self.folds, th)
+  end
+  table.insert(th.parts, text)
+  th.size = th.size + #text
+end
+
+--- Ends the thinking block: its text goes into a closed fold.
+function Chat:_finish_thought()
+  local th = self.thought
+  if not th then
+    return
+  end
+  self.thought = nil
+  local lines = split(table.concat(th.parts))
+  local summary = ('💭 Thought · %d line%s'):format(#lines, #lines == 1 and '' or 's')
+  table.insert(lines, 1, summary)
+  self:_replace_block(th, lines, true)
+end
+
+local plan_mark = {
+  completed = '- [x] ',
+  in_progress = '- [ ] ',
+  pending = '- [ ] ',
+}
+
+---@param u table plan update
+function Chat:_plan(u)
+  self:_finish_thought()
+  local lines = { '**Plan**' }
+  for _, e in ipairs(u.entries or {}) do
+    local line = (plan_mark[e.status] or '- [ ] ') .. tostring(e.content or ''):gsub('\n', ' ')
+    if e.status == methods.plan_status.in_progress then
+      line = line .. ' ← in progress'
+    end
+    table.insert(lines, line)
+  end
+  if self.plan then
+    self:_replace_block(self.plan, lines, false)
+  else
+    self.plan = self:_append_block(lines)
+  end
+end
+
+--- A one-block notice in the transcript.
+function Chat:_notice(lines)
+  self:_finish_thought()
+  self:_append_block(lines)
+end
+
+--- The text on the input header: state, mode, usage.
+function Chat:_refresh_header()
+  if not api.nvim_buf_is_valid(self.buf) then
+    return
+  end
+  local keys = config.get().chat.keymaps
+  local parts = {}
+  if self.busy then
+    table.insert(parts, { '  ◐ working', 'DiagnosticWarn' })
+    if keys.cancel then
+      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
+    end
+  elseif keys.send then
+    table.insert(parts, { ('  %s sends'):format(keys.send), 'Comment' })
+  end
+  local mode = self.modes and self.modes.currentModeId
+  if mode then
+    table.insert(parts, { ' · mode: ' .. mode, 'Comment' })
+  end
+  if self.usage and self.usage.used then
+    local u = self.usage
+    local s = (' · %dk'):format(math.floor(u.used / 1000 + 0.5))
+    if u.size then
+      s = s .. ('/%dk'):format(math.floor(u.size / 1000 + 0.5))
+    end
+    s = s .. ' tokens'
+    if type(u.cost) == 'table' and u.cost.amount then
+      s = s .. (' · $%.3f'):format(u.cost.amount)
+    end
+    table.insert(parts, { s, 'Comment' })
+  end
+  local virt_lines
+  if #self.context_labels > 0 then
+    virt_lines = {}
+    for _, l in ipairs(self.context_labels) do
+      table.insert(virt_lines, { { '📎 ' .. l, 'Comment' } })
+    end
+  end
+  local row = self:_header_row()
+  api.nvim_buf_set_extmark(self.buf, ns, row, 0, {
+    id = self.input_mark,
+    virt_text = parts,
+    virt_text_pos = 'eol',
+    virt_lines = virt_lines,
+    virt_lines_above = true,
+  })
+end
+
+--- Renders what the queue holds. Called by the timer; at most one render
+--- per render interval.
+function Chat:render()
+  if not api.nvim_buf_is_valid(self.buf) or #self.queue == 0 then
+    return
+  end
+  local q = self.queue
+  self.queue = {}
+  self.last_render = vim.uv.now()
+  M.stats.renders = M.stats.renders + 1
+  local after = {}
+  self:_edit(function()
+    local i = 1
+    while i <= #q do
+      local u = q[i]
+      local kind = u.sessionUpdate or u.kind
+      if kind == U.agent_message_chunk or kind == U.user_message_chunk or kind == U.agent_thought_chunk then
+        -- Consecutive chunks of one kind become one append.
+        local parts = {}
+        while i <= #q and (q[i].sessionUpdate or q[i].kind) == kind do
+          local c = q[i].content
+          if type(c) == 'table' and type(c.text) == 'string' then
+            table.insert(parts, c.text)
+          elseif type(c) == 'table' and c.type == methods.content.resource_link then
+            table.insert(parts, ('\n📎 %s\n'):format(c.name or c.uri))
+          end
+          i = i + 1
+        end
+        local text = table.concat(parts)
+        if text ~= '' then
+          if kind == U.agent_message_chunk then
+            self:_agent_text(text)
+          elseif kind == U.user_message_chunk then
+            self:_finish_thought()
+            self:_user_text(text)
+          else
+            self:_thought_text(text)
+          end
+        end
+      else
+        i = i + 1
+        local fn = self['_on_' .. kind]
+        if fn then
+          local ok, err = pcall(fn, self, u, after)
+          if not ok then
+            vim.notify('agent-lsp: rendering ' .. kind .. ': ' .. tostring(err), vim.log.levels.ERROR)
+          end
+        end
+      end
+    end
+  end)
+  self:_refresh_header()
+  for _, fn in ipairs(after) do
+    fn()
+  end
+end
+
+Chat['_on_' .. U.tool_call] = function(self, u)
+  self:_tool(u)
+end
+Chat['_on_' .. U.tool_call_update] = function(self, u)
+  self:_tool(u)
+end
+Chat['_on_' .. U.plan] = function(self, u)
+  self:_plan(u)
+end
+Chat['_on_' .. U.available_commands_update] = function(self, u)
+  self.commands = u.availableCommands
+end
+Chat['_on_' .. U.current_mode_update] = function(self, u)
+  self.modes = self.modes or { availableModes = methods.default_modes }
+  self.modes.currentModeId = u.currentModeId
+end
+Chat['_on_' .. U.usage_update] = function(self, u)
+  self.usage = u
+end
+Chat['_on_' .. U.config_option_update] = function(self, u)
+  self.config_options = u.configOptions
+end
+
+--- A prompt sent by this editor: the user's block.
+function Chat:_on_user(u)
+  self:_finish_thought()
+  self.plan = nil
+  -- A new prompt always opens its own "## You" block, even right after a
+  -- replayed user message.
+  self.last = 'new_prompt'
+  self:_user_text(u.text)
+  if #u.labels > 0 then
+    local lines = { '' }
+    for _, l in ipairs(u.labels) do
+      table.insert(lines, '📎 ' .. l)
+    end
+    self:_append_lines(lines)
+  end
+  self.last = 'user'
+end
+
+function Chat:_on_status(u)
+  local icon = (u.status_kind == methods.status_kind.info) and 'ℹ' or '⚠'
+  self:_notice({ ('> %s %s'):format(icon, tostring(u.message or ''):gsub('\n', ' ')) })
+end
+
+function Chat:_on_error(u)
+  self:_notice({ '> ✗ **' .. tostring(u.message):gsub('\n', ' ') .. '**' })
+end
+
+--- The end of a turn.
+function Chat:_on_stop(u, after)
+  self:_finish_thought()
+  for _, b in pairs(self.tools) do
+    if b.tool and b.tool.awaiting then
+      b.tool.awaiting = nil
+      self:_replace_block(b, { self:_tool_summary(b.tool) }, false)
+    end
+  end
+  if u.error then
+    self:_notice({ '> ✗ **' .. err_message(u.error):gsub('\n', ' ') .. '**' })
+  elseif u.reason and u.reason ~= methods.stop_reason.end_turn then
+    self:_notice({ ('> ⏹ stopped: %s'):format(u.reason:gsub('_', ' ')) })
+  end
+  self.busy = false
+  self.stop_reason = u.reason
+  local session_id = self.session_id
+  table.insert(after, function()
+    if session_id then
+      require('agent_lsp.permission').drop_session(session_id)
+    end
+    fire('AgentLspTurnEnd', {
+      buf = self.buf,
+      session_id = session_id,
+      stop_reason = u.reason,
+      error = u.error and err_message(u.error) or nil,
+    })
+  end)
+end
+
+--- Queues an update and arms the render timer: the first update after a
+--- quiet spell renders at once, later ones wait for the interval.
+---@param u table
+function Chat:push(u)
+  table.insert(self.queue, u)
+  if self.armed then
+    return
+  end
+  self.armed = true
+  local interval = config.get().chat.render_interval_ms
+  local delay = math.max(0, self.last_render + interval - vim.uv.now())
+  self.timer:start(delay, 0, function()
+    vim.schedule(function()
+      self.armed = false
+      self:render()
+    end)
+  end)
+end
+
+--- Renders now (end of a turn, before a command reads the buffer).
+function Chat:flush()
+  self:render()
+end
+
+--- Registers the chat as the one for a session.
+function Chat:_bind(session_id, result)
+  if self.session_id and by_session[self.session_id] == self then
+    by_session[self.session_id] = nil
+  end
+  self.session_id = session_id
+  by_session[session_id] = self
+  if type(result) == 'table' then
+    if result.modes then
+      self.modes = result.modes
+    end
+    if result.configOptions then
+      self.config_options = result.configOptions
+    end
+  end
+  self:_refresh_header()
+end
+
+--- Calls cb(client) with a live client and a session for this chat:
+--- creates the session, or resumes it when the sidecar was restarted.
+---@param cb fun(c: vim.lsp.Client)
+---@param on_error fun(err: any)?
+function Chat:with_session(cb, on_error)
+  on_error = on_error or function(err)
+    notify(err_message(err), vim.log.levels.ERROR)
+  end
+  local live = self.client_id and vim.lsp.get_client_by_id(self.client_id)
+  if live and self.session_id and not client._call(live, 'is_stopped') then
+    return cb(live)
+  end
+  client.with_client(self.root, function(c)
+    self.client_id = c.id
+    if self.session_id then
+      client.request(c, methods.method.session_resume, {
+        sessionId = self.session_id,
+        cwd = self.root,
+        mcpServers = {},
+      }, function(err, result)
+        if err then
+          return on_error(err)
+        end
+        self:_bind(self.session_id, result)
+        cb(c)
+      end)
+      return
+    end
+    client.request(c, methods.method.session_new, { cwd = self.root, mcpServers = {} }, function(err, result)
+      if err or type(result) ~= 'table' or type(result.sessionId) ~= 'string' then
+        return on_error(err or 'session/new returned no sessionId')
+      end
+      self:_bind(result.sessionId, result)
+      cb(c)
+    end)
+  end)
+end
+
+--- Files named with @path in a prompt, as resource_link blocks.
+---@param text string
+---@return table[] blocks, string[] labels
+function Chat:_mentions(text)
+  local blocks, labels, seen = {}, {}, {}
+  for path in text:gmatch('%f[%S]@([%w%._%-/~+]+)') do
+    path = path:gsub('[%.,;:]+$', '')
+    local abs = vim.fs.normalize(path)
+    if not abs:match('^/') then
+      abs = vim.fs.normalize(self.root .. '/' .. path)
+    end
+    local stat = vim.uv.fs_stat(abs)
+    if stat and stat.type == 'file' and not seen[abs] then
+      seen[abs] = true
+      table.insert(blocks, {
+        type = methods.content.resource_link,
+        uri = vim.uri_from_fname(abs),
+        name = vim.fn.fnamemodify(abs, ':t'),
+      })
+      table.insert(labels, vim.fn.fnamemodify(abs, ':~:.'))
+    end
+  end
+  return blocks, labels
+end
+
+--- Sends a prompt. `extra` are content blocks (a selection) with labels.
+---@param text string
+---@param extra {blocks: table[], labels: string[]}?
+---@return boolean sent
+function Chat:send(text, extra)
+  text = vim.trim(text or '')
+  if text == '' and #self.context == 0 and not extra then
+    notify('nothing to send', vim.log.levels.WARN)
+    return false
+  end
+  if self.busy then
+    notify('the agent is still working on the last prompt; :AgentCancel stops it', vim.log.levels.WARN)
+    return false
+  end
+  local prompt = {}
+  if text ~= '' then
+    table.insert(prompt, { type = methods.content.text, text = text })
+  end
+  local labels = {}
+  local links, link_labels = self:_mentions(text)
+  vim.list_extend(prompt, self.context)
+  vim.list_extend(labels, self.context_labels)
+  if extra then
+    vim.list_extend(prompt, extra.blocks)
+    vim.list_extend(labels, extra.labels)
+  end
+  vim.list_extend(prompt, links)
+  vim.list_extend(labels, link_labels)
+  self.context, self.context_labels = {}, {}
+  self.busy = true
+  self.stop_reason = nil
+  self:push({ kind = 'user', text = text ~= '' and text or '(attached context)', labels = labels })
+  local function fail(err)
+    self:push({ kind = 'stop', error = err })
+    self:flush()
+  end
+  self:with_session(function(c)
+    client.request(c, methods.method.session_prompt, { sessionId = self.session_id, prompt = prompt }, function(err, result)
+      self:push({ kind = 'stop', reason = result and result.stopReason, error = err })
+      self:flush()
+    end)
+  end, fail)
+  return true
+end
+
+--- Sends the text typed under the input header.
+function Chat:submit_input()
+  local h = self:_header_row()
+  local lines = api.nvim_buf_get_lines(self.buf, h + 1, -1, false)
+  local text = vim.trim(table.concat(lines, '\n'))
+  if text == '' and #self.context == 0 then
+    notify('type a prompt under "## You" first', vim.log.levels.WARN)
+    return
+  end
+  if self.busy then
+    notify('the agent is still working on the last prompt; :AgentCancel stops it', vim.log.levels.WARN)
+    return
+  end
+  self:_edit(function()
+    api.nvim_buf_set_lines(self.buf, h + 1, -1, false, { '' })
+  end)
+  self:send(text)
+end
+
+--- Cancels the running turn.
+function Chat:cancel()
+  if not self.busy or not self.session_id then
+    notify('nothing to cancel')
+    return false
+  end
+  local c = self.client_id and vim.lsp.get_client_by_id(self.client_id)
+  if c then
+    client.notify(c, methods.method.session_cancel, { sessionId = self.session_id })
+  end
+  require('agent_lsp.permission').drop_session(self.session_id)
+  return true
+end
+
+--- Attaches a content block to the next prompt.
+---@param block table
+---@param label string
+function Chat:attach(block, label)
+  table.insert(self.context, block)
+  table.insert(self.context_labels, label)
+  self:_refresh_header()
+end
+
+--- Switches the session's mode.
+---@param mode_id string
+function Chat:set_mode(mode_id)
+  self:with_session(function(c)
+    client.request(c, methods.method.session_set_mode, { sessionId = self.session_id, modeId = mode_id }, function(err)
+      if err then
+        return notify('session/set_mode: ' .. err_message(err), vim.log.levels.ERROR)
+      end
+      self.modes = self.modes or { availableModes = methods.default_modes }
+      self.modes.currentModeId = mode_id
+      self:_refresh_header()
+      notify('mode: ' .. mode_id)
+    end)
+  end)
+end
+
+--- Switches the session's model.
+---@param model_id string
+function Chat:set_model(model_id)
+  self:with_session(function(c)
+    client.request(c, methods.method.session_set_model, { sessionId = self.session_id, modelId = model_id }, function(err)
+      if err then
+        return notify('session/set_model: ' .. err_message(err), vim.log.levels.ERROR)
+      end
+      for _, o in ipairs(self.config_options or {}) do
+        if o.id == 'model' then
+          o.currentValue = model_id
+        end
+      end
+      notify('model: ' .. model_id)
+    end)
+  end)
+end
+
+function Chat:_keymaps()
+  local keys = config.get().chat.keymaps
+  local buf = self.buf
+  local function map(modes, lhs, fn, desc)
+    if lhs then
+      vim.keymap.set(modes, lhs, fn, { buffer = buf, desc = 'agent-lsp: ' .. desc })
+    end
+  end
+  map('n', keys.send, function()
+    self:submit_input()
+  end, 'send the prompt')
+  map('i', keys.send_insert, function()
+    self:submit_input()
+  end, 'send the prompt')
+  map({ 'n', 'i' }, keys.cancel, function()
+    self:cancel()
+  end, 'cancel the running turn')
+  map('n', keys.close, function()
+    if #api.nvim_list_wins() > 1 then
+      api.nvim_win_close(0, false)
+    end
+  end, 'close the chat window')
+  map('n', keys.permission, function()
+    if not require('agent_lsp.permission').show({ focus = true }) then
+      notify('no permission request is waiting')
+    end
+  end, 'show the pending permission request')
+  map('n', keys.mode, function()
+    require('agent_lsp').select_mode()
+  end, 'pick a mode')
+end
+
+--- Shows the chat in a window; returns the window.
+---@param opts {layout: string?, focus: boolean?}?
+function Chat:show(opts)
+  opts = opts or {}
+  local wins = self:windows()
+  if #wins > 0 then
+    if opts.focus ~= false then
+      api.nvim_set_current_win(wins[1])
+    end
+    return wins[1]
+  end
+  local cfg = config.get().chat
+  local layout = opts.layout or cfg.layout
+  local prev = api.nvim_get_current_win()
+  local function size(frac, total)
+    return frac > 1 and math.floor(frac) or math.max(10, math.floor(total * frac))
+  end
+  local win
+  if layout == 'float' then
+    local w, h = size(cfg.width > 1 and cfg.width or 0.8, vim.o.columns), size(cfg.height > 1 and cfg.height or 0.8, vim.o.lines)
+    win = api.nvim_open_win(self.buf, true, {
+      relative = 'editor',
+      width = w,
+      height = h,
+      row = math.floor((vim.o.lines - h) / 2) - 1,
+      col = math.floor((vim.o.columns - w) / 2),
+      border = 'rounded',
+      title = ' agent-lsp ',
+      title_pos = 'center',
+    })
+  elseif layout == 'tab' then
+    vim.cmd('tab split')
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(win, self.buf)
+  elseif layout == 'split' then
+    vim.cmd(('botright %dsplit'):format(size(cfg.height, vim.o.lines)))
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(win, self.buf)
+  else
+    vim.cmd(('botright %dvsplit'):format(size(cfg.width, vim.o.columns)))
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(win, self.buf)
+  end
+  self:_setup_window(win)
+  api.nvim_win_set_cursor(win, { api.nvim_buf_line_count(self.buf), 0 })
+  if opts.focus == false and api.nvim_win_is_valid(prev) then
+    api.nvim_set_current_win(prev)
+  end
+  return win
+end
+
+-- Module API ---------------------------------------------------------------
+
+--- The chat :Agent talks to, created for the current project if none.
+---@param create boolean?
+---@return agent_lsp.Chat?
+function M.current(create)
+  local buf_chat = chats[api.nvim_get_current_buf()]
+  if buf_chat then
+    current = buf_chat
+    return buf_chat
+  end
+  if current and api.nvim_buf_is_valid(current.buf) then
+    return current
+  end
+  if create then
+    current = Chat.new(client.root())
+  end
+  return current
+end
+
+--- Starts a new chat (a new session on its first prompt).
+---@param root string?
+---@return agent_lsp.Chat
+function M.new(root)
+  current = Chat.new(root or client.root())
+  return current
+end
+
+--- The chat of a session, if open here.
+---@param session_id string
+---@return agent_lsp.Chat?
+function M.by_session(session_id)
+  return by_session[session_id]
+end
+
+--- Every chat, by buffer.
+function M.all()
+  return chats
+end
+
+-- Handlers ------------------------------------------------------------------
+
+---@param client_id integer
+---@param params table session/update params
+function M.on_update(client_id, params)
+  if type(params) ~= 'table' or type(params.update) ~= 'table' then
+    return
+  end
+  local chat = by_session[params.sessionId]
+  if chat then
+    chat:push(params.update)
+  end
+end
+
+local status_level = {
+  retry = vim.log.levels.WARN,
+  warning = vim.log.levels.WARN,
+  info = vim.log.levels.INFO,
+}
+
+---@param client_id integer
+---@param params table agent/status params
+function M.on_status(client_id, params)
+  if type(params) ~= 'table' then
+    return
+  end
+  if config.get().notify_status then
+    notify(tostring(params.message), status_level[params.kind] or vim.log.levels.INFO)
+  end
+  local chat = params.sessionId and by_session[params.sessionId]
+  if chat then
+    chat:push({ kind = 'status', message = params.message, status_kind = params.kind })
+  end
+end
+
+--- A permission request arrived: mark its tool call in the chat.
+function M.on_permission(client_id, req)
+  local chat = req.session_id and by_session[req.session_id]
+  if chat then
+    chat:push({ kind = 'awaiting', tool = req.params.toolCall })
+  end
+end
+
+function Chat:_on_awaiting(u)
+  self:_awaiting(u.tool)
+end
+
+--- The sidecar exited: running turns end with an error.
+function M.on_exit(client_id, code, signal)
+  for _, chat in pairs(chats) do
+    if chat.client_id == client_id then
+      chat.client_id = nil
+      if chat.busy then
+        chat:push({ kind = 'stop', error = ('agent-lsp exited (code %d, signal %d)'):format(code or -1, signal or 0) })
+        chat:flush()
+      end
+    end
+  end
+end
+
+--- Completion of @file mentions in the chat (omnifunc).
+function M.omnifunc(findstart, base)
+  if findstart == 1 then
+    local line = api.nvim_get_current_line():sub(1, api.nvim_win_get_cursor(0)[2])
+    local at = line:find('@[^%s@]*$')
+    return at and at or -3 -- column after '@' (0-based = at)
+  end
+  local chat = chats[api.nvim_get_current_buf()]
+  local root = chat and chat.root or vim.uv.cwd()
+  local items = {}
+  local prefix = base:gsub('^@', '')
+  local found = vim.fs.find(function(name, path)
+    local rel = (path .. '/' .. name):sub(#root + 2)
+    return vim.startswith(rel, prefix) or vim.startswith(name, prefix)
+  end, { path = root, type = 'file', limit = 50 })
+  for _, f in ipairs(found) do
+    table.insert(items, f:sub(#root + 2))
+  end
+  return items
+end
+
+M.Chat = Chat
+
+return M

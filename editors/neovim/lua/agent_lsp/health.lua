@@ -1,0 +1,117 @@
+--- :checkhealth agent_lsp
+local M = {}
+
+local health = vim.health
+
+function M.check()
+  health.start('Neovim')
+  local v = vim.version()
+  local vs = ('%d.%d.%d'):format(v.major, v.minor, v.patch)
+  if vim.fn.has('nvim-0.10') == 1 then
+    health.ok('Neovim ' .. vs)
+  else
+    health.error('Neovim ' .. vs .. ': agent-lsp needs 0.10 or newer')
+  end
+  if jit then
+    health.ok('LuaJIT (permission prompts wait in a coroutine without blocking)')
+  else
+    health.warn('not LuaJIT: permission prompts may fail (they yield across pcall)')
+  end
+
+  health.start('Configuration')
+  local ok, err = pcall(function()
+    local config = require('agent_lsp.config')
+    config.validate(config.get())
+  end)
+  if ok then
+    health.ok('options are valid')
+  else
+    health.error('invalid options: ' .. tostring(err))
+  end
+  local cfg = require('agent_lsp.config').get()
+
+  health.start('Sidecar')
+  if type(cfg.cmd) == 'function' then
+    health.info('cmd is a function (custom transport)')
+  else
+    local exe = vim.fn.exepath(cfg.cmd[1])
+    if exe == '' then
+      health.error(
+        ('%s not found (cmd = %s)'):format(cfg.cmd[1], vim.inspect(cfg.cmd)),
+        { 'go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest', 'or set cmd to its absolute path' }
+      )
+    else
+      health.ok('binary: ' .. exe)
+      local res = vim.system({ exe, 'version' }, { text = true }):wait(5000)
+      if res.code == 0 then
+        health.ok('version: ' .. vim.trim(res.stdout or ''))
+      else
+        health.warn(('`%s version` failed (code %s): %s'):format(exe, tostring(res.code), vim.trim(res.stderr or '')))
+      end
+    end
+  end
+
+  health.start('Model provider')
+  local env = vim.tbl_extend('force', vim.fn.environ(), cfg.cmd_env or {})
+  local init = cfg.init_options or {}
+  if init.provider then
+    health.info('provider (init_options): ' .. tostring(init.provider))
+  end
+  if init.model then
+    health.info('model (init_options): ' .. tostring(init.model))
+  elseif env.ANTHROPIC_MODEL then
+    health.info('model (ANTHROPIC_MODEL): ' .. env.ANTHROPIC_MODEL)
+  end
+  local any = false
+  for _, name in ipairs({ 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY' }) do
+    if env[name] and env[name] ~= '' then
+      health.ok(name .. ' is set')
+      any = true
+    end
+  end
+  for _, name in ipairs({ 'ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL' }) do
+    if env[name] and env[name] ~= '' then
+      health.info(name .. ' = ' .. env[name])
+    end
+  end
+  if init.baseURL then
+    health.info('baseURL (init_options): ' .. tostring(init.baseURL))
+  end
+  if not any then
+    health.warn('no API key in the environment: prompts will fail with "auth required"', {
+      'export ANTHROPIC_API_KEY (or OPENAI_API_KEY with init_options.provider = "openai")',
+      'or set cmd_env = { ANTHROPIC_API_KEY = ... } in the options',
+    })
+  end
+
+  health.start('Running')
+  local clients = vim.lsp.get_clients({ name = 'agent-lsp' })
+  if #clients == 0 then
+    health.info('not started (it starts on :AgentChat, :Agent, ...)')
+  end
+  for _, c in ipairs(clients) do
+    local info = c.server_capabilities and c.server_capabilities.experimental
+    local agent = info and info.agent
+    if agent then
+      health.ok(('client %d, root %s, agent %s, protocol %s'):format(
+        c.id,
+        tostring(c.root_dir),
+        agent.agentInfo and agent.agentInfo.version or '?',
+        tostring(agent.protocolVersion)
+      ))
+    else
+      health.warn(('client %d did not announce experimental.agent (not initialized yet, or an old sidecar)'):format(c.id))
+    end
+    local n = 0
+    for _ in pairs(c.attached_buffers or {}) do
+      n = n + 1
+    end
+    health.info(('%d buffer(s) attached'):format(n))
+  end
+  local pending = #require('agent_lsp.permission').pending()
+  if pending > 0 then
+    health.warn(('%d permission request(s) waiting: :AgentPermission'):format(pending))
+  end
+end
+
+return M

@@ -1,0 +1,471 @@
+--- session/request_permission: a queue of pending requests and a prompt
+--- that never blocks the editor.
+---
+--- The built-in client runs a server request's handler in a coroutine and
+--- answers with what the handler returns. The handler here queues the
+--- request and yields; a key in the prompt (or `M.answer`) resumes it with
+--- the user's choice. Nothing waits on the event loop, so typing, other
+--- windows and the agent's streamed output go on while a prompt is open,
+--- and closing the prompt or the chat leaves the request pending
+--- (:AgentPermission shows it again).
+local config = require('agent_lsp.config')
+local methods = require('agent_lsp.methods')
+
+local M = {}
+
+local kind = methods.permission_kind
+
+---@class agent_lsp.PermissionRequest
+---@field id integer           local id (the built-in client hides the JSON-RPC id)
+---@field client_id integer
+---@field session_id string
+---@field params table         the request's params
+---@field done boolean
+---@field resume fun(result: table)
+
+---@type agent_lsp.PermissionRequest[]
+local queue = {}
+local next_id = 0
+
+--- The prompt on screen: {req, win, buf}.
+local shown
+
+local function fire(pattern, data)
+  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
+end
+
+--- Option of a given kind in a request.
+---@param req agent_lsp.PermissionRequest
+---@param k string
+---@return table?
+local function option(req, k)
+  for _, o in ipairs(req.params.options or {}) do
+    if o.kind == k or o.optionId == k then
+      return o
+    end
+  end
+end
+
+--- The requests waiting for an answer, oldest first.
+---@return agent_lsp.PermissionRequest[]
+function M.pending()
+  return vim.list_slice(queue)
+end
+
+local function close_prompt()
+  if shown then
+    local s = shown
+    shown = nil
+    if s.win and vim.api.nvim_win_is_valid(s.win) then
+      pcall(vim.api.nvim_win_close, s.win, true)
+    end
+    if s.buf and vim.api.nvim_buf_is_valid(s.buf) then
+      pcall(vim.api.nvim_buf_delete, s.buf, { force = true })
+    end
+  end
+end
+
+--- Answers a request. `choice` is an option kind or optionId
+--- ('allow_once', 'allow_always', 'reject_once', 'reject_always'), or
+--- 'cancelled'. `edited_text` (allow only) asks the agent to apply that text
+--- instead of its proposal (docs/protocol.md, `_meta.editedText`).
+---@param req agent_lsp.PermissionRequest|integer
+---@param choice string
+---@param edited_text string?
+---@return boolean answered
+function M.answer(req, choice, edited_text)
+  if type(req) == 'number' then
+    for _, r in ipairs(queue) do
+      if r.id == req then
+        req = r
+        break
+      end
+    end
+  end
+  if type(req) ~= 'table' or req.done then
+    return false
+  end
+  local outcome
+  if choice == methods.permission_outcome.cancelled then
+    outcome = { outcome = methods.permission_outcome.cancelled }
+  else
+    local o = option(req, choice)
+    if not o then
+      vim.notify(('agent-lsp: this request has no %q option'):format(choice), vim.log.levels.WARN)
+      return false
+    end
+    outcome = { outcome = methods.permission_outcome.selected, optionId = o.optionId }
+    if edited_text and o.kind:match('^allow') then
+      outcome._meta = { editedText = edited_text }
+    end
+  end
+  req.done = true
+  for i, r in ipairs(queue) do
+    if r == req then
+      table.remove(queue, i)
+      break
+    end
+  end
+  if shown and shown.req == req then
+    close_prompt()
+  end
+  fire('AgentLspPermissionAnswered', { id = req.id, session_id = req.session_id, outcome = outcome })
+  req.resume({ outcome = outcome })
+  if #queue > 0 then
+    vim.schedule(function()
+      M.show()
+    end)
+  end
+  return true
+end
+
+--- Resolves every pending request of a session as cancelled (the turn
+--- ended or was cancelled; the agent no longer waits for them).
+---@param session_id string
+function M.drop_session(session_id)
+  for _, r in ipairs(vim.list_slice(queue)) do
+    if r.session_id == session_id then
+      M.answer(r, methods.permission_outcome.cancelled)
+    end
+  end
+end
+
+---@param client_id integer
+function M.drop_client(client_id)
+  for _, r in ipairs(vim.list_slice(queue)) do
+    if r.client_id == client_id then
+      M.answer(r, methods.permission_outcome.cancelled)
+    end
+  end
+end
+
+--- The diff content of a tool call, if it has one.
+---@param tool table
+---@return table?
+local function diff_of(tool)
+  for _, c in ipairs(tool.content or {}) do
+    if c.type == methods.content.diff then
+      return c
+    end
+  end
+end
+
+local function split(s)
+  if s == nil or s == '' then
+    return {}
+  end
+  local lines = vim.split(s, '\n', { plain = true })
+  if lines[#lines] == '' then
+    lines[#lines] = nil
+  end
+  return lines
+end
+
+--- A unified diff of a diff content block, as lines.
+---@param d table {path, oldText?, newText}
+---@return string[]
+function M.unified(d)
+  local rel = vim.fn.fnamemodify(d.path or '', ':~:.')
+  local old, new = d.oldText or '', d.newText or ''
+  if old ~= '' and not old:match('\n$') then
+    old = old .. '\n'
+  end
+  if new ~= '' and not new:match('\n$') then
+    new = new .. '\n'
+  end
+  local body = vim.diff(old, new, { result_type = 'unified', ctxlen = 3 }) --[[@as string]]
+  local lines = { (d.oldText and ('--- a/' .. rel) or '--- /dev/null'), '+++ b/' .. rel }
+  vim.list_extend(lines, split(body))
+  return lines
+end
+
+--- Lines describing a tool call for the prompt; `is_diff` when they are a diff.
+---@param tool table
+---@return string[] lines, boolean is_diff
+local function describe(tool)
+  local d = diff_of(tool)
+  if d then
+    return M.unified(d), true
+  end
+  local input = tool.rawInput
+  local lines = {}
+  if type(input) == 'table' and type(input.command) == 'string' then
+    table.insert(lines, '$ ' .. input.command)
+    if type(input.description) == 'string' then
+      table.insert(lines, '# ' .. input.description)
+    end
+  elseif input ~= nil then
+    local ok, json = pcall(vim.json.encode, input)
+    lines = split(ok and json or vim.inspect(input))
+  end
+  for _, c in ipairs(tool.content or {}) do
+    if c.type == methods.content.content and c.content and c.content.text then
+      vim.list_extend(lines, split(c.content.text))
+    end
+  end
+  return lines, false
+end
+
+local function keys()
+  return config.get().permission.keymaps
+end
+
+--- The prompt's footer: the keys this request offers.
+---@param req agent_lsp.PermissionRequest
+local function footer(req)
+  local k = keys()
+  local parts = {}
+  local function add(key, k2, label)
+    local o = option(req, k2)
+    if o then
+      table.insert(parts, ('%s %s'):format(key, label or o.name or k2))
+    end
+  end
+  add(k.allow_once, kind.allow_once, 'allow')
+  add(k.allow_always, kind.allow_always)
+  add(k.reject_once, kind.reject_once, 'reject')
+  add(k.reject_always, kind.reject_always)
+  if diff_of(req.params.toolCall or {}) then
+    table.insert(parts, k.review .. ' review')
+  end
+  table.insert(parts, k.later .. ' later')
+  return ' ' .. table.concat(parts, '  ') .. ' '
+end
+
+--- Opens a review of an edit: the buffer against the proposal side by side
+--- in a new tab. The proposal can be changed before accepting it; the
+--- changed text is sent back as `_meta.editedText`.
+---@param req agent_lsp.PermissionRequest
+function M.review(req)
+  local d = diff_of(req.params.toolCall or {})
+  if not d or not d.path then
+    return
+  end
+  close_prompt()
+  vim.cmd('tab split')
+  vim.cmd.edit(vim.fn.fnameescape(d.path))
+  local ft = vim.bo.filetype
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vnew')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, 'agent-lsp://proposal/' .. vim.fn.fnamemodify(d.path, ':t') .. '#' .. req.id)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(d.newText))
+  vim.bo[buf].filetype = ft
+  vim.cmd('diffthis')
+  local proposal = table.concat(split(d.newText), '\n')
+
+  local function decide(choice)
+    local edited
+    if vim.api.nvim_buf_is_valid(buf) then
+      local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+      if text ~= proposal then
+        edited = text .. '\n'
+      end
+    end
+    if M.answer(req, choice, edited) then
+      pcall(vim.cmd, 'tabclose')
+    end
+  end
+  local k = keys()
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = desc })
+  end
+  map(k.allow_once, function()
+    decide(kind.allow_once)
+  end, 'agent-lsp: allow (with your changes)')
+  map(k.allow_always, function()
+    decide(kind.allow_always)
+  end, 'agent-lsp: always allow')
+  map(k.reject_once, function()
+    decide(kind.reject_once)
+  end, 'agent-lsp: reject')
+  map(k.reject_always, function()
+    decide(kind.reject_always)
+  end, 'agent-lsp: always reject')
+  map(k.later, function()
+    pcall(vim.cmd, 'tabclose')
+  end, 'agent-lsp: close the review (the request stays pending)')
+  vim.notify(
+    ('agent-lsp: review the edit; %s allow (your changes to the right side are applied), %s reject, %s close'):format(
+      k.allow_once,
+      k.reject_once,
+      k.later
+    ),
+    vim.log.levels.INFO
+  )
+end
+
+--- Whether the user is typing somewhere (insert, command line, ...), so a
+--- prompt must not take the keys.
+local function typing()
+  local mode = vim.api.nvim_get_mode().mode
+  return not (mode == 'n' or mode == 'nt')
+end
+
+--- Shows the oldest pending request in a float (or with vim.ui.select).
+---@param opts {focus: boolean?}?
+function M.show(opts)
+  opts = opts or {}
+  local req = queue[1]
+  if not req then
+    close_prompt()
+    return false
+  end
+  local cfg = config.get().permission
+  if cfg.ui == 'select' then
+    if shown and shown.req == req then
+      return true
+    end
+    shown = { req = req }
+    local items = req.params.options or {}
+    local tool = req.params.toolCall or {}
+    vim.ui.select(items, {
+      prompt = ('agent-lsp: %s'):format(tool.title or 'tool call'),
+      format_item = function(o)
+        return o.name or o.optionId
+      end,
+    }, function(choice)
+      if shown and shown.req == req then
+        shown = nil
+      end
+      if choice then
+        M.answer(req, choice.optionId)
+      end
+    end)
+    return true
+  end
+
+  if shown and shown.req == req and shown.win and vim.api.nvim_win_is_valid(shown.win) then
+    if opts.focus then
+      vim.api.nvim_set_current_win(shown.win)
+    end
+    return true
+  end
+  close_prompt()
+
+  local tool = req.params.toolCall or {}
+  local lines, is_diff = describe(tool)
+  if #lines == 0 then
+    lines = { '(no details)' }
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = is_diff and 'diff' or 'sh'
+
+  local width = math.min(60, vim.o.columns - 4)
+  for _, l in ipairs(lines) do
+    width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, vim.o.columns - 4))
+  end
+  local height = math.max(1, math.min(#lines, math.floor(vim.o.lines * 0.6)))
+  local more = #queue > 1 and (' (%d more waiting)'):format(#queue - 1) or ''
+  local title = (' Agent wants to %s: %s%s '):format(
+    (tool.kind == methods.tool_kind.edit and 'edit') or (tool.kind == methods.tool_kind.execute and 'run') or 'use',
+    tool.title or 'a tool',
+    more
+  )
+  local enter = opts.focus or (cfg.focus and not typing())
+  local win = vim.api.nvim_open_win(buf, enter, {
+    relative = 'editor',
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = 'rounded',
+    title = title,
+    title_pos = 'center',
+    footer = footer(req),
+    footer_pos = 'center',
+    zindex = 60,
+  })
+  vim.wo[win].wrap = false
+  vim.wo[win].cursorline = true
+  shown = { req = req, win = win, buf = buf }
+
+  local k = keys()
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = desc })
+  end
+  for name, key in pairs({
+    allow_once = k.allow_once,
+    allow_always = k.allow_always,
+    reject_once = k.reject_once,
+    reject_always = k.reject_always,
+  }) do
+    map(key, function()
+      M.answer(req, name)
+    end, 'agent-lsp: ' .. name:gsub('_', ' '))
+  end
+  map(k.review, function()
+    M.review(req)
+  end, 'agent-lsp: review the edit in a diff')
+  local function later()
+    close_prompt()
+    vim.notify(
+      ('agent-lsp: %d permission request(s) pending; :AgentPermission to answer'):format(#queue),
+      vim.log.levels.INFO
+    )
+  end
+  map(k.later, later, 'agent-lsp: answer later')
+  map('<Esc>', later, 'agent-lsp: answer later')
+  vim.api.nvim_create_autocmd('WinClosed', {
+    pattern = tostring(win),
+    once = true,
+    callback = function()
+      if shown and shown.win == win then
+        shown = nil
+      end
+    end,
+  })
+  if not enter then
+    vim.notify(
+      ('agent-lsp: %s wants permission; :AgentPermission to answer'):format(tool.title or 'a tool'),
+      vim.log.levels.WARN
+    )
+  end
+  return true
+end
+
+--- The session/request_permission handler. Runs inside the built-in
+--- client's coroutine for the request and yields until answered.
+---@param params table
+---@param ctx lsp.HandlerContext
+---@return table result
+function M.request(params, ctx)
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    -- Not inside the client's coroutine: nothing to wait in without
+    -- blocking. Decline rather than freeze the editor.
+    return { outcome = { outcome = methods.permission_outcome.cancelled } }
+  end
+  next_id = next_id + 1
+  local req = {
+    id = next_id,
+    client_id = ctx.client_id,
+    session_id = params.sessionId,
+    params = params,
+    done = false,
+  }
+  req.resume = function(result)
+    vim.schedule(function()
+      local ok, err = coroutine.resume(co, result)
+      if not ok then
+        vim.notify('agent-lsp: answering a permission request failed: ' .. tostring(err), vim.log.levels.ERROR)
+      end
+    end)
+  end
+  table.insert(queue, req)
+  require('agent_lsp.chat').on_permission(ctx.client_id, req)
+  fire('AgentLspPermission', { id = req.id, session_id = req.session_id, tool = params.toolCall })
+  if not (shown and shown.win and vim.api.nvim_win_is_valid(shown.win)) then
+    M.show()
+  end
+  return coroutine.yield()
+end
+
+return M

@@ -1,0 +1,228 @@
+-- The chat: cancel, tool calls folded, thinking collapsed, the plan as a
+-- checklist, selections and @file as context, modes, notices.
+
+--- The chat window (showing the current chat).
+local function chat_win(h)
+  local chat = require('agent_lsp').current_chat()
+  h.ok(chat, 'a chat exists')
+  ---@cast chat -nil
+  local win = vim.fn.win_findbuf(chat.buf)[1]
+  h.ok(win, 'the chat is shown in a window')
+  return win, chat
+end
+
+--- The 1-based line number of the first line containing text.
+local function line_of(lines, text)
+  for i, l in ipairs(lines) do
+    if l:find(text, 1, true) then
+      return i
+    end
+  end
+end
+
+--- The text of a model request's last user message.
+local function last_user_text(req)
+  for i = #req.messages, 1, -1 do
+    local m = req.messages[i]
+    if m.role == 'user' then
+      if type(m.content) == 'string' then
+        return m.content
+      end
+      local parts = {}
+      for _, b in ipairs(m.content) do
+        table.insert(parts, b.text or '')
+      end
+      return table.concat(parts, '\n')
+    end
+  end
+  return ''
+end
+
+return {
+  {
+    name = 'cancel mid-stream returns stopReason cancelled',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel({ { { text = 'waiting for the model...' }, { hang = true } } })
+      h.setup()
+      vim.cmd('Agent take your time')
+      h.wait(function()
+        return table.concat(h.chat_lines(), '\n'):find('waiting for the model', 1, true)
+      end, 10000, 'the streamed text in the chat')
+      h.ok(require('agent_lsp').current_chat().busy, 'the chat is busy')
+      vim.cmd('AgentCancel')
+      local turn = h.wait_turn(1, 10000)
+      h.eq('cancelled', turn.stop_reason)
+      h.ok(not require('agent_lsp').current_chat().busy, 'the chat is idle again')
+      h.contains(h.chat_lines(), 'stopped: cancelled', 'the chat says the turn was cancelled')
+    end,
+  },
+  {
+    name = 'the cancel key in the chat buffer cancels',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel({ { { text = 'streaming...' }, { hang = true } } })
+      h.setup()
+      vim.cmd('AgentChat')
+      vim.api.nvim_buf_set_lines(0, -1, -1, false, { 'a prompt typed in the chat' })
+      vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+      h.wait(function()
+        return table.concat(h.chat_lines(), '\n'):find('streaming...', 1, true)
+      end, 10000, 'the streamed text')
+      vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)
+      h.eq('cancelled', h.wait_turn(1, 10000).stop_reason)
+      local lines = h.chat_lines()
+      h.contains(lines, 'a prompt typed in the chat')
+      h.eq('## You', lines[#lines - 1], 'a fresh input header at the end')
+      h.eq('', lines[#lines], 'an empty input')
+    end,
+  },
+  {
+    name = 'tool calls are folded one-line summaries, thinking is collapsed, the plan is a checklist',
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = 'x = 1\n' })
+      h.fakemodel({
+        {
+          { thinking = 'Let me think.\nStep one.\nStep two.', signature = 'sig' },
+          {
+            tool_use = {
+              id = 'toolu_todo',
+              name = 'TodoWrite',
+              input = {
+                todos = {
+                  { content = 'Read calc.py', status = 'completed', activeForm = 'Reading calc.py' },
+                  { content = 'Fix the bug', status = 'in_progress', activeForm = 'Fixing the bug' },
+                  { content = 'Run the tests', status = 'pending', activeForm = 'Running the tests' },
+                },
+              },
+            },
+          },
+        },
+        { { tool_use = { id = 'toolu_read', name = 'Read', input = { file_path = root .. '/calc.py' } } } },
+        { { text = 'All done.' } },
+      })
+      h.setup()
+      vim.cmd('Agent plan it')
+      h.eq('end_turn', h.wait_turn().stop_reason)
+      local win = chat_win(h)
+      local lines = h.chat_lines()
+      local text = table.concat(lines, '\n')
+      h.contains(text, '- [x] Read calc.py')
+      h.contains(text, '- [ ] Fix the bug ← in progress')
+      h.contains(text, '- [ ] Run the tests')
+      local thought = line_of(lines, '💭 Thought')
+      h.ok(thought, 'a thinking summary line')
+      h.contains(text, 'Step two.', 'the thinking text is in the buffer')
+      local read = line_of(lines, '✓ Read')
+      h.ok(read, 'a Read summary line with its status: ' .. text)
+      vim.api.nvim_win_call(win, function()
+        h.eq(thought, vim.fn.foldclosed(thought), 'the thinking is folded closed')
+        h.eq(read, vim.fn.foldclosed(read), 'the Read details are folded closed')
+        h.ok(vim.fn.foldclosedend(read) > read, 'the fold holds the details')
+      end)
+      h.contains(text, 'All done.')
+    end,
+  },
+  {
+    name = ':AgentAsk sends the selection as a resource with file and range; @file attaches a resource_link',
+    fn = function(h)
+      local root = h.workspace({
+        ['calc.py'] = 'def total(v):\n    return sum(v)\n\ndef average(v):\n    return total(v) / 2\n',
+        ['README.md'] = '# readme\n',
+      })
+      local model = h.fakemodel({ { { text = 'It divides by 2.' } }, { { text = 'Read it.' } } })
+      h.setup()
+      h.edit('calc.py')
+      vim.cmd('4,5AgentAsk why is this wrong?')
+      h.eq('end_turn', h.wait_turn().stop_reason)
+      local sent = h.sent_params('session/prompt')[1].prompt
+      h.eq({ type = 'text', text = 'why is this wrong?' }, sent[1])
+      h.eq({
+        type = 'resource',
+        resource = {
+          uri = vim.uri_from_fname(root .. '/calc.py') .. '#L4-L5',
+          mimeType = 'text/x-python',
+          text = 'def average(v):\n    return total(v) / 2\n',
+        },
+      }, sent[2], 'the selection is a resource block with file and range')
+      local got = last_user_text(model.wait_requests(1)[1])
+      h.contains(got, 'why is this wrong?')
+      h.contains(got, 'return total(v) / 2', 'the selection text reaches the model')
+
+      vim.cmd('Agent see @README.md please')
+      h.eq('end_turn', h.wait_turn().stop_reason)
+      local sent2 = h.sent_params('session/prompt')[2].prompt
+      h.eq({
+        type = 'resource_link',
+        uri = vim.uri_from_fname(root .. '/README.md'),
+        name = 'README.md',
+      }, sent2[2], '@README.md is a resource_link')
+      h.contains(last_user_text(model.wait_requests(2)[2]), 'README.md', 'the resource_link reaches the model')
+      h.contains(table.concat(h.chat_lines(), '\n'), '📎 README.md', 'the chat shows the attachment')
+      h.contains(table.concat(h.chat_lines(), '\n'), '📎 calc.py#L4-L5', 'and the selection')
+    end,
+  },
+  {
+    name = ':AgentAsk without text attaches the selection to the next prompt typed in the chat',
+    fn = function(h)
+      h.workspace({ ['calc.py'] = 'a = 1\nb = 2\n' })
+      local model = h.fakemodel({ { { text = 'ok' } } })
+      h.setup()
+      h.edit('calc.py')
+      vim.cmd('2AgentAsk')
+      local chat = require('agent_lsp').current_chat()
+      h.eq(chat.buf, vim.api.nvim_get_current_buf(), 'the chat has the focus')
+      vim.cmd('stopinsert')
+      vim.api.nvim_buf_set_lines(0, -2, -1, false, { 'what is b?' })
+      chat:submit_input()
+      h.eq('end_turn', h.wait_turn().stop_reason)
+      local got = last_user_text(model.wait_requests(1)[1])
+      h.contains(got, 'what is b?')
+      h.contains(got, 'b = 2')
+      local sent = h.sent_params('session/prompt')[1].prompt
+      h.eq('what is b?', sent[1].text)
+      h.eq('resource', sent[2].type)
+      h.contains(sent[2].resource.uri, 'calc.py#L2-L2', 'the attached selection names file and range')
+    end,
+  },
+  {
+    name = ':AgentMode switches the mode with session/set_mode',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel({})
+      h.setup()
+      vim.cmd('AgentMode plan')
+      local chat = require('agent_lsp').current_chat()
+      h.wait(function()
+        return chat.modes and chat.modes.currentModeId == 'plan'
+      end, 5000, 'the mode to be plan (session/set_mode answered)')
+    end,
+  },
+  {
+    name = 'a retried model call shows an agent/status notice',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel({ { { error = 529, retry_after = '0' } }, { { text = 'after the retry' } } })
+      local notices = {}
+      local orig = vim.notify
+      vim.notify = function(msg, level)
+        table.insert(notices, { msg = msg, level = level })
+        return orig(msg, level)
+      end
+      h.setup()
+      vim.cmd('Agent hello')
+      h.eq('end_turn', h.wait_turn(1, 20000).stop_reason)
+      vim.notify = orig
+      local text = table.concat(h.chat_lines(), '\n')
+      h.contains(text, 'after the retry')
+      h.contains(text, '⚠', 'the retry notice is in the chat')
+      local warned = false
+      for _, n in ipairs(notices) do
+        if n.level == vim.log.levels.WARN and n.msg:find('retry', 1, true) then
+          warned = true
+        end
+      end
+      h.ok(warned, 'a WARN notification about the retry: ' .. vim.inspect(notices))
+    end,
+  },
+}
