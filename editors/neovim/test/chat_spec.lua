@@ -70,7 +70,7 @@ return {
         return table.concat(h.chat_lines(), '\n'):find('streaming...', 1, true)
       end, 10000, 'the streamed text')
       vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)
-      h.eq('cancelled', h.wait_turn(1, 10000).stop_reason)
+      h.expect_turn('cancelled', 10000)
       local lines = h.chat_lines()
       h.contains(lines, 'a prompt typed in the chat')
       h.eq('## You', lines[#lines - 1], 'a fresh input header at the end')
@@ -103,7 +103,7 @@ return {
       })
       h.setup()
       vim.cmd('Agent plan it')
-      h.eq('end_turn', h.wait_turn().stop_reason)
+      h.expect_turn('end_turn')
       local win = chat_win(h)
       local lines = h.chat_lines()
       local text = table.concat(lines, '\n')
@@ -134,7 +134,7 @@ return {
       h.setup()
       h.edit('calc.py')
       vim.cmd('4,5AgentAsk why is this wrong?')
-      h.eq('end_turn', h.wait_turn().stop_reason)
+      h.expect_turn('end_turn')
       local sent = h.sent_params('session/prompt')[1].prompt
       h.eq({ type = 'text', text = 'why is this wrong?' }, sent[1])
       h.eq({
@@ -150,7 +150,7 @@ return {
       h.contains(got, 'return total(v) / 2', 'the selection text reaches the model')
 
       vim.cmd('Agent see @README.md please')
-      h.eq('end_turn', h.wait_turn().stop_reason)
+      h.expect_turn('end_turn')
       local sent2 = h.sent_params('session/prompt')[2].prompt
       h.eq({
         type = 'resource_link',
@@ -175,7 +175,7 @@ return {
       vim.cmd('stopinsert')
       vim.api.nvim_buf_set_lines(0, -2, -1, false, { 'what is b?' })
       chat:submit_input()
-      h.eq('end_turn', h.wait_turn().stop_reason)
+      h.expect_turn('end_turn')
       local got = last_user_text(model.wait_requests(1)[1])
       h.contains(got, 'what is b?')
       h.contains(got, 'b = 2')
@@ -211,7 +211,7 @@ return {
       end
       h.setup()
       vim.cmd('Agent hello')
-      h.eq('end_turn', h.wait_turn(1, 20000).stop_reason)
+      h.expect_turn('end_turn', 20000)
       vim.notify = orig
       local text = table.concat(h.chat_lines(), '\n')
       h.contains(text, 'after the retry')

@@ -235,6 +235,19 @@ function H.wait_turn(n, ms)
   end, ms or 20000, ('turn %d to end'):format(n))
 end
 
+--- Waits for the next turn to end and checks its stop reason.
+function H.expect_turn(stop_reason, ms)
+  local turn = H.wait_turn(nil, ms)
+  if turn.stop_reason ~= stop_reason then
+    error(('turn ended with %s (error: %s), want %s'):format(
+      tostring(turn.stop_reason),
+      tostring(turn.error),
+      stop_reason
+    ), 2)
+  end
+  return turn
+end
+
 --- Waits for a pending permission request and returns it.
 function H.wait_permission(ms)
   local permission = require('agent_lsp.permission')
@@ -269,27 +282,31 @@ function H.buf_text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
 end
 
---- Stops every agent-lsp client and waits for the processes to end.
+--- Stops every agent-lsp client (as :AgentStop does) and waits until the
+--- processes are gone.
 function H.stop_clients()
-  local clients = vim.lsp.get_clients({ name = 'agent-lsp' })
-  for _, c in ipairs(clients) do
-    require("agent_lsp.client")._call(c, "stop")
-  end
-  -- agent-lsp answers shutdown but (today) only exits at the end of its
-  -- stdin, which closes when this Neovim quits: do not wait long here.
-  vim.wait(300, function()
-    for _, c in ipairs(clients) do
-      if not require("agent_lsp.client")._call(c, "is_stopped") then
+  local ids = vim.tbl_map(function(c)
+    return c.id
+  end, vim.lsp.get_clients({ name = 'agent-lsp' }))
+  require('agent_lsp').stop()
+  local function gone()
+    for _, id in ipairs(ids) do
+      if vim.lsp.get_client_by_id(id) then
         return false
       end
     end
     return true
-  end, 20)
-  for _, c in ipairs(clients) do
-    if not c.is_stopped() then
-      require("agent_lsp.client")._call(c, "stop", true)
-    end
   end
+  if not vim.wait(1000, gone, 20) then
+    for _, id in ipairs(ids) do
+      local c = vim.lsp.get_client_by_id(id)
+      if c then
+        require('agent_lsp.client')._call(c, 'stop', true)
+      end
+    end
+    vim.wait(1000, gone, 20)
+  end
+  return gone()
 end
 
 local function write_result(path, ok, message)
@@ -321,8 +338,9 @@ function H.run(file, name, result)
     ok, err = xpcall(case.fn, debug.traceback, H)
   end
   H.trace('case done')
-  pcall(H.stop_clients)
-  H.trace('clients stopped')
+  -- The sidecars end with this Neovim (their stdin closes); run.sh checks
+  -- that none is left.
+  H.trace('leaving')
   for i = #cleanups, 1, -1 do
     pcall(cleanups[i])
   end

@@ -769,8 +769,8 @@ function Chat:with_session(cb, on_error)
   on_error = on_error or function(err)
     notify(err_message(err), vim.log.levels.ERROR)
   end
-  local live = self.client_id and vim.lsp.get_client_by_id(self.client_id)
-  if live and self.session_id and not client._call(live, 'is_stopped') then
+  local live = self.client_id and client.get_by_id(self.client_id)
+  if live and self.session_id then
     return cb(live)
   end
   client.with_client(self.root, function(c)
@@ -796,7 +796,7 @@ function Chat:with_session(cb, on_error)
       self:_bind(result.sessionId, result)
       cb(c)
     end)
-  end)
+  end, on_error)
 end
 
 --- Files named with @path in a prompt, as resource_link blocks.

@@ -14,8 +14,9 @@ local NAME = 'agent-lsp'
 local method = methods.method
 local augroup = vim.api.nvim_create_augroup('agent_lsp_client', { clear = true })
 
---- Per client: initialized yet, and the callbacks waiting for it.
----@type table<integer, {ready: boolean, waiting: fun(client: vim.lsp.Client)[], root: string}>
+--- Per client: initialized yet, the callbacks waiting for it, its root,
+--- and whether it is being stopped (a stopping sidecar takes no new work).
+---@type table<integer, {ready: boolean, waiting: fun(client: vim.lsp.Client)[], root: string, stopping: boolean?}>
 local state = {}
 
 local has_011 = vim.fn.has('nvim-0.11') == 1
@@ -71,9 +72,20 @@ end
 function M.get(root)
   for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
     local st = state[client.id]
-    if st and (root == nil or st.root == root) and not call(client, 'is_stopped') then
+    if st and not st.stopping and (root == nil or st.root == root) and not call(client, 'is_stopped') then
       return client
     end
+  end
+end
+
+--- A client by id, if it is running and not being stopped.
+---@param id integer
+---@return vim.lsp.Client?
+function M.get_by_id(id)
+  local c = vim.lsp.get_client_by_id(id)
+  local st = state[id]
+  if c and st and not st.stopping and not call(c, 'is_stopped') then
+    return c
   end
 end
 
@@ -153,6 +165,7 @@ local function start(root)
         return
       end
       st.ready = true
+      st.failed = {}
       if cfg.auto_attach then
         attach_all(client)
       end
@@ -166,6 +179,9 @@ local function start(root)
       local st = state[client_id]
       state[client_id] = nil
       vim.schedule(function()
+        for _, fail in ipairs(st and st.failed or {}) do
+          fail(('agent-lsp exited before it was ready (code %d)'):format(code))
+        end
         require('agent_lsp.permission').drop_client(client_id)
         require('agent_lsp.chat').on_exit(client_id, code, signal)
         if st and not st.ready then
@@ -199,36 +215,25 @@ local function start(root)
     vim.notify('agent-lsp: could not start ' .. vim.inspect(cfg.cmd), vim.log.levels.ERROR)
     return nil
   end
-  state[id] = state[id] or { ready = false, waiting = {}, root = root }
-  -- on_init may have run already when the client was reused.
-  local client = vim.lsp.get_client_by_id(id)
-  if client and client.initialized and not state[id].ready then
-    lsp_config.on_init(client)
-  end
+  -- on_init runs from the event loop, after this returns: the state is
+  -- there in time.
+  state[id] = { ready = false, waiting = {}, failed = {}, root = root }
   return id
 end
 
--- state must exist before on_init can run: on_init runs from the event
--- loop, after start() has returned, so filling it right after the start
--- call is enough.
-
 --- Calls `cb(client)` once the client for `root` has answered initialize,
---- starting the sidecar if needed.
+--- starting the sidecar if needed. `on_error(message)` runs instead when
+--- the sidecar cannot start or exits before it is ready.
 ---@param root string
 ---@param cb fun(client: vim.lsp.Client)
-function M.with_client(root, cb)
-  local client = M.get(root)
-  if client then
-    local st = state[client.id]
-    if st.ready then
-      cb(client)
-    else
-      table.insert(st.waiting, cb)
-    end
-    return
-  end
-  local id = start(root)
+---@param on_error fun(err: string)?
+function M.with_client(root, cb, on_error)
+  local c = M.get(root)
+  local id = c and c.id or start(root)
   if not id then
+    if on_error then
+      on_error('could not start agent-lsp (see :checkhealth agent_lsp)')
+    end
     return
   end
   local st = state[id]
@@ -236,6 +241,9 @@ function M.with_client(root, cb)
     cb(assert(vim.lsp.get_client_by_id(id)))
   else
     table.insert(st.waiting, cb)
+    if on_error then
+      table.insert(st.failed, on_error)
+    end
   end
 end
 
@@ -273,12 +281,16 @@ function M.notify(client, name, params)
   return call(client, 'notify', name, params)
 end
 
---- Stops the client(s) of a root (all when root is nil).
+--- Stops the client(s) of a root (all when root is nil). The next use
+--- starts a new sidecar; chats resume their sessions there.
 ---@param root string?
 function M.stop(root)
   for _, client in ipairs(vim.lsp.get_clients({ name = NAME })) do
     local st = state[client.id]
     if root == nil or (st and st.root == root) then
+      if st then
+        st.stopping = true
+      end
       call(client, 'stop')
     end
   end

@@ -8,6 +8,10 @@ local function notify(msg, level)
   vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
 end
 
+local function message(err)
+  return type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
+end
+
 --- Lists the sessions of a root; cb(err, sessions).
 ---@param root string
 ---@param cb fun(err: any, sessions: table[]?)
@@ -30,7 +34,7 @@ function M.list(root, cb)
       end)
     end
     page(nil)
-  end)
+  end, cb)
 end
 
 --- Loads a session into a new chat: the agent replays its history as
@@ -61,9 +65,9 @@ function M.load(root, session_id, cb)
       chat.busy = false
       chat:flush()
       if err then
-        chat:push({ kind = 'error', message = 'session/load: ' .. (err.message or vim.inspect(err)) })
+        chat:push({ kind = 'error', message = 'session/load: ' .. message(err) })
         chat:flush()
-        notify('session/load: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        notify('session/load: ' .. message(err), vim.log.levels.ERROR)
         return cb(err, chat)
       end
       chat:_bind(session_id, result)
@@ -74,7 +78,7 @@ function M.load(root, session_id, cb)
       })
       cb(nil, chat)
     end)
-  end)
+  end, cb)
 end
 
 --- :AgentSessions: pick a past session of the project and load it.
@@ -82,7 +86,7 @@ end
 function M.pick(root)
   M.list(root, function(err, sessions)
     if err then
-      return notify('session/list: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return notify('session/list: ' .. message(err), vim.log.levels.ERROR)
     end
     if not sessions or #sessions == 0 then
       return notify('no past sessions for ' .. vim.fn.fnamemodify(root, ':~'))
