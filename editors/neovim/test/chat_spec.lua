@@ -97,8 +97,10 @@ return {
               },
             },
           },
+          -- Two calls in one message: updates of the first must not land
+          -- on the second's lines.
+          { tool_use = { id = 'toolu_read', name = 'Read', input = { file_path = root .. '/calc.py' } } },
         },
-        { { tool_use = { id = 'toolu_read', name = 'Read', input = { file_path = root .. '/calc.py' } } } },
         { { text = 'All done.' } },
       })
       h.setup()
@@ -115,7 +117,20 @@ return {
       h.contains(text, 'Step two.', 'the thinking text is in the buffer')
       local read = line_of(lines, '✓ Read')
       h.ok(read, 'a Read summary line with its status: ' .. text)
+      local todo = line_of(lines, '✓ Update plan')
+      h.ok(todo, 'a TodoWrite summary line: ' .. text)
+      h.ok(todo < read, 'the calls in their order')
+      local count = 0
+      for _, l in ipairs(lines) do
+        if l:find('· completed', 1, true) then
+          count = count + 1
+        end
+      end
+      h.eq(2, count, 'one summary line per tool call')
+      h.contains(lines[read + 1], 'file_path: calc.py', 'the Read details follow its summary')
       vim.api.nvim_win_call(win, function()
+        h.eq(todo, vim.fn.foldclosed(todo), 'the TodoWrite details are folded closed')
+        h.eq(read - 1, vim.fn.foldclosedend(todo), 'its fold ends before the Read')
         h.eq(thought, vim.fn.foldclosed(thought), 'the thinking is folded closed')
         h.eq(read, vim.fn.foldclosed(read), 'the Read details are folded closed')
         h.ok(vim.fn.foldclosedend(read) > read, 'the fold holds the details')

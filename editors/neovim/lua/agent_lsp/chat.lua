@@ -275,10 +275,7 @@ function Chat:_append_block(lines)
   end
   local row = self:_append_lines(lines)
   self.last = 'block'
-  return {
-    mark = api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }),
-    nlines = #lines,
-  }
+  return { mark = api.nvim_buf_set_extmark(self.buf, ns, row, 0, {}), nlines = #lines }
 end
 
 ---@param b table
@@ -311,9 +308,12 @@ function Chat:_replace_block(b, lines, fold)
     local old = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
     api.nvim_buf_set_text(self.buf, row, 0, row, #old, lines)
   else
-    -- Deleting every line of a block deletes its fold with it.
+    -- Deleting every line of a block deletes its fold with it. The marks
+    -- of the blocks below (right gravity) move down with the inserted
+    -- lines; this block's own mark is put back on its first line.
     api.nvim_buf_set_lines(self.buf, row, row + b.nlines, false, {})
     api.nvim_buf_set_lines(self.buf, row, row, false, lines)
+    api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = b.mark })
   end
   b.nlines = #lines
   b.folded = fold and #lines > 1
@@ -371,7 +371,7 @@ end
 function Chat:_tool_summary(t)
   local status = t.status or methods.tool_status.pending
   local title = t.title or t.kind or 'tool'
-  title = title:gsub('\n.*', '')
+  title = title:gsub('\n.*', ''):gsub(vim.pesc(self.root .. '/'), '')
   if t.awaiting and status == methods.tool_status.pending then
     return ('⏸ %s · waiting for approval'):format(title)
   end
@@ -385,16 +385,30 @@ function Chat:_tool_details(t)
   local max = config.get().chat.tool_output_lines
   local out = {}
   local input = t.rawInput
-  if type(input) == 'table' then
-    if type(input.command) == 'string' then
-      table.insert(out, '$ ' .. input.command:gsub('\n', ' '))
-    else
-      local ok, json = pcall(vim.json.encode, input)
-      if ok then
-        if #json > 300 then
-          json = json:sub(1, 300) .. '…'
+  local has_diff = false
+  for _, c in ipairs(t.content or {}) do
+    has_diff = has_diff or c.type == methods.content.diff
+  end
+  if type(input) == 'table' and type(input.command) == 'string' then
+    table.insert(out, '$ ' .. input.command:gsub('\n', ' '))
+  elseif type(input) == 'table' and not vim.islist(input) then
+    local keys = vim.tbl_keys(input)
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local v = input[k]
+      -- An edit's strings are in its diff.
+      if not (has_diff and (k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits')) then
+        if type(v) == 'string' then
+          v = v:gsub(vim.pesc(self.root .. '/'), '')
+        else
+          local ok, json = pcall(vim.json.encode, v)
+          v = ok and json:gsub('\\/', '/') or vim.inspect(v)
         end
-        table.insert(out, 'input: ' .. json)
+        v = v:gsub('\n', '⏎')
+        if #v > 160 then
+          v = vim.fn.strcharpart(v, 0, 160) .. '…'
+        end
+        table.insert(out, ('%s: %s'):format(k, v))
       end
     end
   end
@@ -555,9 +569,12 @@ function Chat:_refresh_header()
   end
   if self.usage and self.usage.used then
     local u = self.usage
-    local s = (' · %dk'):format(math.floor(u.used / 1000 + 0.5))
+    local function k(n)
+      return n < 1000 and tostring(n) or n < 10000 and ('%.1fk'):format(n / 1000) or ('%dk'):format(math.floor(n / 1000 + 0.5))
+    end
+    local s = ' · ' .. k(u.used)
     if u.size then
-      s = s .. ('/%dk'):format(math.floor(u.size / 1000 + 0.5))
+      s = s .. '/' .. k(u.size)
     end
     s = s .. ' tokens'
     if type(u.cost) == 'table' and u.cost.amount then

@@ -357,17 +357,20 @@ function M.show(opts)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = is_diff and 'diff' or 'sh'
 
-  local width = math.min(60, vim.o.columns - 4)
-  for _, l in ipairs(lines) do
-    width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, vim.o.columns - 4))
-  end
-  local height = math.max(1, math.min(#lines, math.floor(vim.o.lines * 0.6)))
   local more = #queue > 1 and (' (%d more waiting)'):format(#queue - 1) or ''
   local title = (' Agent wants to %s: %s%s '):format(
     (tool.kind == methods.tool_kind.edit and 'edit') or (tool.kind == methods.tool_kind.execute and 'run') or 'use',
-    tool.title or 'a tool',
+    (tool.title or 'a tool'):gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), ''),
     more
   )
+  local foot = footer(req)
+  local max_width = math.max(20, vim.o.columns - 4)
+  local width = math.max(60, vim.fn.strdisplaywidth(title) + 4, vim.fn.strdisplaywidth(foot) + 4)
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 2)
+  end
+  width = math.min(width, max_width)
+  local height = math.max(1, math.min(#lines, math.floor(vim.o.lines * 0.6)))
   local enter = opts.focus or (cfg.focus and not typing())
   local win = vim.api.nvim_open_win(buf, enter, {
     relative = 'editor',
@@ -379,7 +382,7 @@ function M.show(opts)
     border = 'rounded',
     title = title,
     title_pos = 'center',
-    footer = footer(req),
+    footer = foot,
     footer_pos = 'center',
     zindex = 60,
   })

@@ -1,0 +1,106 @@
+-- Permission prompts never block and never get lost: the editor runs on
+-- while one waits, typing is not interrupted, and a request outlives its
+-- float and the chat window.
+local function bash_turns()
+  return {
+    { { tool_use = { id = 'toolu_bash', name = 'Bash', input = { command = 'touch made-by-bash', description = 'Make a file' } } } },
+    { { text = 'Made it.' } },
+  }
+end
+
+return {
+  {
+    name = 'a pending request survives closing its float and the chat window',
+    fn = function(h)
+      local root = h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel(bash_turns())
+      h.setup()
+      vim.cmd('AgentChat')
+      vim.cmd('Agent make a file')
+      local req = h.wait_permission()
+      h.eq('toolu_bash', req.params.toolCall.toolCallId)
+      local float = vim.api.nvim_get_current_win()
+      h.ok(vim.api.nvim_win_get_config(float).relative ~= '', 'the float has the focus')
+      h.contains(vim.api.nvim_buf_get_lines(0, 0, -1, false), '$ touch made-by-bash', 'the float shows the command')
+      vim.api.nvim_feedkeys('q', 'x', false) -- answer later
+      h.ok(not vim.api.nvim_win_is_valid(float), 'the float is closed')
+      local chat = require('agent_lsp').current_chat()
+      ---@cast chat -nil
+      for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+        vim.api.nvim_win_close(win, true)
+      end
+      -- The editor goes on: a timer fires, buffers can be edited.
+      local fired = false
+      vim.defer_fn(function()
+        fired = true
+      end, 50)
+      h.wait(function()
+        return fired
+      end, 2000, 'a timer while the request waits')
+      h.eq(1, #require('agent_lsp.permission').pending(), 'the request is still pending')
+      h.ok(chat.busy, 'the turn is still running')
+      h.contains(table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), '\n'), 'waiting for approval')
+
+      vim.cmd('AgentPermission')
+      h.ok(vim.api.nvim_win_get_config(0).relative ~= '', 'the prompt is back, focused')
+      vim.api.nvim_feedkeys('y', 'x', false)
+      h.expect_turn('end_turn')
+      h.ok(vim.uv.fs_stat(root .. '/made-by-bash'), 'the command ran')
+    end,
+  },
+  {
+    name = 'a request arriving while typing in insert mode does not take the keys',
+    fn = function(h)
+      h.workspace({ ['notes.txt'] = '' })
+      h.fakemodel(bash_turns())
+      h.setup()
+      local buf = h.edit('notes.txt')
+      local win = vim.api.nvim_get_current_win()
+      -- A headless case cannot sit in insert mode while the event loop runs;
+      -- the plugin asks nvim_get_mode, so that is what the user "does".
+      local get_mode = vim.api.nvim_get_mode
+      vim.api.nvim_get_mode = function()
+        return { mode = 'i', blocking = false }
+      end
+      local notes = {}
+      local notify = vim.notify
+      vim.notify = function(msg, level)
+        table.insert(notes, msg)
+      end
+      vim.cmd('Agent make a file')
+      h.wait(function()
+        return #require('agent_lsp.permission').pending() > 0
+      end, 10000, 'a permission request')
+      vim.api.nvim_get_mode = get_mode
+      vim.notify = notify
+      h.eq(win, vim.api.nvim_get_current_win(), 'the focus stays where the user types')
+      h.contains(table.concat(notes, '\n'), ':AgentPermission', 'the user is told how to answer')
+      local float
+      for _, w in ipairs(vim.api.nvim_list_wins()) do
+        if vim.api.nvim_win_get_config(w).relative ~= '' then
+          float = w
+        end
+      end
+      h.ok(float, 'the prompt is shown, without the focus')
+      vim.api.nvim_feedkeys('ihello world', 'tx', false)
+      h.eq({ 'hello world' }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), 'typing went to the buffer')
+      h.eq(1, #require('agent_lsp.permission').pending(), 'still pending: the typed keys answered nothing')
+      require('agent_lsp.permission').answer(require('agent_lsp.permission').pending()[1], 'reject_once')
+      h.expect_turn('end_turn')
+    end,
+  },
+  {
+    name = 'cancelling the turn resolves its pending request',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel(bash_turns())
+      h.setup()
+      vim.cmd('Agent make a file')
+      h.wait_permission()
+      vim.cmd('AgentCancel')
+      h.expect_turn('cancelled')
+      h.eq(0, #require('agent_lsp.permission').pending(), 'no request left pending')
+      h.eq('', vim.api.nvim_win_get_config(0).relative, 'the float is gone')
+    end,
+  },
+}
