@@ -214,6 +214,51 @@ return {
     end,
   },
   {
+    name = ':AgentModel switches the model with session/set_model',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      local model = h.fakemodel({ { { text = 'hi' } } })
+      h.setup()
+      vim.cmd('AgentModel claude-opus-4-1')
+      h.wait(function()
+        return #h.sent_params('session/set_model') == 1
+      end, 5000, 'session/set_model')
+      vim.cmd('Agent hello')
+      h.expect_turn('end_turn')
+      h.eq('claude-opus-4-1', model.wait_requests(1)[1].model, 'the model call uses the new model')
+    end,
+  },
+  {
+    name = 'the mode and model pickers list what session/new announced',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel({})
+      h.setup()
+      local chat = require('agent_lsp.chat').current(true)
+      ---@cast chat -nil
+      local done = false
+      chat:with_session(function()
+        done = true
+      end)
+      h.wait(function()
+        return done
+      end, 5000, 'session/new')
+      h.ok(chat.modes and chat.modes.availableModes, 'session/new announced the modes (docs/protocol.md)')
+      local ids = vim.tbl_map(function(m)
+        return m.id
+      end, chat.modes.availableModes)
+      h.eq({ 'default', 'acceptEdits', 'plan', 'bypassPermissions' }, ids)
+      h.eq('default', chat.modes.currentModeId)
+      local models
+      for _, o in ipairs(chat.config_options or {}) do
+        if o.id == 'model' then
+          models = o
+        end
+      end
+      h.ok(models and #models.options > 0, 'session/new announced the model option (docs/protocol.md)')
+    end,
+  },
+  {
     name = 'a retried model call shows an agent/status notice',
     fn = function(h)
       h.workspace({ ['a.txt'] = 'a\n' })

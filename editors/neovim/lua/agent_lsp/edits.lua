@@ -69,8 +69,17 @@ end
 
 ---@param buf integer
 local function save(buf)
+  if vim.bo[buf].readonly then
+    vim.notify(
+      ('agent-lsp: %s is read-only: the agent\'s edit is in the buffer, not saved'):format(vim.api.nvim_buf_get_name(buf)),
+      vim.log.levels.WARN
+    )
+    return
+  end
+  -- `!`: the buffer is the truth here (the agent edited what the buffer
+  -- held), so no "file changed since reading" question may block the edit.
   local ok, err = pcall(vim.api.nvim_buf_call, buf, function()
-    vim.cmd('silent keepalt update')
+    vim.cmd('silent keepalt update!')
   end)
   if not ok then
     vim.notify(

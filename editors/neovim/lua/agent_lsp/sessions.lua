@@ -95,9 +95,9 @@ function M.pick(root)
       prompt = 'Agent sessions',
       kind = 'agent_lsp_session',
       format_item = function(s)
-        local when = (s.updatedAt or ''):gsub('T', ' '):gsub('Z$', '')
-        local title = (s.title and s.title ~= '') and s.title or s.sessionId
-        return ('%s  %s'):format(when, title:gsub('\n', ' '))
+        local when = type(s.updatedAt) == 'string' and s.updatedAt:gsub('T', ' '):gsub('Z$', '') or ''
+        local title = (type(s.title) == 'string' and s.title ~= '') and s.title or s.sessionId
+        return ('%s  %s'):format(when, (title:gsub('\n', ' ')))
       end,
     }, function(choice)
       if not choice then
