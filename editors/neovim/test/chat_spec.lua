@@ -285,4 +285,27 @@ return {
       h.ok(warned, 'a WARN notification about the retry: ' .. vim.inspect(notices))
     end,
   },
+  {
+    name = ':AgentChat opens the chat in each layout; :AgentNew starts another chat',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.setup()
+      local chat = require('agent_lsp').chat({ layout = 'float' })
+      h.ok(vim.api.nvim_win_get_config(0).relative ~= '', 'a float')
+      h.eq(chat.buf, vim.api.nvim_get_current_buf())
+      vim.cmd('close')
+      vim.cmd('AgentChat split')
+      h.eq(chat.buf, vim.api.nvim_get_current_buf(), 'the same chat again')
+      h.eq(vim.o.columns, vim.api.nvim_win_get_width(0), 'a horizontal split')
+      vim.cmd('close')
+      local tabs = #vim.api.nvim_list_tabpages()
+      vim.cmd('AgentChat tab')
+      h.eq(tabs + 1, #vim.api.nvim_list_tabpages(), 'a tab')
+      vim.cmd('tabclose')
+      vim.cmd('AgentNew')
+      local other = require('agent_lsp').current_chat()
+      h.ok(other and other.buf ~= chat.buf, 'a new chat buffer')
+      h.eq({ '## You', '' }, vim.api.nvim_buf_get_lines(other.buf, 0, -1, false), 'an empty chat')
+    end,
+  },
 }

@@ -103,4 +103,23 @@ return {
       h.eq('', vim.api.nvim_win_get_config(0).relative, 'the float is gone')
     end,
   },
+  {
+    name = "permission.ui = 'select' answers through vim.ui.select",
+    fn = function(h)
+      local root = h.workspace({ ['a.txt'] = 'a\n' })
+      h.fakemodel(bash_turns())
+      h.setup({ permission = { ui = 'select' } })
+      local offered
+      vim.ui.select = function(items, opts, on_choice)
+        offered = vim.tbl_map(opts.format_item, items)
+        vim.schedule(function()
+          on_choice(items[1])
+        end)
+      end
+      vim.cmd('Agent make a file')
+      h.expect_turn('end_turn')
+      h.ok(offered and offered[1] == 'Allow', 'the options are offered by name: ' .. vim.inspect(offered))
+      h.ok(vim.uv.fs_stat(root .. '/made-by-bash'), 'the command ran')
+    end,
+  },
 }
