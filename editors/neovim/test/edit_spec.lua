@@ -181,4 +181,74 @@ return {
       h.contains(result, 'changed', 'the model is told the user changed the edit')
     end,
   },
+  {
+    name = 'an edit made for an older version of a buffer is refused, not skipped',
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = CALC })
+      h.fakemodel({ { { text = 'hi' } } })
+      h.setup()
+      local buf = h.edit('calc.py')
+      vim.cmd('Agent hi')
+      h.expect_turn('end_turn')
+      local client = h.client()
+      local uri = vim.uri_from_fname(root .. '/calc.py')
+      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '# typed after the agent read it' })
+      local version = vim.lsp.util.buf_versions[buf]
+      local edit = function(v)
+        return {
+          label = 'Agent: Edit calc.py',
+          edit = {
+            documentChanges = {
+              {
+                textDocument = { uri = uri, version = v },
+                edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'x = 1\n' } },
+              },
+            },
+          },
+        }
+      end
+      local res = require('agent_lsp.edits').apply(nil, edit(version - 1), { client_id = client.id, method = 'workspace/applyEdit' })
+      h.eq(false, res.applied, 'refused')
+      h.contains(res.failureReason, 'changed in the editor')
+      h.eq('# typed after the agent read it', vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1], 'the buffer is untouched')
+      res = require('agent_lsp.edits').apply(nil, edit(version), { client_id = client.id, method = 'workspace/applyEdit' })
+      h.eq(true, res.applied, 'the current version applies')
+      h.eq('x = 1', vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1])
+      h.ok(vim.bo[buf].modified, 'unsaved work stays unsaved')
+    end,
+  },
+  {
+    name = 'a prompt without a model key ends with the error the agent gives',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      h.setup({ cmd_env = { ANTHROPIC_API_KEY = '' } })
+      vim.cmd('Agent hello')
+      local turn = h.wait_turn()
+      h.ok(turn.error, 'the turn ended with an error')
+      h.contains(turn.error, 'ANTHROPIC_API_KEY', 'the error says what to set')
+      h.contains(table.concat(h.chat_lines(), '\n'), 'ANTHROPIC_API_KEY', 'the chat shows it')
+      h.ok(not require('agent_lsp').current_chat().busy, 'the chat is ready again')
+    end,
+  },
+  {
+    name = 'keys typed while an edit waits for approval are not overwritten: the agent is told to read again',
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = CALC })
+      local path = root .. '/calc.py'
+      local model = h.fakemodel(read_edit_turns(path, '/ 2', '/ len(values)'))
+      h.setup()
+      local buf = h.edit('calc.py')
+      vim.cmd('Agent fix average')
+      local req = h.wait_permission()
+      -- Typed just now: still inside the client's didChange debounce.
+      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '# typed while the prompt waited' })
+      require('agent_lsp.permission').answer(req, 'allow_once')
+      h.expect_turn('end_turn')
+      local result, is_error = wait_result(h, model, 'toolu_edit')
+      h.ok(is_error, 'the edit is refused: ' .. tostring(result))
+      h.contains(result, 'changed', 'the model is told the file changed')
+      h.eq('# typed while the prompt waited\n' .. CALC, h.buf_text(buf), 'the typed text is intact')
+      h.eq(CALC, h.read(path), 'nothing written')
+    end,
+  },
 }

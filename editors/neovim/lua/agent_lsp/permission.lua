@@ -110,6 +110,13 @@ function M.answer(req, choice, edited_text)
     close_prompt()
   end
   fire('AgentLspPermissionAnswered', { id = req.id, session_id = req.session_id, outcome = outcome })
+  -- The agent applies an allowed edit to the text it has: send the user's
+  -- latest keystrokes (held back by the client's didChange debounce) first.
+  local c = vim.lsp.get_client_by_id(req.client_id)
+  local ok, changetracking = pcall(require, 'vim.lsp._changetracking')
+  if c and ok and type(changetracking.flush) == 'function' then
+    pcall(changetracking.flush, c)
+  end
   req.resume({ outcome = outcome })
   if #queue > 0 then
     vim.schedule(function()
