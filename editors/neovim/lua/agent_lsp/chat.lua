@@ -20,6 +20,7 @@
 local client = require('agent_lsp.client')
 local config = require('agent_lsp.config')
 local methods = require('agent_lsp.methods')
+local util = require('agent_lsp.util')
 
 local M = {}
 
@@ -46,33 +47,7 @@ local status_icon = {
   failed = '✗',
 }
 
----@param s string?
----@return string[]
-local function split(s)
-  if s == nil or s == '' then
-    return {}
-  end
-  local lines = vim.split(s, '\n', { plain = true })
-  if lines[#lines] == '' then
-    lines[#lines] = nil
-  end
-  return lines
-end
-
-local function notify(msg, level)
-  vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
-end
-
-local function fire(pattern, data)
-  api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
-end
-
-local function err_message(err)
-  if type(err) == 'table' then
-    return err.message or vim.inspect(err)
-  end
-  return tostring(err)
-end
+local split, notify, fire, err_message = util.lines, util.notify, util.fire, util.message
 
 ---@class agent_lsp.Chat
 ---@field buf integer

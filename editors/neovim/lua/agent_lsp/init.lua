@@ -16,7 +16,7 @@
 local M = {}
 
 local function notify(msg, level)
-  vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
+  require('agent_lsp.util').notify(msg, level)
 end
 
 --- Configures the plugin. Raises an error naming a wrong option.

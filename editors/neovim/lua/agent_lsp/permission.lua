@@ -10,6 +10,7 @@
 --- (:AgentPermission shows it again).
 local config = require('agent_lsp.config')
 local methods = require('agent_lsp.methods')
+local util = require('agent_lsp.util')
 
 local M = {}
 
@@ -30,9 +31,7 @@ local next_id = 0
 --- The prompt on screen: {req, win, buf}.
 local shown
 
-local function fire(pattern, data)
-  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
-end
+local fire, split = util.fire, util.lines
 
 --- Option of a given kind in a request.
 ---@param req agent_lsp.PermissionRequest
@@ -155,17 +154,6 @@ local function diff_of(tool)
       return c
     end
   end
-end
-
-local function split(s)
-  if s == nil or s == '' then
-    return {}
-  end
-  local lines = vim.split(s, '\n', { plain = true })
-  if lines[#lines] == '' then
-    lines[#lines] = nil
-  end
-  return lines
 end
 
 --- A unified diff of a diff content block, as lines.

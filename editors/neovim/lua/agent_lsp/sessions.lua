@@ -4,13 +4,8 @@ local methods = require('agent_lsp.methods')
 
 local M = {}
 
-local function notify(msg, level)
-  vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
-end
-
-local function message(err)
-  return type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
-end
+local util = require('agent_lsp.util')
+local notify, message = util.notify, util.message
 
 --- Lists the sessions of a root; cb(err, sessions).
 ---@param root string
