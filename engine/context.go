@@ -232,6 +232,10 @@ var slashCommands = []schema.Command{
 func (s *Session) AnnounceCommands(ctx context.Context) {
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAvailableCommands, AvailableCommands: slashCommands})
 	_, notices := s.svc.settings()
+	s.mu.Lock()
+	notices = append(append([]string(nil), notices...), s.notices...)
+	s.notices = nil
+	s.mu.Unlock()
 	for _, n := range notices {
 		s.status(ctx, Status{Kind: StatusWarning, Message: n})
 	}

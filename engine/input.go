@@ -68,5 +68,8 @@ func pathOfURI(uri string) string {
 	if err != nil || u.Scheme != "file" {
 		return uri
 	}
+	if u.Fragment != "" {
+		return u.Path + "#" + u.Fragment // a range such as #L4-L5
+	}
 	return u.Path
 }

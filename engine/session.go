@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -30,6 +31,7 @@ type Session struct {
 	tools  *toolset
 	gate   *gate
 	hooks  *hooks.Runner
+	mcp    *mcp.Manager // nil when the session has no MCP servers
 	log    *session.Log // nil when sessions are not persisted
 
 	mu       sync.Mutex
@@ -38,6 +40,7 @@ type Session struct {
 	cost     float64                 // spent so far in USD, guarded by mu
 	started  bool                    // SessionStart hooks ran, guarded by mu
 	resumed  bool                    // the session was reopened from storage
+	notices  []string                // queued for AnnounceCommands, guarded by mu
 	cancel   context.CancelFunc      // of the running prompt, guarded by mu
 	running  bool                    // guarded by mu
 	closed   bool                    // guarded by mu
@@ -76,6 +79,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
+	s.startMCP(st, opts.MCPServers)
 	return s
 }
 
@@ -157,6 +161,9 @@ func (s *Session) close() {
 		if c, ok := t.(interface{ Close() }); ok {
 			c.Close()
 		}
+	}
+	if s.mcp != nil {
+		s.mcp.Close()
 	}
 	if s.log != nil {
 		if err := s.log.Close(); err != nil {

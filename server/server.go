@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -117,11 +118,26 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 		svc.Close()
 	}
 	s.plain.turns.Wait()
-	conn.Close()
+	// Closing the connection waits for its reader, which may sit in a
+	// read of stdin that nothing can interrupt: do not let that keep the
+	// process from exiting after exit or a signal.
+	closed := make(chan struct{})
+	go func() {
+		conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(closeWait):
+		s.logf("connection did not close within %s; exiting anyway", closeWait)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
 }
+
+// closeWait bounds how long Run waits for the connection to close.
+const closeWait = 500 * time.Millisecond
 
 // handler handles one method. Notification handlers' errors are logged,
 // never returned to jsonrpc2 (which would end the connection).

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -223,5 +224,29 @@ func TestSettingsProblemsShownAndReloaded(t *testing.T) {
 	last := body.Messages[len(body.Messages)-1].Content[0]
 	if last["is_error"] != true || strings.Contains(fmt.Sprint(last["content"]), "s3cret") {
 		t.Errorf("the reloaded deny rule did not hold: %v", last)
+	}
+}
+
+func TestExitAndSIGTERMEndTheProcessWithStdinOpen(t *testing.T) {
+	for _, how := range []string{"exit", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			root, _ := filepath.EvalSymlinks(t.TempDir())
+			ed, proc := editortest.NewProcess(t, binary, nil, "ANTHROPIC_API_KEY=", "AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
+			ed.Initialize(root, nil)
+			if how == "exit" {
+				ed.MustCall("shutdown", nil, nil)
+				ed.Notify("exit", nil)
+			} else {
+				proc.Cmd.Process.Signal(syscall.SIGTERM)
+			}
+			select {
+			case <-proc.Exited:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("agent-lsp still runs 5 s after %s with its stdin open", how)
+			}
+			if how == "exit" && proc.Cmd.ProcessState.ExitCode() != 0 {
+				t.Errorf("exit after shutdown: code %d, want 0", proc.Cmd.ProcessState.ExitCode())
+			}
+		})
 	}
 }
