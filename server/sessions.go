@@ -21,6 +21,8 @@ func init() {
 	register("session/cancel", (*Server).cancelSession)
 	register("session/close", (*Server).closeSession)
 	register("session/set_model", (*Server).setModel)
+	register("session/set_mode", (*Server).setMode)
+	register("session/set_config_option", (*Server).setConfigOption)
 	register("$/cancelRequest", (*Server).cancelRequest)
 }
 
@@ -42,7 +44,12 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
 	s.announce(sess)
-	return schema.NewSessionResult{SessionID: sess.ID}, nil
+	return sessionResult(sess), nil
+}
+
+// sessionResult is the result of session/new, load and resume.
+func sessionResult(sess *engine.Session) schema.NewSessionResult {
+	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions()}
 }
 
 // announceDelay lets the session/new response reach the editor before the
@@ -214,5 +221,47 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
 	}
 	s.announce(sess)
-	return schema.NewSessionResult{SessionID: sess.ID}, nil
+	return sessionResult(sess), nil
+}
+
+func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p schema.SetModeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(req.Method(), p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := rpc.Required(req.Method(), "modeId", p.ModeID); err != nil {
+		return nil, err
+	}
+	if err := sess.SetMode(ctx, p.ModeID); err != nil {
+		return nil, rpc.InvalidParams("session/set_mode: %v", err)
+	}
+	return struct{}{}, nil
+}
+
+// setConfigOptionResult is the result of session/set_config_option.
+type setConfigOptionResult struct {
+	ConfigOptions []schema.ConfigOption `json:"configOptions"`
+}
+
+func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p schema.SetConfigOptionParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(req.Method(), p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := rpc.Required(req.Method(), "configId", p.ConfigID); err != nil {
+		return nil, err
+	}
+	opts, err := sess.SetConfigOption(ctx, p.ConfigID, p.Value)
+	if err != nil {
+		return nil, rpc.InvalidParams("session/set_config_option: %v", err)
+	}
+	return setConfigOptionResult{ConfigOptions: opts}, nil
 }
