@@ -247,6 +247,8 @@ func parseEntry(name string, raw json.RawMessage, scope Scope, lookup func(strin
 	srv.Env = x.expandMap(e.Env)
 	srv.Headers = x.expandMap(e.Headers)
 	if x.missing != nil {
+		slices.Sort(x.missing) // maps expand in random order
+		x.missing = slices.Compact(x.missing)
 		return Server{}, fmt.Errorf("MCP server %q: environment variable %s is not set and has no default", name, strings.Join(x.missing, ", "))
 	}
 	if err := srv.check(); err != nil {
