@@ -247,7 +247,7 @@ return {
       local ids = vim.tbl_map(function(m)
         return m.id
       end, chat.modes.availableModes)
-      h.eq({ 'default', 'acceptEdits', 'plan', 'bypassPermissions' }, ids)
+      h.eq({ 'default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk' }, ids)
       h.eq('default', chat.modes.currentModeId)
       local models
       for _, o in ipairs(chat.config_options or {}) do
