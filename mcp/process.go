@@ -25,8 +25,9 @@ type process struct {
 	stderr *os.File // read end, ours
 	tail   *tail
 
-	exited  chan struct{} // closed once the leader has been reaped
-	waitErr error         // Wait's error, set before exited closes
+	exited     chan struct{} // closed once the leader has been reaped
+	waitErr    error         // Wait's error, set before exited closes
+	stderrDone chan struct{} // closed once stderr has been read to its end
 
 	wg sync.WaitGroup // the waiter and the stderr reader
 }
@@ -82,13 +83,14 @@ func startProcess(srv Server, dir string, env []string, logf func(string, ...any
 	errW.Close()
 
 	p := &process{
-		name:   srv.Name,
-		cmd:    cmd,
-		stdin:  inW,
-		stdout: outR,
-		stderr: errR,
-		tail:   &tail{max: 20},
-		exited: make(chan struct{}),
+		name:       srv.Name,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		tail:       &tail{max: 20},
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
 	}
 	p.wg.Add(2)
 	go func() {
@@ -98,6 +100,7 @@ func startProcess(srv Server, dir string, env []string, logf func(string, ...any
 	}()
 	go func() {
 		defer p.wg.Done()
+		defer close(p.stderrDone)
 		sc := bufio.NewScanner(errR)
 		sc.Buffer(make([]byte, 0, 4096), 1<<20)
 		for sc.Scan() {
@@ -121,6 +124,12 @@ func (p *process) failure(wait time.Duration) (err error, ok bool) {
 	case <-p.exited:
 	case <-timer.C:
 		return nil, false
+	}
+	// What it wrote last may still be in the pipe. A process it left
+	// behind may keep stderr open, so wait only a little.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(200 * time.Millisecond):
 	}
 	err = p.waitErr
 	if err == nil {
