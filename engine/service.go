@@ -231,6 +231,13 @@ func (s *Service) Sessions() []string {
 	return ids
 }
 
+// CheckProvider returns the reason prompts would fail for want of a model
+// provider, or nil.
+func (s *Service) CheckProvider() error {
+	_, err := s.provider()
+	return err
+}
+
 // provider returns the provider or the error explaining its absence.
 func (s *Service) provider() (Provider, error) {
 	if s.cfg.Provider == nil {

@@ -18,7 +18,7 @@ func TestModes(t *testing.T) {
 		fake.Turn{fake.ToolUse("toolu_r", "Read", `{"file_path":"calc.py"}`)},
 		edit("toolu_plan", "/ 2", "/ 3"), // plan: refused, not asked
 		fake.Turn{fake.Text("planned")},
-		edit("toolu_accept", "/ 2", "/ 4"), // acceptEdits: runs, not asked
+		edit("toolu_accept", "/ 2", "/ 4"),                                     // acceptEdits: runs, not asked
 		fake.Turn{fake.ToolUse("toolu_bash", "Bash", `{"command":"touch x"}`)}, // acceptEdits: shell asks
 		fake.Turn{fake.Text("edited")},
 		edit("toolu_bypass", "/ 4", "/ 5"), // bypass: runs, not asked

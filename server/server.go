@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/rpc"
+	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
@@ -52,13 +53,16 @@ type Server struct {
 
 	overlay *workspace.Overlay
 	plain   plainDoor
+	// acp is set on the ACP door's connections.
+	acp bool
 
 	mu       sync.Mutex
-	state    state              // guarded by mu
-	svc      *engine.Service    // set by initialize, guarded by mu
-	roots    []string           // workspace folders, guarded by mu
-	caps     clientCapabilities // guarded by mu
-	exitCode int                // guarded by mu
+	state    state                     // guarded by mu
+	svc      *engine.Service           // set by initialize, guarded by mu
+	roots    []string                  // workspace folders, guarded by mu
+	caps     clientCapabilities        // guarded by mu
+	acpCaps  schema.ClientCapabilities // ACP door, guarded by mu
+	exitCode int                       // guarded by mu
 	exited   chan struct{}
 
 	callsMu sync.Mutex
@@ -176,7 +180,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 			result, err = nil, nil
 		}
 	}()
-	m, ok := methods[method]
+	m, ok := s.lookup(method)
 	if !ok {
 		if !req.IsCall() {
 			return nil, nil // unknown notifications ($/setTrace, ...) are ignored

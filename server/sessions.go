@@ -37,12 +37,13 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if !filepath.IsAbs(p.Cwd) {
 		return nil, rpc.InvalidParams("session/new: field \"cwd\" must be an absolute path, got %q", p.Cwd)
 	}
-	opts := s.sessionOptions(p.Cwd, p.MCPServers)
+	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
 	opts.Model = p.Model
 	sess, err := s.service().NewSession(ctx, opts)
 	if err != nil {
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
+	bind(sess.ID)
 	s.announce(sess)
 	return sessionResult(sess), nil
 }
@@ -61,7 +62,16 @@ func (s *Server) announce(sess *engine.Session) {
 	time.AfterFunc(announceDelay, func() { sess.AnnounceCommands(context.Background()) })
 }
 
-// sessionOptions returns the options of a session of this connection.
+// doorOptions returns the options of a session on this connection's door,
+// and a function to call with the session's id once it exists.
+func (s *Server) doorOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(string)) {
+	if s.acp {
+		return s.acpSessionOptions(cwd, mcp)
+	}
+	return s.sessionOptions(cwd, mcp), func(string) {}
+}
+
+// sessionOptions returns the options of a session on the LSP door.
 func (s *Server) sessionOptions(cwd string, mcp []schema.MCPServer) engine.SessionOptions {
 	s.mu.Lock()
 	roots, caps := s.roots, s.caps
@@ -216,7 +226,9 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 	if err := rpc.Required(req.Method(), "cwd", p.Cwd); err != nil {
 		return nil, err
 	}
-	sess, err := s.service().ResumeSession(ctx, p.SessionID, s.sessionOptions(p.Cwd, p.MCPServers), replay)
+	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	bind(p.SessionID)
+	sess, err := s.service().ResumeSession(ctx, p.SessionID, opts, replay)
 	if err != nil {
 		return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
 	}

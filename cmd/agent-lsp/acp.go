@@ -4,10 +4,16 @@ import (
 	"context"
 	"io"
 	"log"
+
+	"github.com/agent-lsp/agent-lsp/server"
 )
 
-// serveACP serves the Agent Client Protocol door on rwc.
+// serveACP serves the Agent Client Protocol door on rwc: newline-delimited
+// JSON-RPC, stdout for protocol messages only, logs on stderr.
 func serveACP(ctx context.Context, rwc io.ReadWriteCloser) int {
-	log.Print("the ACP door is being built (issue 7); use the LSP door for now")
-	return 1
+	return server.ServeACP(ctx, rwc, server.Options{
+		NewService: newService,
+		Version:    version,
+		Logf:       log.Printf,
+	})
 }

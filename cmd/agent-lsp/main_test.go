@@ -250,3 +250,19 @@ func TestExitAndSIGTERMEndTheProcessWithStdinOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestACPBinaryAnswersInitializeOnStdout(t *testing.T) {
+	cmd := exec.Command(binary, "acp")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("agent-lsp acp: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"protocolVersion":1`) || !strings.Contains(lines[0], `"loadSession":true`) {
+		t.Errorf("stdout must hold exactly the initialize response, got:\n%s", out)
+	}
+}
