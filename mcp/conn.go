@@ -66,7 +66,7 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 			return nil, err
 		}
 		c.proc = p
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		transport = &sdk.IOTransport{Reader: output{p.stdout}, Writer: p.stdin}
 	case TypeHTTP, TypeSSE:
 		c.http = http.DefaultTransport.(*http.Transport).Clone()
 		hc := &http.Client{Transport: headerTransport{base: c.http, headers: srv.Headers}}

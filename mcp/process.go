@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -112,6 +113,14 @@ func startProcess(srv Server, dir string, env []string, logf func(string, ...any
 	return p, nil
 }
 
+// output is the server's stdout as the MCP connection reads it. Closing
+// the connection does not close it: stop reads it to its end while the
+// server shuts down, and then closes it.
+type output struct{ f *os.File }
+
+func (o output) Read(b []byte) (int, error) { return o.f.Read(b) }
+func (o output) Close() error               { return nil }
+
 // pgid returns the process group, which has the leader's pid.
 func (p *process) pgid() int { return p.cmd.Process.Pid }
 
@@ -150,7 +159,9 @@ func (p *process) failure(wait time.Duration) (err error, ok bool) {
 // leader has been reaped and the stderr reader has stopped.
 func (p *process) stop(grace time.Duration) {
 	p.stdin.Close()
-	p.stdout.Close()
+	// Whatever the server still writes is read and dropped, so that it
+	// ends on its own rather than on a broken pipe.
+	p.wg.Go(func() { _, _ = io.Copy(io.Discard, p.stdout) })
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
@@ -167,7 +178,9 @@ func (p *process) stop(grace time.Duration) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 	<-p.exited
-	// A process that left the group may still hold stderr open.
+	// A process that left the group may still hold stdout or stderr
+	// open.
+	p.stdout.Close()
 	p.stderr.Close()
 	p.wg.Wait()
 }
