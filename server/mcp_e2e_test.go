@@ -2,8 +2,11 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,4 +60,167 @@ func TestMCPServerFromSessionNew(t *testing.T) {
 	if len(e.editor.Permissions()) != 1 {
 		t.Errorf("asked %d times, want once for the MCP tool", len(e.editor.Permissions()))
 	}
+}
+
+type shoutIn struct {
+	Text string `json:"text" jsonschema:"what to shout"`
+}
+
+// TestMCPBrokenServersAreReported: beside a working server, a server of
+// session/new that crashes at start and an unapproved server of the
+// workspace's .mcp.json are reported to the editor as agent/status
+// notices with their reasons; their tools are not offered, and the
+// working server's tool is called through the model's tool_use.
+func TestMCPBrokenServersAreReported(t *testing.T) {
+	mcpServer := sdk.NewServer(&sdk.Implementation{Name: "shouter", Version: "1"}, nil)
+	sdk.AddTool(mcpServer, &sdk.Tool{Name: "shout", Description: "Shouts the text."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in shoutIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(in.Text) + "!"}}}, nil, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcpServer }, nil))
+	// Registered before the editor's cleanup, so it runs after the
+	// sessions (and their connections to ts) have closed.
+	t.Cleanup(ts.Close)
+
+	e := newEnv(t, map[string]string{
+		".mcp.json": `{"mcpServers": {"project": {"command": "/bin/true"}}}`,
+	},
+		fake.Turn{fake.ToolUse("toolu_shout", "mcp__web__shout", `{"text":"hello"}`)},
+		fake.Turn{fake.Text("Shouted.")},
+	)
+	e.editor.OnPermission(func(*schema.RequestPermissionParams) schema.RequestPermissionResult {
+		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "allow_once"}}
+	})
+	e.editor.Initialize(e.root, nil)
+	var res schema.NewSessionResult
+	e.editor.MustCall("session/new", schema.NewSessionParams{Cwd: e.root, MCPServers: []schema.MCPServer{
+		{Type: "http", Name: "web", URL: ts.URL},
+		{Name: "broken", Command: "/bin/sh", Args: []string{"-c", "echo missing token >&2; exit 3"}},
+	}}, &res)
+	sid := res.SessionID
+
+	statuses := func() string {
+		var b strings.Builder
+		for _, n := range e.editor.Notifications() {
+			if n.Method == "agent/status" {
+				var p struct {
+					SessionID string `json:"sessionId"`
+					Message   string `json:"message"`
+				}
+				if json.Unmarshal(n.Params, &p) == nil && p.SessionID == sid {
+					b.WriteString(p.Message + "\n")
+				}
+			}
+		}
+		return b.String()
+	}
+	for _, want := range []string{
+		`MCP server "web" ready: 1 tools`,
+		`MCP server "broken" failed: exited: exit status 3; stderr: missing token`,
+		`MCP server "project" from .mcp.json needs approval`,
+	} {
+		e.editor.WaitFor(want, func() bool { return strings.Contains(statuses(), want) })
+	}
+
+	stop, err := e.editor.Prompt(sid, "shout hello")
+	if err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	var first struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		} `json:"tools"`
+	}
+	if err := e.model.Requests()[0].Decode(&first); err != nil {
+		t.Fatal(err)
+	}
+	offered := false
+	for _, tl := range first.Tools {
+		if tl.Name == "mcp__web__shout" {
+			offered = strings.Contains(string(tl.InputSchema), `"text"`)
+		}
+		if strings.HasPrefix(tl.Name, "mcp__broken__") || strings.HasPrefix(tl.Name, "mcp__project__") {
+			t.Errorf("tool %s offered", tl.Name)
+		}
+	}
+	if !offered {
+		t.Errorf("mcp__web__shout not offered with its schema: %+v", first.Tools)
+	}
+	r := e.toolResults(1)
+	if len(r) != 1 || resultText(r[0]) != "HELLO!" || r[0]["is_error"] == true {
+		t.Errorf("tool result = %v", r)
+	}
+	e.editor.MustCall("session/close", map[string]string{"sessionId": sid}, nil)
+}
+
+// TestMCPStdioServerStopsWithSession runs the reference server from npm
+// (scripts/install-mcp-everything.sh) through session/new, calls its echo
+// tool through the model, and checks that closing the session ends it.
+func TestMCPStdioServerStopsWithSession(t *testing.T) {
+	cache := os.Getenv("AGENT_LSP_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "agent-lsp")
+	}
+	entry := filepath.Join(cache, "mcp-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(entry); err != nil {
+		t.Skipf("@modelcontextprotocol/server-everything is not installed (%v): run scripts/install-mcp-everything.sh", err)
+	}
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_echo", "mcp__everything__echo", `{"message":"hi"}`)},
+		fake.Turn{fake.Text("Echoed.")},
+	)
+	e.editor.OnPermission(func(*schema.RequestPermissionParams) schema.RequestPermissionResult {
+		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "allow_once"}}
+	})
+	e.editor.Initialize(e.root, nil)
+	marker := "agent-lsp-e2e-" + filepath.Base(e.root)
+	var res schema.NewSessionResult
+	e.editor.MustCall("session/new", schema.NewSessionParams{Cwd: e.root, MCPServers: []schema.MCPServer{
+		{Name: "everything", Command: "node", Args: []string{entry, "stdio", marker}},
+	}}, &res)
+	e.editor.WaitFor("everything ready", func() bool {
+		for _, n := range e.editor.Notifications() {
+			if n.Method == "agent/status" && strings.Contains(string(n.Params), `everything\" ready`) {
+				return true
+			}
+		}
+		return false
+	})
+	if len(processesWith(t, marker)) != 1 {
+		t.Fatalf("processes running the server: %v", processesWith(t, marker))
+	}
+	if stop, err := e.editor.Prompt(res.SessionID, "echo hi"); err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	if r := e.toolResults(1); len(r) != 1 || resultText(r[0]) != "Echo: hi" {
+		t.Errorf("tool result = %v", r)
+	}
+	e.editor.MustCall("session/close", map[string]string{"sessionId": res.SessionID}, nil)
+	if left := processesWith(t, marker); len(left) != 0 {
+		t.Errorf("server processes left after session/close: %v", left)
+	}
+}
+
+// processesWith lists the live processes whose command line holds s.
+func processesWith(t *testing.T, s string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []string
+	for _, d := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), s) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z") {
+			continue
+		}
+		out = append(out, d.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
 }
