@@ -156,7 +156,7 @@ func (p *process) failure(wait time.Duration) (err error, ok bool) {
 // the server's stdin, waits up to grace for the server to exit, sends
 // SIGTERM to the group, waits up to grace again for every process in the
 // group to end, and sends SIGKILL to what is left. It returns once the
-// leader has been reaped and the stderr reader has stopped.
+// leader has been reaped and nothing reads its stdout or stderr.
 func (p *process) stop(grace time.Duration) {
 	p.stdin.Close()
 	// Whatever the server still writes is read and dropped, so that it
