@@ -232,12 +232,15 @@ var slashCommands = []schema.Command{
 func (s *Session) AnnounceCommands(ctx context.Context) {
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAvailableCommands, AvailableCommands: slashCommands})
 	_, notices := s.svc.settings()
-	s.mu.Lock()
-	notices = append(append([]string(nil), notices...), s.notices...)
-	s.notices = nil
-	s.mu.Unlock()
 	for _, n := range notices {
 		s.status(ctx, Status{Kind: StatusWarning, Message: n})
+	}
+	s.mu.Lock()
+	queued := s.notices
+	s.notices, s.announced = nil, true
+	s.mu.Unlock()
+	for _, st := range queued {
+		s.status(ctx, st)
 	}
 }
 

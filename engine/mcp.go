@@ -17,7 +17,7 @@ import (
 func (s *Session) startMCP(st *settings.Settings, fromEditor []schema.MCPServer) {
 	servers, errs := mcp.Collect(mcp.Sources{Workspace: s.cwd, Settings: st, Session: fromEditor})
 	for _, err := range errs {
-		s.notice(fmt.Sprintf("MCP configuration: %v", err))
+		s.notice(Status{Kind: StatusWarning, Message: fmt.Sprintf("MCP configuration: %v", err)})
 	}
 	if len(servers) == 0 {
 		return
@@ -27,27 +27,39 @@ func (s *Session) startMCP(st *settings.Settings, fromEditor []schema.MCPServer)
 		Roots:        s.env.Roots,
 		ResultBudget: s.svc.cfg.ResultBudget,
 		Logf:         s.svc.cfg.Logf,
-		OnTools: func(server string, list []tools.Tool) {
-			if list == nil {
-				s.SetTools("mcp:"+server, nil)
-				return
-			}
-			s.SetTools("mcp:"+server, list)
-		},
+		Env:          settingsEnv(st),
+		OnTools:      func(server string, list []tools.Tool) { s.SetTools("mcp:"+server, list) },
 		OnStatus: func(st mcp.Status) {
-			kind := StatusInfo
-			if st.Err != nil {
-				kind = StatusWarning
+			kind := StatusWarning // failed, needs approval, disabled
+			switch st.State {
+			case mcp.StateStarting:
+				return
+			case mcp.StateReady:
+				kind = StatusInfo
 			}
-			s.status(context.Background(), Status{Kind: kind, Message: st.String()})
+			s.notice(Status{Kind: kind, Message: st.String()})
 		},
 	})
 }
 
-// notice queues a message for the user, sent with the session's first
-// updates (when the editor knows the session).
-func (s *Session) notice(msg string) {
+// settingsEnv returns the settings' env as KEY=value pairs.
+func settingsEnv(st *settings.Settings) []string {
+	var env []string
+	for k, v := range st.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// notice shows a status notice once the editor knows the session (after
+// AnnounceCommands); until then it is queued.
+func (s *Session) notice(st Status) {
 	s.mu.Lock()
-	s.notices = append(s.notices, msg)
+	if !s.announced {
+		s.notices = append(s.notices, st)
+		s.mu.Unlock()
+		return
+	}
 	s.mu.Unlock()
+	s.status(context.Background(), st)
 }

@@ -34,21 +34,22 @@ type Session struct {
 	mcp    *mcp.Manager // nil when the session has no MCP servers
 	log    *session.Log // nil when sessions are not persisted
 
-	mu       sync.Mutex
-	history  []providers.Message     // guarded by mu
-	model    string                  // guarded by mu
-	cost     float64                 // spent so far in USD, guarded by mu
-	started  bool                    // SessionStart hooks ran, guarded by mu
-	resumed  bool                    // the session was reopened from storage
-	notices  []string                // queued for AnnounceCommands, guarded by mu
-	cancel   context.CancelFunc      // of the running prompt, guarded by mu
-	running  bool                    // guarded by mu
-	closed   bool                    // guarded by mu
-	titled   bool                    // the session has a title, guarded by mu
-	counted  int                     // history messages the last usage covers, guarded by mu
-	overhead int64                   // tokens of system prompt and tools, estimated, guarded by mu
-	usage    providers.Usage         // of the last model call, guarded by mu
-	system   []providers.SystemBlock // cached system prompt, guarded by mu
+	mu        sync.Mutex
+	history   []providers.Message     // guarded by mu
+	model     string                  // guarded by mu
+	cost      float64                 // spent so far in USD, guarded by mu
+	started   bool                    // SessionStart hooks ran, guarded by mu
+	resumed   bool                    // the session was reopened from storage
+	notices   []Status                // queued until AnnounceCommands, guarded by mu
+	announced bool                    // AnnounceCommands ran, guarded by mu
+	cancel    context.CancelFunc      // of the running prompt, guarded by mu
+	running   bool                    // guarded by mu
+	closed    bool                    // guarded by mu
+	titled    bool                    // the session has a title, guarded by mu
+	counted   int                     // history messages the last usage covers, guarded by mu
+	overhead  int64                   // tokens of system prompt and tools, estimated, guarded by mu
+	usage     providers.Usage         // of the last model call, guarded by mu
+	system    []providers.SystemBlock // cached system prompt, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
