@@ -1,0 +1,433 @@
+// AgentController: the extension's side of the chat. It owns the language
+// client, the current session and the view state (the webview only mirrors
+// it), answers permission requests, and keeps pending approvals until the
+// user decides, whatever happens to the chat panel.
+
+import * as os from 'os';
+import * as vscode from 'vscode';
+import { type CancellationToken, type LanguageClient, ResponseError, State } from 'vscode-languageclient/node';
+import { createClient } from './client';
+import {
+  type AgentStatusParams, AgentStatusNotification, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
+  DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, type NewSessionResult,
+  type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
+  selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
+  singleDiff,
+} from './protocol';
+import { EditReviews } from './review';
+import { initializationOptions, resolveServerPath, serverEnv, type Settings } from './settings';
+import { type Attachment, emptyState, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
+
+/** Where the controller's events go (the chat view, the status bar). */
+export interface ViewSink {
+  push(e: ViewEvent): void;
+  readonly visible: boolean;
+  reveal(): Promise<void>;
+}
+
+interface Pending {
+  id: string;
+  params: RequestPermissionParams;
+  diff?: DiffContent;
+  resolve: (r: RequestPermissionResult) => void;
+}
+
+/** A typed request through the language client. */
+function call<P, R>(client: LanguageClient, m: RequestMethod<P, R>, params: P): Promise<R> {
+  return client.sendRequest<R>(m.method, params);
+}
+
+function errorMessage(e: unknown): string {
+  if (e instanceof ResponseError) return e.message;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+export class AgentController implements vscode.Disposable {
+  readonly state: ViewState = emptyState();
+  private client: LanguageClient | undefined;
+  private sinks: ViewSink[] = [];
+  private pending = new Map<string, Pending>();
+  private permSeq = 0;
+  private readonly reviews = new EditReviews();
+  private disposables: vscode.Disposable[] = [this.reviews];
+  private readonly onChange = new vscode.EventEmitter<ViewState>();
+  /** Fires after every event (the status bar listens). */
+  readonly onDidChange = this.onChange.event;
+  private starting: Promise<void> | undefined;
+
+  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings) {}
+
+  addSink(s: ViewSink): void {
+    this.sinks.push(s);
+  }
+
+  private emit(e: ViewEvent): void {
+    reduce(this.state, e);
+    for (const s of this.sinks) s.push(e);
+    this.onChange.fire(this.state);
+  }
+
+  private get cwd(): string {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+  }
+
+  // ---- client lifecycle ----------------------------------------------------
+
+  /** Starts the sidecar. Never awaited by activate(): a slow or broken binary must not block the view. */
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => { this.starting = undefined; });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    const s = this.settings();
+    this.emit({ type: 'connection', state: 'starting' });
+    let command: string;
+    try {
+      command = resolveServerPath(s.serverPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, process.env.PATH);
+    } catch (e) {
+      this.log.error(errorMessage(e));
+      this.emit({ type: 'connection', state: 'error', message: errorMessage(e) });
+      return;
+    }
+    this.log.info(`starting ${command}`);
+    const { client } = createClient({
+      command,
+      env: serverEnv(process.env, s.env),
+      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      initializationOptions: initializationOptions(s),
+      log: this.log,
+    });
+    this.client = client;
+    client.onRequest(RequestPermissionRequest.method, (p: RequestPermissionParams, token: CancellationToken) => this.onPermission(p, token));
+    client.onNotification(SessionUpdateNotification.method, (p: SessionNotification) => this.onUpdate(p));
+    client.onNotification(AgentStatusNotification.method, (p: AgentStatusParams) => this.onStatus(p));
+    client.onDidChangeState(e => {
+      if (client !== this.client) return;
+      if (e.newState === State.Running) void this.onRunning();
+      if (e.newState === State.Stopped) this.onStopped();
+    });
+    try {
+      await client.start();
+    } catch (e) {
+      this.log.error(`agent-lsp did not start: ${errorMessage(e)}`);
+      this.emit({ type: 'connection', state: 'error', message: `agent-lsp did not start: ${errorMessage(e)}` });
+    }
+  }
+
+  private async onRunning(): Promise<void> {
+    this.emit({ type: 'connection', state: 'ready' });
+    try {
+      await this.newSession();
+    } catch (e) {
+      this.notice('error', `Could not start a session: ${errorMessage(e)}`);
+    }
+  }
+
+  private onStopped(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
+    if (this.state.busy) this.emit({ type: 'busy', busy: false });
+    this.emit({ type: 'connection', state: 'stopped', message: 'agent-lsp stopped' });
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
+    if (this.state.busy) this.emit({ type: 'busy', busy: false });
+    if (c) {
+      try {
+        await c.stop(3000);
+      } catch (e) {
+        this.log.warn(`stopping agent-lsp: ${errorMessage(e)}`);
+      }
+    }
+    this.emit({ type: 'connection', state: 'stopped' });
+  }
+
+  private ready(): LanguageClient {
+    if (!this.client || !this.client.isRunning()) throw new Error('agent-lsp is not running (see the "agent-lsp" output).');
+    return this.client;
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', text: string): void {
+    this.emit({ type: 'notice', level, text });
+  }
+
+  // ---- sessions --------------------------------------------------------------
+
+  private sessionEvent(sessionId: string, res: NewSessionResult, title?: string, keepItems = false): void {
+    const s = this.settings();
+    let config: ConfigOption[] | undefined = res.configOptions;
+    if (!config && s.model) config = [{ id: 'model', name: 'Model', type: 'select', currentValue: s.model, options: [{ value: s.model, name: s.model }] }];
+    this.emit({
+      type: 'session', sessionId, title, keepItems,
+      modes: res.modes?.availableModes ?? DEFAULT_MODES,
+      currentModeId: res.modes?.currentModeId ?? s.permissionMode ?? 'default',
+      configOptions: config,
+    });
+  }
+
+  async newSession(): Promise<void> {
+    const client = this.ready();
+    if (this.state.busy) throw new Error('a turn is running: cancel it first');
+    this.closeCurrent(client);
+    const model = this.settings().model || undefined;
+    const res = await call(client, NewSessionRequest, { cwd: this.cwd, mcpServers: [], ...(model ? { model } : {}) });
+    this.sessionEvent(res.sessionId, res);
+  }
+
+  /** Frees the sidecar's memory for the current session (it stays on disk). */
+  private closeCurrent(client: LanguageClient): void {
+    const id = this.state.sessionId;
+    if (!id) return;
+    call(client, CloseSessionRequest, { sessionId: id }).catch(e => this.log.debug(`session/close: ${errorMessage(e)}`));
+  }
+
+  async showHistory(): Promise<void> {
+    let client: LanguageClient;
+    try {
+      client = this.ready();
+    } catch (e) {
+      void vscode.window.showErrorMessage(errorMessage(e));
+      return;
+    }
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
+    pick.title = 'Agent chat history';
+    pick.placeholder = 'Pick a chat to load';
+    pick.busy = true;
+    pick.show();
+    try {
+      const res = await call(client, ListSessionsRequest, { cwd: this.cwd });
+      pick.items = res.sessions.map(s => ({
+        label: s.title || '(untitled chat)',
+        description: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '',
+        detail: s.sessionId === this.state.sessionId ? 'current chat' : undefined,
+        sessionId: s.sessionId,
+      }));
+      if (!res.sessions.length) pick.placeholder = 'No saved chats for this folder yet';
+    } catch (e) {
+      pick.hide();
+      void vscode.window.showErrorMessage(`Could not list chats: ${errorMessage(e)}`);
+      return;
+    } finally {
+      pick.busy = false;
+    }
+    const chosen = await new Promise<(vscode.QuickPickItem & { sessionId: string }) | undefined>(resolve => {
+      pick.onDidAccept(() => resolve(pick.selectedItems[0]));
+      pick.onDidHide(() => resolve(undefined));
+    });
+    pick.dispose();
+    if (chosen) await this.loadSession(chosen.sessionId, chosen.label);
+  }
+
+  /** Loads a stored session: its history replays as session/update notifications. */
+  async loadSession(sessionId: string, title?: string): Promise<void> {
+    const client = this.ready();
+    if (this.state.busy) {
+      void vscode.window.showWarningMessage('A turn is running: cancel it before loading another chat.');
+      return;
+    }
+    this.closeCurrent(client);
+    // Set the id first: the replayed updates arrive before the response.
+    this.emit({ type: 'session', sessionId, title, modes: this.state.modes });
+    try {
+      const res = await call(client, LoadSessionRequest, { sessionId, cwd: this.cwd, mcpServers: [] });
+      this.sessionEvent(res.sessionId || sessionId, res, title, true);
+    } catch (e) {
+      this.notice('error', `Could not load the chat: ${errorMessage(e)}`);
+    }
+  }
+
+  // ---- prompts -----------------------------------------------------------------
+
+  async prompt(text: string): Promise<void> {
+    let client: LanguageClient;
+    try {
+      client = this.ready();
+      if (!this.state.sessionId) await this.newSession();
+    } catch (e) {
+      this.notice('error', errorMessage(e));
+      return;
+    }
+    if (this.state.busy) return;
+    const sessionId = this.state.sessionId!;
+    const attachments = this.state.attachments;
+    const prompt = [{ type: 'text' as const, text }, ...attachments.map(a => a.block)];
+    this.emit({ type: 'userPrompt', text, attachments: attachments.map(a => a.label) });
+    this.emit({ type: 'attachments', attachments: [] });
+    this.emit({ type: 'busy', busy: true });
+    try {
+      const res = await call(client, PromptRequest, { sessionId, prompt });
+      if (this.state.sessionId === sessionId) this.emit({ type: 'turnEnded', stopReason: res.stopReason });
+    } catch (e) {
+      let msg = errorMessage(e);
+      if (e instanceof ResponseError && e.code === ErrorCodes.AuthRequired) msg += ' (set it in "agentLsp.env" or the environment VS Code starts with)';
+      this.notice('error', msg);
+    } finally {
+      if (this.state.sessionId === sessionId) this.emit({ type: 'busy', busy: false });
+    }
+  }
+
+  cancel(): void {
+    const id = this.state.sessionId;
+    if (!id || !this.client) return;
+    void this.client.sendNotification(CancelNotification.method, { sessionId: id } satisfies SessionIdParams);
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) return;
+    try {
+      await call(this.ready(), SetModeRequest, { sessionId, modeId });
+      this.emit({ type: 'update', update: { sessionUpdate: 'current_mode_update', currentModeId: modeId } });
+    } catch (e) {
+      this.notice('error', `Could not switch mode: ${errorMessage(e)}`);
+      // Put the picker back.
+      this.emit({ type: 'update', update: { sessionUpdate: 'current_mode_update', currentModeId: this.state.currentModeId ?? 'default' } });
+    }
+  }
+
+  async setModel(model: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) return;
+    const client = this.ready();
+    try {
+      const res = await call(client, SetConfigOptionRequest, { sessionId, configId: 'model', value: model });
+      this.emit({ type: 'model', currentModel: model, configOptions: res?.configOptions });
+    } catch (e) {
+      if (!(e instanceof ResponseError && e.code === ErrorCodes.MethodNotFound)) {
+        this.notice('error', `Could not switch model: ${errorMessage(e)}`);
+        return;
+      }
+      try {
+        await call(client, SetModelRequest, { sessionId, modelId: model });
+        this.emit({ type: 'model', currentModel: model });
+      } catch (e2) {
+        this.notice('error', `Could not switch model: ${errorMessage(e2)}`);
+      }
+    }
+  }
+
+  // ---- attachments -------------------------------------------------------------
+
+  addAttachment(a: Attachment): void {
+    this.emit({ type: 'attachments', attachments: [...this.state.attachments, a] });
+  }
+
+  removeAttachment(id: string): void {
+    this.emit({ type: 'attachments', attachments: this.state.attachments.filter(a => a.id !== id) });
+  }
+
+  // ---- notifications from the agent ------------------------------------------------
+
+  private onUpdate(p: SessionNotification): void {
+    if (p.sessionId !== this.state.sessionId) {
+      this.log.debug(`ignoring an update for session ${p.sessionId}`);
+      return;
+    }
+    this.emit({ type: 'update', update: p.update });
+  }
+
+  private onStatus(p: AgentStatusParams): void {
+    if (p.sessionId && p.sessionId !== this.state.sessionId) return;
+    const level = p.kind === 'retry' ? 'retry' : p.kind === 'warning' ? 'warning' : 'info';
+    this.emit({ type: 'notice', level, text: p.message });
+    if (level === 'warning') this.log.warn(p.message);
+  }
+
+  // ---- permissions ---------------------------------------------------------------
+
+  private onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
+    if (params.sessionId !== this.state.sessionId) return Promise.resolve(CANCELLED);
+    const id = `perm${++this.permSeq}`;
+    const call = params.toolCall;
+    const diff = call.kind === 'edit' || call.kind === undefined ? singleDiff(call) : undefined;
+    const title = call.title || 'a tool call';
+    return new Promise<RequestPermissionResult>(resolve => {
+      this.pending.set(id, { id, params, diff, resolve });
+      this.emit({
+        type: 'permission',
+        item: {
+          id, toolCallId: call.toolCallId, title, toolKind: call.kind,
+          detail: commandOf(call) ?? diff?.path ?? call.locations?.[0]?.path,
+          review: !!diff, options: params.options,
+        },
+      });
+      token.onCancellationRequested(() => this.settle(id, CANCELLED, 'cancelled'));
+      if (diff) {
+        this.reviews.open(id, diff, title).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
+      } else if (!this.sinks.some(s => s.visible)) {
+        void vscode.window.showInformationMessage(`The agent asks to run: ${title}`, 'Show').then(choice => {
+          if (choice) void this.sinks[0]?.reveal();
+        });
+      }
+    });
+  }
+
+  /** The pending request a command refers to: by proposal URI, else the active diff, else the oldest. */
+  pendingFor(uri?: vscode.Uri): string | undefined {
+    const byUri = this.reviews.idOf(uri) ?? this.reviews.idOf(vscode.window.activeTextEditor?.document.uri);
+    if (byUri && this.pending.has(byUri)) return byUri;
+    return pendingPermissions(this.state)[0]?.id;
+  }
+
+  /** Answers with the option of a kind (the diff editor's title actions). */
+  decideKind(id: string | undefined, kinds: PermissionOptionKind[]): void {
+    const p = id ? this.pending.get(id) : undefined;
+    if (!p) {
+      void vscode.window.showInformationMessage('No pending agent request.');
+      return;
+    }
+    for (const k of kinds) {
+      const opt = p.params.options.find(o => o.kind === k);
+      if (opt) {
+        this.decide(p.id, opt.optionId);
+        return;
+      }
+    }
+  }
+
+  /** The user's answer: for an allowed reviewed edit, the right side's text goes back as editedText. */
+  decide(id: string, optionId: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    const opt = p.params.options.find(o => o.optionId === optionId);
+    if (!opt) return;
+    const allow = opt.kind === 'allow_once' || opt.kind === 'allow_always';
+    const edited = allow && p.diff ? this.reviews.editedText(id) : undefined;
+    const result = selectOutcome(optionId, p.diff?.newText, edited);
+    const wasEdited = result.outcome.outcome === 'selected' && result.outcome._meta?.editedText !== undefined;
+    this.settle(id, result, allow ? 'allowed' : 'rejected', optionId, wasEdited);
+  }
+
+  async review(id: string): Promise<void> {
+    const p = this.pending.get(id);
+    if (p?.diff) await this.reviews.open(id, p.diff, p.params.toolCall.title || 'Edit');
+  }
+
+  private settle(id: string, result: RequestPermissionResult, state: PermissionState, chosen?: string, edited?: boolean): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.resolve(result);
+    this.emit({ type: 'permissionResolved', id, state, chosen, edited });
+    this.reviews.close(id).then(undefined, e => this.log.warn(`closing the diff: ${errorMessage(e)}`));
+  }
+
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.disposables.forEach(d => d.dispose());
+    this.onChange.dispose();
+  }
+}

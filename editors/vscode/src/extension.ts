@@ -1,0 +1,164 @@
+// Entry point. activate() registers the view, the status bar and the
+// commands (from one table), then starts agent-lsp without waiting for it: a
+// slow or missing binary must not keep the chat view from resolving.
+
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
+import { AgentController } from './controller';
+import { DEFAULT_SETTINGS, type Settings } from './settings';
+import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment } from './shared/context';
+import { pendingPermissions, type ViewState } from './shared/state';
+
+function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration('agentLsp');
+  return {
+    serverPath: c.get<string>('serverPath', DEFAULT_SETTINGS.serverPath),
+    env: c.get<Record<string, string>>('env', {}),
+    provider: c.get<string>('provider', ''),
+    model: c.get<string>('model', ''),
+    baseURL: c.get<string>('baseURL', ''),
+    permissionMode: c.get<string>('permissionMode', 'default'),
+    maxTurns: c.get<number>('maxTurns', 0),
+  };
+}
+
+const SEVERITY: Record<number, DiagnosticInfo['severity']> = {
+  [vscode.DiagnosticSeverity.Error]: 'error',
+  [vscode.DiagnosticSeverity.Warning]: 'warning',
+  [vscode.DiagnosticSeverity.Information]: 'info',
+  [vscode.DiagnosticSeverity.Hint]: 'hint',
+};
+
+function statusText(s: ViewState): { text: string; tooltip: string } {
+  if (s.connection === 'error') return { text: '$(error) Agent', tooltip: `agent-lsp: ${s.connectionMessage ?? 'not running'}` };
+  if (s.connection === 'starting') return { text: '$(loading~spin) Agent', tooltip: 'agent-lsp is starting' };
+  if (s.connection === 'stopped') return { text: '$(debug-disconnect) Agent', tooltip: 'agent-lsp stopped' };
+  const waiting = pendingPermissions(s).length;
+  if (waiting) return { text: `$(bell-dot) Agent: approval needed`, tooltip: `The agent waits for your approval (${waiting})` };
+  if (s.busy) return { text: '$(sync~spin) Agent: working', tooltip: 'The agent is working; click to open the chat' };
+  return { text: '$(comment-discussion) Agent', tooltip: 'agent-lsp is idle; click to open the chat' };
+}
+
+let current: AgentController | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  // languageclient v11 needs a log output channel.
+  const log = vscode.window.createOutputChannel('agent-lsp', { log: true });
+  const controller = new AgentController(log, readSettings);
+  current = controller;
+
+  const attachDiagnostics = (): void => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('Open a file and put the cursor on a problem to attach it.');
+      return;
+    }
+    const doc = editor.document;
+    const sel = editor.selection;
+    const diags = vscode.languages.getDiagnostics(doc.uri).filter(d =>
+      sel.isEmpty ? d.range.start.line <= sel.active.line && sel.active.line <= d.range.end.line : !!d.range.intersection(sel));
+    const a = diagnosticsAttachment(doc.uri.toString(), diags.map(d => ({
+      line: d.range.start.line, character: d.range.start.character, severity: SEVERITY[d.severity] ?? 'error', message: d.message,
+      source: d.source, code: typeof d.code === 'object' ? String(d.code.value) : d.code,
+    })), line => doc.lineAt(line).text);
+    if (!a) {
+      void vscode.window.showInformationMessage('No diagnostics at the cursor.');
+      return;
+    }
+    controller.addAttachment(a);
+  };
+
+  const openLocation = (p: string, line?: number): void => {
+    let uri: vscode.Uri;
+    if (/^[a-z][\w+.-]*:/i.test(p) && !/^[a-z]:[\\/]/i.test(p)) {
+      uri = vscode.Uri.parse(p);
+      if (uri.scheme === 'http' || uri.scheme === 'https') {
+        void vscode.env.openExternal(uri);
+        return;
+      }
+    } else {
+      const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      uri = vscode.Uri.file(path.isAbsolute(p) || !root ? p : path.join(root, p));
+    }
+    const m = /#L(\d+)/.exec(uri.fragment ? `#${uri.fragment}` : '');
+    const l = line ?? (m ? Number(m[1]) - 1 : undefined);
+    void vscode.window.showTextDocument(uri.with({ fragment: '' }), {
+      preview: true,
+      selection: l !== undefined ? new vscode.Range(l, 0, l, 0) : undefined,
+    });
+  };
+
+  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, openLocation }, log);
+  controller.addSink(chat);
+
+  const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);
+  status.name = 'agent-lsp';
+  status.command = 'agentLsp.focusChat';
+  let pendingKey = false;
+  const showStatus = (s: ViewState) => {
+    const waiting = pendingPermissions(s).length > 0;
+    if (waiting !== pendingKey) {
+      pendingKey = waiting;
+      void vscode.commands.executeCommand('setContext', 'agentLsp.pendingApproval', waiting);
+    }
+    const t = statusText(s);
+    status.text = t.text;
+    status.tooltip = t.tooltip;
+    status.backgroundColor = pendingPermissions(s).length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  };
+  showStatus(controller.state);
+  status.show();
+
+  // Commands that take the resource the menu was opened on, or the active editor.
+  const commands: Record<string, (...args: any[]) => unknown> = {
+    'agentLsp.focusChat': () => chat.focusPrompt(),
+    'agentLsp.newSession': () => controller.newSession().catch(e => vscode.window.showErrorMessage(`New chat: ${e.message ?? e}`)),
+    'agentLsp.showHistory': () => controller.showHistory(),
+    'agentLsp.cancel': () => controller.cancel(),
+    'agentLsp.restart': () => controller.restart(),
+    'agentLsp.showLog': () => log.show(),
+    'agentLsp.askAboutSelection': () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
+      const sel = editor.selection;
+      const range = sel.isEmpty ? editor.document.lineAt(sel.active.line).range : sel;
+      const endLine = !sel.isEmpty && sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : range.end.line;
+      controller.addAttachment(selectionAttachment(editor.document.uri.toString(), editor.document.languageId,
+        { startLine: range.start.line, endLine }, editor.document.getText(range)));
+      return chat.focusPrompt();
+    },
+    'agentLsp.addFileToChat': (uri?: vscode.Uri, uris?: vscode.Uri[]) => {
+      const targets = uris?.length ? uris : [uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri].filter((u): u is vscode.Uri => !!u);
+      for (const u of targets) controller.addAttachment(fileAttachment(u.toString()));
+      return chat.focusPrompt();
+    },
+    'agentLsp.attachDiagnostics': () => { attachDiagnostics(); return chat.focusPrompt(); },
+    'agentLsp.permission.allowOnce': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['allow_once']),
+    'agentLsp.permission.allowAlways': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['allow_always', 'allow_once']),
+    'agentLsp.permission.reject': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['reject_once', 'reject_always']),
+  };
+
+  context.subscriptions.push(
+    log, controller, status,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    controller.onDidChange(showStatus),
+    ...Object.entries(commands).map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
+    vscode.workspace.onDidChangeConfiguration(e => {
+      if (e.affectsConfiguration('agentLsp')) {
+        void vscode.window.showInformationMessage('agent-lsp settings changed: restart the agent to apply them.', 'Restart').then(c => {
+          if (c) void controller.restart();
+        });
+      }
+    }),
+  );
+
+  void controller.start();
+}
+
+/** Stops agent-lsp (shutdown, exit) before the extension host goes away. */
+export function deactivate(): Promise<void> | undefined {
+  const c = current;
+  current = undefined;
+  return c?.stop();
+}

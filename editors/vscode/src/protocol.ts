@@ -1,0 +1,239 @@
+// The agent-lsp protocol as this extension speaks it: a mirror of
+// docs/protocol.md (session methods in ACP v1's shapes, carried over LSP
+// framing next to the usual LSP lifecycle and document sync).
+//
+// This file imports nothing at run time (no `vscode`, no jsonrpc library):
+// the extension, the webview bundle and the tests (which drive the real
+// sidecar with vscode-jsonrpc) all use it.
+
+// ---- initialize ------------------------------------------------------------
+
+/** The client capability that turns on the session methods. */
+export const AGENT_CAPABILITY = 'agent';
+
+/** `initializationOptions` the agent reads (Claude Code settings keys too). */
+export interface InitializationOptions {
+  model?: string;
+  provider?: 'anthropic' | 'openai' | string;
+  baseURL?: string;
+  maxTurns?: number;
+  permissions?: { defaultMode?: ModeId; allow?: string[]; deny?: string[]; ask?: string[] };
+  [key: string]: unknown;
+}
+
+/** What the agent returns under `capabilities.experimental.agent`. */
+export interface AgentInitializeInfo {
+  protocolVersion: number;
+  agentCapabilities: {
+    loadSession: boolean;
+    promptCapabilities: { image: boolean; audio: boolean; embeddedContext: boolean };
+    mcpCapabilities?: { http: boolean; sse: boolean };
+    sessionCapabilities?: { list?: object; resume?: object; close?: object };
+  };
+  agentInfo?: { name: string; title?: string; version: string };
+  authMethods?: { id: string; name: string; description?: string }[];
+}
+
+// ---- content ---------------------------------------------------------------
+
+export interface TextBlock { type: 'text'; text: string }
+export interface ImageBlock { type: 'image'; data: string; mimeType: string; uri?: string }
+export interface ResourceLinkBlock {
+  type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number;
+}
+export interface EmbeddedResourceBlock {
+  type: 'resource';
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string };
+}
+export type ContentBlock = TextBlock | ImageBlock | ResourceLinkBlock | EmbeddedResourceBlock;
+
+// ---- sessions --------------------------------------------------------------
+
+export type ModeId = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions' | string;
+
+export interface Mode { id: ModeId; name: string; description?: string }
+export interface ModeState { currentModeId: ModeId; availableModes: Mode[] }
+
+export interface ConfigValue { value: string; name: string; description?: string }
+export interface ConfigOption {
+  id: string; name: string; description?: string; category?: string;
+  type: 'select' | string; currentValue: string; options: ConfigValue[];
+}
+
+export interface McpServer {
+  type?: 'stdio' | 'http' | 'sse';
+  name: string;
+  command?: string; args?: string[]; env?: { name: string; value: string }[];
+  url?: string; headers?: { name: string; value: string }[];
+}
+
+export interface NewSessionParams { cwd: string; mcpServers: McpServer[]; model?: string }
+export interface NewSessionResult { sessionId: string; modes?: ModeState; configOptions?: ConfigOption[] }
+
+export interface PromptParams { sessionId: string; prompt: ContentBlock[] }
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
+export interface PromptResult { stopReason: StopReason }
+
+export interface SessionIdParams { sessionId: string }
+export interface SetModeParams { sessionId: string; modeId: ModeId }
+export interface SetModelParams { sessionId: string; modelId: string }
+export interface SetConfigOptionParams { sessionId: string; configId: string; value: string }
+export interface SetConfigOptionResult { configOptions: ConfigOption[] }
+
+export interface ListSessionsParams { cwd?: string; cursor?: string }
+export interface SessionInfo { sessionId: string; cwd: string; title?: string; updatedAt?: string }
+export interface ListSessionsResult { sessions: SessionInfo[]; nextCursor?: string }
+export interface LoadSessionParams { sessionId: string; cwd: string; mcpServers: McpServer[] }
+
+// ---- session/update --------------------------------------------------------
+
+export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
+export type ToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+
+export interface DiffContent { type: 'diff'; path: string; oldText?: string | null; newText: string }
+export interface ToolContentBlock { type: 'content'; content: ContentBlock }
+export interface TerminalContent { type: 'terminal'; terminalId: string }
+export type ToolCallContent = DiffContent | ToolContentBlock | TerminalContent;
+
+export interface Location { path: string; line?: number }
+
+/** A tool call; in a tool_call_update every field but toolCallId is optional. */
+export interface ToolCall {
+  toolCallId: string;
+  title?: string;
+  kind?: ToolKind;
+  status?: ToolStatus;
+  content?: ToolCallContent[];
+  locations?: Location[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+}
+
+export interface PlanEntry { content: string; priority: 'high' | 'medium' | 'low'; status: 'pending' | 'in_progress' | 'completed' }
+export interface AvailableCommand { name: string; description: string; input?: { hint: string } }
+
+export type SessionUpdate =
+  | { sessionUpdate: 'user_message_chunk'; content: ContentBlock }
+  | { sessionUpdate: 'agent_message_chunk'; content: ContentBlock }
+  | { sessionUpdate: 'agent_thought_chunk'; content: ContentBlock }
+  | ({ sessionUpdate: 'tool_call' } & ToolCall)
+  | ({ sessionUpdate: 'tool_call_update' } & ToolCall)
+  | { sessionUpdate: 'plan'; entries: PlanEntry[] }
+  | { sessionUpdate: 'available_commands_update'; availableCommands: AvailableCommand[] }
+  | { sessionUpdate: 'current_mode_update'; currentModeId: ModeId }
+  | { sessionUpdate: 'usage_update'; used: number; size: number; cost?: { amount: number; currency: string } }
+  | { sessionUpdate: 'config_option_update'; configOptions: ConfigOption[] };
+
+export interface SessionNotification { sessionId: string; update: SessionUpdate }
+
+// ---- session/request_permission -------------------------------------------
+
+export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind }
+export interface RequestPermissionParams { sessionId: string; toolCall: ToolCall; options: PermissionOption[] }
+
+/** agent-lsp extension: the proposed text as the user edited it. */
+export interface PermissionMeta { editedText?: string }
+export type PermissionOutcome =
+  | { outcome: 'selected'; optionId: string; _meta?: PermissionMeta }
+  | { outcome: 'cancelled' };
+export interface RequestPermissionResult { outcome: PermissionOutcome }
+
+// ---- agent/status ----------------------------------------------------------
+
+export interface AgentStatusParams { sessionId?: string; kind: 'retry' | 'warning' | 'info' | string; message: string; retryInMs?: number }
+
+// ---- errors ----------------------------------------------------------------
+
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  ServerNotInitialized: -32002,
+  AuthRequired: -32000,
+  RequestFailed: -32803,
+} as const;
+
+// ---- method table ----------------------------------------------------------
+
+export const Methods = {
+  sessionNew: 'session/new',
+  sessionPrompt: 'session/prompt',
+  sessionCancel: 'session/cancel',
+  sessionSetMode: 'session/set_mode',
+  sessionSetModel: 'session/set_model',
+  sessionSetConfigOption: 'session/set_config_option',
+  sessionList: 'session/list',
+  sessionLoad: 'session/load',
+  sessionResume: 'session/resume',
+  sessionClose: 'session/close',
+  sessionUpdate: 'session/update',
+  requestPermission: 'session/request_permission',
+  agentStatus: 'agent/status',
+} as const;
+
+/** A request method with its params and result types. */
+export interface RequestMethod<P, R> { readonly method: string; readonly _types?: [P, R] }
+/** A notification method with its params type. */
+export interface NotificationMethod<P> { readonly method: string; readonly _types?: [P] }
+const request = <P, R>(method: string): RequestMethod<P, R> => ({ method });
+const notification = <P>(method: string): NotificationMethod<P> => ({ method });
+
+export const NewSessionRequest = request<NewSessionParams, NewSessionResult>(Methods.sessionNew);
+export const PromptRequest = request<PromptParams, PromptResult>(Methods.sessionPrompt);
+export const CancelNotification = notification<SessionIdParams>(Methods.sessionCancel);
+export const SetModeRequest = request<SetModeParams, object>(Methods.sessionSetMode);
+export const SetModelRequest = request<SetModelParams, object>(Methods.sessionSetModel);
+export const SetConfigOptionRequest = request<SetConfigOptionParams, SetConfigOptionResult>(Methods.sessionSetConfigOption);
+export const ListSessionsRequest = request<ListSessionsParams, ListSessionsResult>(Methods.sessionList);
+export const LoadSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionLoad);
+export const ResumeSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionResume);
+export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sessionClose);
+export const SessionUpdateNotification = notification<SessionNotification>(Methods.sessionUpdate);
+export const RequestPermissionRequest = request<RequestPermissionParams, RequestPermissionResult>(Methods.requestPermission);
+export const AgentStatusNotification = notification<AgentStatusParams>(Methods.agentStatus);
+
+// ---- helpers ---------------------------------------------------------------
+
+/** The modes docs/protocol.md lists, for agents that do not send theirs. */
+export const DEFAULT_MODES: Mode[] = [
+  { id: 'default', name: 'Default', description: 'Ask before anything that changes state' },
+  { id: 'acceptEdits', name: 'Accept edits', description: 'File edits in the workspace are allowed; shell commands still ask' },
+  { id: 'plan', name: 'Plan', description: 'Read-only tools only: the agent plans, nothing changes' },
+  { id: 'bypassPermissions', name: 'Bypass permissions', description: 'Never ask; deny rules still hold' },
+];
+
+/**
+ * The single-file diff a permission request proposes, if it proposes exactly
+ * one: the case where the user may edit the proposal (`_meta.editedText`).
+ */
+export function singleDiff(call: ToolCall): DiffContent | undefined {
+  const diffs = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff');
+  return diffs.length === 1 ? diffs[0] : undefined;
+}
+
+/** The option of a kind, if the request offers one. */
+export function optionOfKind(options: PermissionOption[], kind: PermissionOptionKind): PermissionOption | undefined {
+  return options.find(o => o.kind === kind);
+}
+
+/**
+ * The answer that selects an option. `editedText` is sent only when the user
+ * changed the proposal: the agent applies it instead and tells the model.
+ */
+export function selectOutcome(optionId: string, proposed?: string, edited?: string): RequestPermissionResult {
+  const outcome: PermissionOutcome = { outcome: 'selected', optionId };
+  if (edited !== undefined && proposed !== undefined && edited !== proposed) {
+    outcome._meta = { editedText: edited };
+  }
+  return { outcome };
+}
+
+export const CANCELLED: RequestPermissionResult = { outcome: { outcome: 'cancelled' } };
+
+/** The command line of a Bash call, if its raw input carries one. */
+export function commandOf(call: ToolCall): string | undefined {
+  const input = call.rawInput as { command?: unknown } | undefined;
+  return input && typeof input.command === 'string' ? input.command : undefined;
+}

@@ -1,0 +1,72 @@
+// Prompt attachments built from editor context: a selection, a file,
+// diagnostics at the cursor. Plain data in, ACP content blocks out (no
+// `vscode` import, so the unit tests run them).
+
+import type { ContentBlock } from '../protocol';
+import type { Attachment } from './state';
+
+export interface Span { startLine: number; endLine: number } // 0-based, inclusive
+
+export interface DiagnosticInfo {
+  line: number; // 0-based
+  character: number; // 0-based
+  severity: 'error' | 'warning' | 'info' | 'hint';
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+export function baseName(uriOrPath: string): string {
+  const p = uriOrPath.replace(/[?#].*$/, '');
+  return decodeURIComponent(p.split(/[\\/]/).pop() || p);
+}
+
+export function mimeTypeOf(languageId: string): string {
+  const known: Record<string, string> = {
+    python: 'text/x-python', go: 'text/x-go', typescript: 'text/x-typescript', javascript: 'text/javascript',
+    json: 'application/json', markdown: 'text/markdown', rust: 'text/x-rust', plaintext: 'text/plain',
+  };
+  return known[languageId] ?? `text/x-${languageId}`;
+}
+
+let counter = 0;
+function newId(prefix: string): string {
+  counter += 1;
+  return `${prefix}${Date.now().toString(36)}${counter}`;
+}
+
+/** A selection as an embedded resource, its URI naming the lines (#L8-L11). */
+export function selectionAttachment(uri: string, languageId: string, span: Span, text: string): Attachment {
+  const lines = span.startLine === span.endLine ? `L${span.startLine + 1}` : `L${span.startLine + 1}-L${span.endLine + 1}`;
+  const label = `${baseName(uri)}:${span.startLine + 1}${span.endLine !== span.startLine ? `-${span.endLine + 1}` : ''}`;
+  const block: ContentBlock = { type: 'resource', resource: { uri: `${uri}#${lines}`, mimeType: mimeTypeOf(languageId), text } };
+  return { id: newId('sel'), label, block };
+}
+
+/** A whole file as a link the model may Read. */
+export function fileAttachment(uri: string): Attachment {
+  const name = baseName(uri);
+  return { id: newId('file'), label: name, block: { type: 'resource_link', uri, name } };
+}
+
+/** Diagnostics as text, one per line: "calc.py:10:5: error: msg [source code]". */
+export function formatDiagnostics(uri: string, diags: DiagnosticInfo[], lineText?: (line: number) => string): string {
+  const name = baseName(uri);
+  const out: string[] = [];
+  for (const d of diags) {
+    const tag = [d.source, d.code !== undefined ? String(d.code) : ''].filter(Boolean).join(' ');
+    out.push(`${name}:${d.line + 1}:${d.character + 1}: ${d.severity}: ${d.message}${tag ? ` [${tag}]` : ''}`);
+    const src = lineText?.(d.line);
+    if (src !== undefined) out.push(`    ${src}`);
+  }
+  return out.join('\n');
+}
+
+/** Diagnostics at the cursor as an embedded resource; undefined when there are none. */
+export function diagnosticsAttachment(uri: string, diags: DiagnosticInfo[], lineText?: (line: number) => string): Attachment | undefined {
+  if (!diags.length) return undefined;
+  const first = Math.min(...diags.map(d => d.line));
+  const text = formatDiagnostics(uri, diags, lineText);
+  const label = `${diags.length} diagnostic${diags.length === 1 ? '' : 's'} at ${baseName(uri)}:${first + 1}`;
+  return { id: newId('diag'), label, block: { type: 'resource', resource: { uri: `${uri}#L${first + 1}`, mimeType: 'text/plain', text: `Diagnostics reported by the editor:\n${text}` } } };
+}

@@ -1,0 +1,51 @@
+// Typed messages between the chat webview and the extension.
+
+import type { ViewEvent, ViewState } from './state';
+
+/** Extension → webview. */
+export type ToWebview =
+  /** The whole state: on (re)load of the webview. */
+  | { type: 'snapshot'; state: ViewState }
+  /** Events to apply, in order, with the shared reducer. */
+  | { type: 'events'; events: ViewEvent[] }
+  /** Focus the prompt box. */
+  | { type: 'focusPrompt' };
+
+/** Webview → extension. */
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'prompt'; text: string }
+  | { type: 'cancel' }
+  | { type: 'setMode'; modeId: string }
+  | { type: 'setModel'; model: string }
+  | { type: 'permission'; id: string; optionId: string }
+  | { type: 'review'; id: string }
+  | { type: 'removeAttachment'; id: string }
+  | { type: 'attachDiagnostics' }
+  | { type: 'newSession' }
+  | { type: 'history' }
+  | { type: 'openLocation'; path: string; line?: number }
+  | { type: 'showLog' }
+  | { type: 'restart' };
+
+const fromTypes = new Set<FromWebview['type']>([
+  'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
+  'attachDiagnostics', 'newSession', 'history', 'openLocation', 'showLog', 'restart',
+]);
+
+/** Checks a message from the webview before the extension acts on it. */
+export function isFromWebview(m: unknown): m is FromWebview {
+  if (!m || typeof m !== 'object') return false;
+  const msg = m as Record<string, unknown>;
+  if (!fromTypes.has(msg.type as FromWebview['type'])) return false;
+  const str = (k: string) => typeof msg[k] === 'string';
+  switch (msg.type) {
+    case 'prompt': return str('text');
+    case 'setMode': return str('modeId');
+    case 'setModel': return str('model');
+    case 'permission': return str('id') && str('optionId');
+    case 'review': case 'removeAttachment': return str('id');
+    case 'openLocation': return str('path') && (msg.line === undefined || typeof msg.line === 'number');
+  }
+  return true;
+}

@@ -1,0 +1,326 @@
+// The chat view's state and the one reducer that changes it.
+//
+// The extension owns the state (so nothing is lost when the webview is
+// hidden and destroyed); the webview keeps a copy. Both apply the same
+// events with `reduce`: the extension sends the webview a snapshot when it
+// (re)loads and then batches of events. `reduce` mutates in place (a long
+// stream appends thousands of chunks) and returns what changed, so the
+// webview re-renders only those parts, once per animation frame.
+//
+// No `vscode` or DOM imports: the unit tests run this in plain Node.
+
+import type {
+  AvailableCommand, ConfigOption, ConfigValue, ContentBlock, Mode, ModeId, PermissionOption,
+  PlanEntry, SessionUpdate, StopReason, ToolCall,
+} from '../protocol';
+
+export type ConnectionState = 'starting' | 'ready' | 'error' | 'stopped';
+
+/** Something attached to the next prompt (a selection, a file, diagnostics). */
+export interface Attachment {
+  id: string;
+  /** Short label for the chip: "calc.py:8-11", "README.md", "2 diagnostics". */
+  label: string;
+  block: ContentBlock;
+}
+
+export interface UserItem { kind: 'user'; id: string; text: string; attachments: string[] }
+export interface AgentItem { kind: 'agent'; id: string; text: string }
+export interface ThoughtItem { kind: 'thought'; id: string; text: string }
+export interface ToolItem { kind: 'tool'; id: string; call: ToolCall }
+export interface PlanItem { kind: 'plan'; id: string; entries: PlanEntry[] }
+export type PermissionState = 'pending' | 'allowed' | 'rejected' | 'cancelled';
+export interface PermissionItem {
+  kind: 'permission';
+  id: string;
+  toolCallId: string;
+  title: string;
+  toolKind?: string;
+  /** For Bash: the command line; for edits: the file. */
+  detail?: string;
+  /** True when the request proposes a single-file diff (reviewed in the diff editor). */
+  review: boolean;
+  options: PermissionOption[];
+  state: PermissionState;
+  /** The option chosen, once decided. */
+  chosen?: string;
+  edited?: boolean;
+}
+export type NoticeLevel = 'info' | 'warning' | 'error' | 'retry';
+export interface NoticeItem { kind: 'notice'; id: string; level: NoticeLevel; text: string }
+export interface StopItem { kind: 'stop'; id: string; reason: StopReason | string }
+export type Item = UserItem | AgentItem | ThoughtItem | ToolItem | PlanItem | PermissionItem | NoticeItem | StopItem;
+
+export interface Usage { used: number; size: number; cost?: { amount: number; currency: string } }
+
+export interface ViewState {
+  connection: ConnectionState;
+  connectionMessage?: string;
+  sessionId?: string;
+  title?: string;
+  busy: boolean;
+  items: Item[];
+  modes: Mode[];
+  currentModeId?: ModeId;
+  models: ConfigValue[];
+  currentModel?: string;
+  commands: AvailableCommand[];
+  usage?: Usage;
+  attachments: Attachment[];
+  /** Counter for item ids; part of the state so both copies agree. */
+  seq: number;
+}
+
+export function emptyState(): ViewState {
+  return { connection: 'starting', busy: false, items: [], modes: [], models: [], commands: [], attachments: [], seq: 0 };
+}
+
+export type ViewEvent =
+  | { type: 'update'; update: SessionUpdate }
+  | { type: 'connection'; state: ConnectionState; message?: string }
+  | { type: 'session'; sessionId?: string; title?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; keepItems?: boolean }
+  | { type: 'userPrompt'; text: string; attachments: string[] }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'turnEnded'; stopReason: StopReason | string }
+  | { type: 'notice'; level: NoticeLevel; text: string }
+  | { type: 'permission'; item: Omit<PermissionItem, 'kind' | 'state'> }
+  | { type: 'permissionResolved'; id: string; state: PermissionState; chosen?: string; edited?: boolean }
+  | { type: 'attachments'; attachments: Attachment[] }
+  | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] };
+
+/**
+ * What an event changed: item ids, and the parts of the view outside the
+ * transcript. `structure` means items were added or removed.
+ */
+export interface Changes {
+  items: Set<string>;
+  structure: boolean;
+  header: boolean;
+  footer: boolean;
+}
+
+export function noChanges(): Changes {
+  return { items: new Set(), structure: false, header: false, footer: false };
+}
+
+export function mergeChanges(into: Changes, c: Changes): Changes {
+  c.items.forEach(id => into.items.add(id));
+  into.structure ||= c.structure;
+  into.header ||= c.header;
+  into.footer ||= c.footer;
+  return into;
+}
+
+function blockText(b: ContentBlock | undefined): string {
+  if (!b) return '';
+  switch (b.type) {
+    case 'text': return b.text;
+    case 'resource_link': return `[${b.name}](${b.uri})`;
+    case 'resource': return b.resource.text !== undefined ? '\n```\n' + b.resource.text + '\n```\n' : '';
+    case 'image': return '[image]';
+  }
+  return '';
+}
+
+function nextId(s: ViewState, prefix: string): string {
+  s.seq += 1;
+  return `${prefix}${s.seq}`;
+}
+
+function push(s: ViewState, item: Item, ch: Changes): void {
+  s.items.push(item);
+  ch.items.add(item.id);
+  ch.structure = true;
+}
+
+/** Appends streamed text to the last item if it is of the same kind. */
+function appendChunk(s: ViewState, kind: 'agent' | 'thought' | 'user', text: string, ch: Changes): void {
+  if (!text) return;
+  const last = s.items[s.items.length - 1];
+  if (last && last.kind === kind) {
+    last.text += text;
+    ch.items.add(last.id);
+    return;
+  }
+  if (kind === 'user') push(s, { kind, id: nextId(s, 'u'), text, attachments: [] }, ch);
+  else push(s, { kind, id: nextId(s, kind === 'agent' ? 'a' : 't'), text }, ch);
+}
+
+function mergeToolCall(into: ToolCall, from: ToolCall): void {
+  for (const key of ['title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput'] as const) {
+    if (from[key] !== undefined) (into as unknown as Record<string, unknown>)[key] = from[key];
+  }
+}
+
+function applyConfig(s: ViewState, options: ConfigOption[] | undefined): void {
+  const model = options?.find(o => o.id === 'model');
+  if (model) {
+    s.models = model.options;
+    s.currentModel = model.currentValue;
+  }
+}
+
+/** The id of the tool item of a tool call. */
+export function toolItemId(toolCallId: string): string {
+  return `tool:${toolCallId}`;
+}
+
+/** Applies one event to the state; returns what changed. */
+export function reduce(s: ViewState, e: ViewEvent): Changes {
+  const ch = noChanges();
+  switch (e.type) {
+    case 'update':
+      reduceUpdate(s, e.update, ch);
+      break;
+    case 'connection':
+      s.connection = e.state;
+      s.connectionMessage = e.message;
+      ch.header = ch.footer = true;
+      break;
+    case 'session':
+      s.sessionId = e.sessionId;
+      s.title = e.title;
+      if (!e.keepItems) {
+        s.items = [];
+        s.usage = undefined;
+        ch.structure = true;
+      }
+      if (e.modes) s.modes = e.modes;
+      if (e.currentModeId) s.currentModeId = e.currentModeId;
+      applyConfig(s, e.configOptions);
+      s.busy = false;
+      ch.header = ch.footer = true;
+      break;
+    case 'userPrompt':
+      push(s, { kind: 'user', id: nextId(s, 'u'), text: e.text, attachments: e.attachments }, ch);
+      if (!s.title) {
+        s.title = e.text.slice(0, 80);
+        ch.header = true;
+      }
+      break;
+    case 'busy':
+      s.busy = e.busy;
+      ch.footer = ch.header = true;
+      break;
+    case 'turnEnded':
+      if (e.stopReason !== 'end_turn') push(s, { kind: 'stop', id: nextId(s, 's'), reason: e.stopReason }, ch);
+      break;
+    case 'notice':
+      push(s, { kind: 'notice', id: nextId(s, 'n'), level: e.level, text: e.text }, ch);
+      break;
+    case 'permission':
+      push(s, { ...e.item, kind: 'permission', state: 'pending' }, ch);
+      ch.footer = true;
+      break;
+    case 'permissionResolved': {
+      const it = s.items.find(i => i.id === e.id);
+      if (it && it.kind === 'permission') {
+        it.state = e.state;
+        it.chosen = e.chosen;
+        it.edited = e.edited;
+        ch.items.add(it.id);
+        ch.footer = true;
+      }
+      break;
+    }
+    case 'attachments':
+      s.attachments = e.attachments;
+      ch.footer = true;
+      break;
+    case 'model':
+      s.currentModel = e.currentModel;
+      applyConfig(s, e.configOptions);
+      ch.header = true;
+      break;
+  }
+  return ch;
+}
+
+function reduceUpdate(s: ViewState, u: SessionUpdate, ch: Changes): void {
+  switch (u.sessionUpdate) {
+    case 'agent_message_chunk':
+      appendChunk(s, 'agent', blockText(u.content), ch);
+      break;
+    case 'agent_thought_chunk':
+      appendChunk(s, 'thought', blockText(u.content), ch);
+      break;
+    case 'user_message_chunk':
+      appendChunk(s, 'user', blockText(u.content), ch);
+      break;
+    case 'tool_call':
+    case 'tool_call_update': {
+      const id = toolItemId(u.toolCallId);
+      const existing = s.items.find(i => i.id === id);
+      const { sessionUpdate: _, ...call } = u;
+      if (existing && existing.kind === 'tool') {
+        mergeToolCall(existing.call, call);
+        ch.items.add(id);
+      } else {
+        push(s, { kind: 'tool', id, call: { ...call } }, ch);
+      }
+      break;
+    }
+    case 'plan': {
+      // One checklist per turn, updated in place: find a plan since the
+      // last user message.
+      let plan: PlanItem | undefined;
+      for (let i = s.items.length - 1; i >= 0; i--) {
+        const it = s.items[i];
+        if (it.kind === 'user') break;
+        if (it.kind === 'plan') { plan = it; break; }
+      }
+      if (plan) {
+        plan.entries = u.entries;
+        ch.items.add(plan.id);
+      } else {
+        push(s, { kind: 'plan', id: nextId(s, 'p'), entries: u.entries }, ch);
+      }
+      break;
+    }
+    case 'available_commands_update':
+      s.commands = u.availableCommands;
+      ch.footer = true;
+      break;
+    case 'current_mode_update':
+      s.currentModeId = u.currentModeId;
+      ch.header = true;
+      break;
+    case 'usage_update':
+      s.usage = { used: u.used, size: u.size, cost: u.cost };
+      ch.footer = true;
+      break;
+    case 'config_option_update':
+      applyConfig(s, u.configOptions);
+      ch.header = true;
+      break;
+  }
+}
+
+/** Pending permission items, oldest first. */
+export function pendingPermissions(s: ViewState): PermissionItem[] {
+  return s.items.filter((i): i is PermissionItem => i.kind === 'permission' && i.state === 'pending');
+}
+
+/** The slash commands matching what the prompt box holds ("/com" → compact). */
+export function matchCommands(commands: AvailableCommand[], input: string): AvailableCommand[] {
+  const m = /^\/(\S*)$/.exec(input);
+  if (!m) return [];
+  const prefix = m[1].toLowerCase();
+  return commands.filter(c => c.name.toLowerCase().startsWith(prefix));
+}
+
+/** "53k / 200k tokens · 73% left · $0.05" */
+export function usageText(u: Usage | undefined): string {
+  if (!u || !u.size) return '';
+  const k = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+  const left = Math.max(0, Math.round(100 * (1 - u.used / u.size)));
+  let s = `${k(u.used)} / ${k(u.size)} tokens · ${left}% left`;
+  if (u.cost && u.cost.amount > 0) s += ` · ${u.cost.currency === 'USD' ? '$' : u.cost.currency + ' '}${u.cost.amount.toFixed(2)}`;
+  return s;
+}
+
+/** Fraction of the context window still free, 0..1. */
+export function contextLeft(u: Usage | undefined): number {
+  if (!u || !u.size) return 1;
+  return Math.max(0, Math.min(1, 1 - u.used / u.size));
+}

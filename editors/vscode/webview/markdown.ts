@@ -1,0 +1,83 @@
+// Markdown to HTML for the chat: markdown-it with raw HTML off (the model's
+// text never becomes markup), code blocks highlighted by highlight.js with a
+// small set of languages to keep the bundle small.
+
+import MarkdownIt from 'markdown-it';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import lua from 'highlight.js/lib/languages/lua';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import ruby from 'highlight.js/lib/languages/ruby';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+const languages: Record<string, Parameters<typeof hljs.registerLanguage>[1]> = {
+  bash, c, cpp, csharp, css, diff, go, java, javascript, json, lua, markdown, python, ruby, rust, shell, sql, typescript, xml, yaml,
+};
+for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, ch => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+}
+
+/** Highlights code in a language highlight.js knows (by name or alias); else escapes it. */
+export function highlight(code: string, lang: string): string {
+  const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  if (name && hljs.getLanguage(name)) {
+    try {
+      return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+    } catch {
+      // fall through to plain text
+    }
+  }
+  return escapeHtml(code);
+}
+
+/** The highlight.js language for a file name, from its extension. */
+export function languageOfPath(path: string): string {
+  const ext = /\.([^./\\]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
+  const map: Record<string, string> = {
+    py: 'python', go: 'go', rs: 'rust', ts: 'typescript', tsx: 'typescript', js: 'javascript', jsx: 'javascript',
+    mjs: 'javascript', cjs: 'javascript', json: 'json', sh: 'bash', bash: 'bash', c: 'c', h: 'c', cc: 'cpp',
+    cpp: 'cpp', hpp: 'cpp', cs: 'csharp', java: 'java', rb: 'ruby', lua: 'lua', md: 'markdown', css: 'css',
+    html: 'xml', xml: 'xml', yml: 'yaml', yaml: 'yaml', sql: 'sql',
+  };
+  return map[ext] ?? '';
+}
+
+const md: MarkdownIt = new MarkdownIt({
+  html: false,
+  linkify: true,
+  breaks: false,
+  highlight: (code, lang) => {
+    const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+    const cls = name && hljs.getLanguage(name) ? ` language-${escapeHtml(name)}` : '';
+    return `<pre class="code"><code class="hljs${cls}">${highlight(code, lang)}</code></pre>`;
+  },
+});
+
+// Links open through the extension (files in the editor, web pages in the
+// browser); mark them so the click handler can find them.
+const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+  tokens[idx].attrSet('data-link', '1');
+  return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+export function renderMarkdown(text: string): string {
+  return md.render(text);
+}

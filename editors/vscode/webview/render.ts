@@ -1,0 +1,132 @@
+// Transcript items to HTML strings. Pure functions (no DOM), so the unit
+// tests check them in plain Node; view.ts puts the strings in the page.
+
+import { commandOf, type DiffContent, type ToolCallContent } from '../src/protocol';
+import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
+import { diffStat, lineDiff } from './linediff';
+import { escapeHtml, highlight, languageOfPath, renderMarkdown } from './markdown';
+
+/** Per-item view options that live only in the webview (open/closed rows). */
+export interface RenderOptions {
+  open?: boolean;
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: 'pending',
+  in_progress: 'running',
+  completed: 'done',
+  failed: 'failed',
+};
+
+const KIND_ICON: Record<string, string> = {
+  read: '📄', edit: '✏️', delete: '🗑', move: '↔', search: '🔍', execute: '▶', think: '💭', fetch: '🌐', switch_mode: '⇄', other: '⚙',
+};
+
+const STOP_TEXT: Record<string, string> = {
+  cancelled: 'Cancelled.',
+  max_tokens: 'Stopped: the model reached its output limit.',
+  max_turn_requests: 'Stopped: too many model calls in one turn (maxTurns).',
+  refusal: 'The model refused to go on.',
+};
+
+export function renderItem(item: Item, opts: RenderOptions = {}): string {
+  switch (item.kind) {
+    case 'user': {
+      const chips = item.attachments.map(a => `<span class="chip">${escapeHtml(a)}</span>`).join('');
+      return `<div class="msg user"><div class="text">${escapeHtml(item.text)}</div>${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
+    }
+    case 'agent':
+      return `<div class="msg agent md">${renderMarkdown(item.text)}</div>`;
+    case 'thought':
+      return `<details class="thought"${opts.open ? ' open' : ''}><summary>Thinking</summary><div class="md">${renderMarkdown(item.text)}</div></details>`;
+    case 'tool':
+      return renderTool(item, opts);
+    case 'plan':
+      return renderPlan(item);
+    case 'permission':
+      return renderPermission(item);
+    case 'notice':
+      return `<div class="notice notice-${item.level}" role="${item.level === 'error' ? 'alert' : 'status'}">${escapeHtml(item.text)}</div>`;
+    case 'stop':
+      return `<div class="stop">${escapeHtml(STOP_TEXT[item.reason] ?? `Stopped: ${item.reason}`)}</div>`;
+  }
+}
+
+function baseName(p: string): string {
+  return p.split(/[\\/]/).pop() || p;
+}
+
+function renderDiff(d: DiffContent): string {
+  const lines = lineDiff(d.oldText ?? '', d.newText);
+  const lang = languageOfPath(d.path);
+  const body = lines.map(l => {
+    if (l.op === '@') return `<div class="dl skip">⋯ ${escapeHtml(l.text)}</div>`;
+    const cls = l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx';
+    return `<div class="dl ${cls}"><span class="sign">${l.op}</span>${highlight(l.text, lang) || ' '}</div>`;
+  }).join('');
+  const what = d.oldText == null ? 'new file' : diffStat(lines);
+  return `<div class="diff"><div class="diff-head"><a href="#" class="loc" data-path="${escapeHtml(d.path)}">${escapeHtml(baseName(d.path))}</a> <span class="stat">${escapeHtml(what)}</span></div><div class="diff-body hljs">${body}</div></div>`;
+}
+
+function renderContent(c: ToolCallContent): string {
+  switch (c.type) {
+    case 'diff':
+      return renderDiff(c);
+    case 'content': {
+      const b = c.content;
+      if (b.type === 'text') return `<pre class="output">${escapeHtml(b.text)}</pre>`;
+      if (b.type === 'resource_link') return `<div class="output"><a href="#" class="loc" data-path="${escapeHtml(b.uri)}">${escapeHtml(b.name)}</a></div>`;
+      return '';
+    }
+    case 'terminal':
+      return `<div class="output">terminal ${escapeHtml(c.terminalId)}</div>`;
+  }
+  return '';
+}
+
+function renderTool(item: ToolItem, opts: RenderOptions): string {
+  const call = item.call;
+  const status = call.status ?? 'pending';
+  const kind = call.kind ?? 'other';
+  const title = call.title || 'Tool call';
+  const parts: string[] = [];
+  const cmd = commandOf(call);
+  if (cmd !== undefined && kind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(cmd, 'bash')}</code></pre>`);
+  const locs = (call.locations ?? []).map(l =>
+    `<a href="#" class="loc" data-path="${escapeHtml(l.path)}"${l.line !== undefined ? ` data-line="${l.line}"` : ''}>${escapeHtml(baseName(l.path))}${l.line !== undefined ? `:${l.line + 1}` : ''}</a>`);
+  if (locs.length) parts.push(`<div class="locs">${locs.join(' ')}</div>`);
+  for (const c of call.content ?? []) parts.push(renderContent(c));
+  const stat = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.oldText == null ? 'new' : diffStat(lineDiff(d.oldText ?? '', d.newText))).join(' ');
+  return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}"${opts.open ? ' open' : ''}>` +
+    `<summary><span class="ticon" aria-hidden="true">${KIND_ICON[kind] ?? KIND_ICON.other}</span><span class="ttitle">${escapeHtml(title)}</span>` +
+    (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
+    `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +
+    `<div class="tbody">${parts.join('') || '<div class="output muted">no output</div>'}</div></details>`;
+}
+
+function renderPlan(item: PlanItem): string {
+  const done = item.entries.filter(e => e.status === 'completed').length;
+  const rows = item.entries.map(e =>
+    `<li class="plan-${escapeHtml(e.status)}"><input type="checkbox" disabled${e.status === 'completed' ? ' checked' : ''}> <span>${escapeHtml(e.content)}</span></li>`).join('');
+  return `<div class="plan"><div class="plan-head">Plan <span class="muted">${done}/${item.entries.length}</span></div><ul class="checklist">${rows}</ul></div>`;
+}
+
+function renderPermission(item: PermissionItem): string {
+  if (item.state !== 'pending') {
+    const opt = item.options.find(o => o.optionId === item.chosen);
+    const verb = item.state === 'cancelled' ? 'Cancelled' : item.state === 'allowed' ? (opt?.kind === 'allow_always' ? 'Always allowed' : 'Allowed') : (opt?.kind === 'reject_always' ? 'Always rejected' : 'Rejected');
+    return `<div class="permission resolved perm-${item.state}">${escapeHtml(verb)}: ${escapeHtml(item.title)}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
+  }
+  const detail = item.detail
+    ? (item.toolKind === 'execute'
+      ? `<pre class="code cmd"><code class="hljs">${highlight(item.detail, 'bash')}</code></pre>`
+      : `<div class="perm-detail">${escapeHtml(item.detail)}</div>`)
+    : '';
+  const buttons = item.options.map(o => {
+    const primary = o.kind === 'allow_once' ? ' primary' : '';
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}">${escapeHtml(o.name)}</button>`;
+  });
+  if (item.review) buttons.unshift(`<button class="perm-btn" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
+  const hint = item.review ? '<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>' : '';
+  return `<div class="permission pending" role="group" aria-label="Permission request"><div class="perm-title">Allow <b>${escapeHtml(item.title)}</b>?</div>${detail}${hint}<div class="perm-actions">${buttons.join('')}</div></div>`;
+}

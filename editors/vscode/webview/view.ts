@@ -1,0 +1,312 @@
+// The chat view's DOM. It keeps a copy of the extension's state, applies
+// event batches with the shared reducer, and re-renders what changed once per
+// animation frame, so a long stream of small chunks costs one DOM update per
+// frame, not one per chunk.
+
+import type { FromWebview, ToWebview } from '../src/shared/messages';
+import {
+  type Changes, type ViewState, contextLeft, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
+} from '../src/shared/state';
+import { escapeHtml } from './markdown';
+import { renderItem } from './render';
+
+export interface ViewHost {
+  post(msg: FromWebview): void;
+  requestFrame(cb: () => void): void;
+  now(): number;
+  /** Saved draft of the prompt box (survives the webview being destroyed). */
+  loadDraft(): string;
+  saveDraft(text: string): void;
+}
+
+/** Long messages re-render at most this often while they stream (ms). */
+const LONG_TEXT = 20_000;
+const LONG_TEXT_INTERVAL = 200;
+
+export class ChatView {
+  state: ViewState = emptyState();
+  private pending: Changes = noChanges();
+  private frameRequested = false;
+  /** Frames rendered so far (the tests count them). */
+  frames = 0;
+  private nodes = new Map<string, HTMLElement>();
+  private open = new Map<string, boolean>();
+  private lastRender = new Map<string, number>();
+  private completionIndex = 0;
+
+  readonly header: HTMLElement;
+  readonly transcript: HTMLElement;
+  readonly footer: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  private readonly completions: HTMLElement;
+  private readonly sendBtn: HTMLButtonElement;
+  private readonly cancelBtn: HTMLButtonElement;
+
+  constructor(private readonly doc: Document, root: HTMLElement, private readonly host: ViewHost) {
+    root.innerHTML = `
+      <header class="bar" id="header"></header>
+      <main class="transcript" id="transcript" aria-live="polite"></main>
+      <footer class="footer">
+        <div id="status-line" class="status-line"></div>
+        <div id="attachments" class="chips"></div>
+        <div class="prompt">
+          <ul id="completions" class="completions" role="listbox" hidden></ul>
+          <textarea id="prompt" rows="3" placeholder="Ask the agent… (/ for commands, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+          <div class="prompt-actions">
+            <button id="attach-diag" class="icon-btn" title="Attach diagnostics at the cursor">⚠ diagnostics</button>
+            <span class="spacer"></span>
+            <button id="cancel" class="secondary" title="Cancel the running turn" hidden>Cancel</button>
+            <button id="send" class="primary" title="Send (Enter)">Send</button>
+          </div>
+        </div>
+      </footer>`;
+    const q = <T extends HTMLElement>(sel: string) => root.querySelector(sel) as T;
+    this.header = q('#header');
+    this.transcript = q('#transcript');
+    this.footer = q('.footer');
+    this.input = q('#prompt');
+    this.completions = q('#completions');
+    this.sendBtn = q('#send');
+    this.cancelBtn = q('#cancel');
+    this.input.value = host.loadDraft();
+
+    this.sendBtn.addEventListener('click', () => this.send());
+    this.cancelBtn.addEventListener('click', () => host.post({ type: 'cancel' }));
+    q('#attach-diag').addEventListener('click', () => host.post({ type: 'attachDiagnostics' }));
+    this.input.addEventListener('keydown', e => this.onKey(e));
+    this.input.addEventListener('input', () => { host.saveDraft(this.input.value); this.completionIndex = 0; this.renderCompletions(); });
+    root.addEventListener('click', e => this.onClick(e));
+    root.addEventListener('change', e => this.onChange(e));
+    // <details> toggles do not bubble: listen while capturing.
+    root.addEventListener('toggle', e => {
+      const d = e.target as HTMLElement;
+      const id = d.closest('[data-item]')?.getAttribute('data-item');
+      if (id && d.tagName === 'DETAILS') this.open.set(id, (d as HTMLDetailsElement).open);
+    }, true);
+  }
+
+  /** Handles a message from the extension. */
+  receive(msg: ToWebview): void {
+    switch (msg.type) {
+      case 'snapshot':
+        this.state = msg.state;
+        this.nodes.clear();
+        this.transcript.innerHTML = '';
+        this.pending = { items: new Set(this.state.items.map(i => i.id)), structure: true, header: true, footer: true };
+        this.schedule();
+        break;
+      case 'events':
+        for (const e of msg.events) mergeChanges(this.pending, reduce(this.state, e));
+        this.schedule();
+        break;
+      case 'focusPrompt':
+        this.input.focus();
+        break;
+    }
+  }
+
+  private schedule(): void {
+    if (this.frameRequested) return;
+    this.frameRequested = true;
+    this.host.requestFrame(() => {
+      this.frameRequested = false;
+      this.render();
+    });
+  }
+
+  /** Renders the pending changes; the tests call it directly too. */
+  render(): void {
+    const ch = this.pending;
+    this.pending = noChanges();
+    this.frames++;
+    const t = this.transcript;
+    const atBottom = t.scrollTop + t.clientHeight >= t.scrollHeight - 40;
+    const created = ch.structure || (ch.header && !this.state.items.length) ? this.reconcile() : new Set<string>();
+    const now = this.host.now();
+    const byId = new Map(this.state.items.map(i => [i.id, i]));
+    for (const id of ch.items) {
+      const item = byId.get(id);
+      const node = this.nodes.get(id);
+      if (!item || !node || created.has(id)) continue;
+      if ((item.kind === 'agent' || item.kind === 'thought') && item.text.length > LONG_TEXT) {
+        const last = this.lastRender.get(id) ?? 0;
+        if (now - last < LONG_TEXT_INTERVAL) {
+          this.pending.items.add(id);
+          continue;
+        }
+        this.lastRender.set(id, now);
+      }
+      node.innerHTML = renderItem(item, { open: this.open.get(id) });
+    }
+    if (ch.header) this.renderHeader();
+    if (ch.footer) this.renderFooter();
+    if (atBottom) t.scrollTop = t.scrollHeight;
+    if (this.pending.items.size) this.schedule();
+  }
+
+  /** Makes the transcript's children match the items, in order; returns the ids of new nodes. */
+  private reconcile(): Set<string> {
+    const created = new Set<string>();
+    const ids = new Set(this.state.items.map(i => i.id));
+    for (const [id, node] of this.nodes) {
+      if (!ids.has(id)) { node.remove(); this.nodes.delete(id); }
+    }
+    let prev: HTMLElement | null = null;
+    for (const item of this.state.items) {
+      let node = this.nodes.get(item.id);
+      if (!node) {
+        node = this.doc.createElement('div');
+        node.className = `item item-${item.kind}`;
+        node.setAttribute('data-item', item.id);
+        node.innerHTML = renderItem(item, { open: this.open.get(item.id) });
+        this.nodes.set(item.id, node);
+        created.add(item.id);
+      }
+      const want: ChildNode | null = prev ? prev.nextSibling : this.transcript.firstChild;
+      if (want !== node) this.transcript.insertBefore(node, want);
+      prev = node;
+    }
+    if (!this.state.items.length) {
+      this.transcript.innerHTML = `<div class="empty">${this.emptyText()}</div>`;
+    } else {
+      this.transcript.querySelector(':scope > .empty')?.remove();
+    }
+    return created;
+  }
+
+  private emptyText(): string {
+    const s = this.state;
+    if (s.connection === 'error') return `<p><b>agent-lsp is not running.</b></p><p>${escapeHtml(s.connectionMessage ?? '')}</p><p><button data-action="restart">Restart</button> <button data-action="showLog">Show log</button></p>`;
+    if (s.connection === 'starting') return '<p>Starting agent-lsp…</p>';
+    return '<p>Ask the agent to explain, fix or change code. It proposes edits as diffs you review in the editor.</p><p class="muted">Select code and run <b>Ask Agent about Selection</b>, or <b>Add File to Agent Chat</b> from the editor\'s context menu.</p>';
+  }
+
+  private renderHeader(): void {
+    const s = this.state;
+    const modeOpts = s.modes.map(m => `<option value="${escapeHtml(m.id)}"${m.id === s.currentModeId ? ' selected' : ''} title="${escapeHtml(m.description ?? '')}">${escapeHtml(m.name)}</option>`).join('');
+    let models = s.models.slice();
+    if (s.currentModel && !models.some(m => m.value === s.currentModel)) models = [{ value: s.currentModel, name: s.currentModel }, ...models];
+    const modelOpts = models.map(m => `<option value="${escapeHtml(m.value)}"${m.value === s.currentModel ? ' selected' : ''}>${escapeHtml(m.name)}</option>`).join('');
+    const disabled = s.connection !== 'ready' || !s.sessionId ? ' disabled' : '';
+    this.header.innerHTML =
+      `<select id="mode" aria-label="Mode" title="Permission mode"${disabled}>${modeOpts}</select>` +
+      `<select id="model" aria-label="Model" title="Model"${disabled || (models.length ? '' : ' disabled')}>${modelOpts}</select>` +
+      `<span class="spacer"></span>` +
+      `<span class="conn conn-${s.connection}" title="${escapeHtml(s.connectionMessage ?? s.connection)}"></span>` +
+      `<button class="icon-btn" data-action="history" title="Chat history">History</button>` +
+      `<button class="icon-btn" data-action="newSession" title="New chat">New</button>`;
+    if (s.busy) this.header.setAttribute('data-busy', '1'); else this.header.removeAttribute('data-busy');
+  }
+
+  private renderFooter(): void {
+    const s = this.state;
+    this.sendBtn.disabled = s.busy || s.connection !== 'ready';
+    this.cancelBtn.hidden = !s.busy;
+    const pending = s.items.filter(i => i.kind === 'permission' && i.state === 'pending').length;
+    const status = this.root('#status-line');
+    const left = contextLeft(s.usage);
+    const usage = usageText(s.usage);
+    status.innerHTML =
+      (s.busy ? `<span class="working">${pending ? `Waiting for your approval (${pending})` : 'Working…'}</span>` : '') +
+      `<span class="spacer"></span>` +
+      (usage ? `<span class="usage" title="Context window used by this session">${escapeHtml(usage)}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
+    const chips = s.attachments.map(a => `<span class="chip">${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="Remove" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`).join('');
+    this.root('#attachments').innerHTML = chips;
+    this.renderCompletions();
+  }
+
+  private root(sel: string): HTMLElement {
+    return this.footer.querySelector(sel) as HTMLElement;
+  }
+
+  private matches() {
+    return matchCommands(this.state.commands, this.input.value);
+  }
+
+  private renderCompletions(): void {
+    const m = this.matches();
+    if (!m.length) {
+      this.completions.hidden = true;
+      this.completions.innerHTML = '';
+      return;
+    }
+    this.completionIndex = Math.min(this.completionIndex, m.length - 1);
+    this.completions.hidden = false;
+    this.completions.innerHTML = m.map((c, i) =>
+      `<li role="option" data-action="complete" data-name="${escapeHtml(c.name)}" class="${i === this.completionIndex ? 'selected' : ''}" aria-selected="${i === this.completionIndex}"><b>/${escapeHtml(c.name)}</b> <span class="muted">${escapeHtml(c.description)}</span></li>`).join('');
+  }
+
+  private complete(name: string): void {
+    this.input.value = `/${name} `;
+    this.host.saveDraft(this.input.value);
+    this.renderCompletions();
+    this.input.focus();
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const m = this.matches();
+    if (m.length && !this.completions.hidden) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        this.completionIndex = (this.completionIndex + (e.key === 'ArrowDown' ? 1 : m.length - 1)) % m.length;
+        this.renderCompletions();
+        return;
+      }
+      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && this.input.value !== `/${m[this.completionIndex].name}`)) {
+        e.preventDefault();
+        this.complete(m[this.completionIndex].name);
+        return;
+      }
+      if (e.key === 'Escape') {
+        this.completions.hidden = true;
+        return;
+      }
+    }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.send();
+    }
+  }
+
+  send(): void {
+    const text = this.input.value.trim();
+    if (!text || this.state.busy || this.state.connection !== 'ready') return;
+    this.host.post({ type: 'prompt', text });
+    this.input.value = '';
+    this.host.saveDraft('');
+    this.renderCompletions();
+  }
+
+  private onClick(e: Event): void {
+    const target = e.target as HTMLElement;
+    const el = target.closest('[data-action], a.loc, a[data-link]') as HTMLElement | null;
+    if (!el) return;
+    if (el.tagName === 'A') {
+      e.preventDefault();
+      const path = el.getAttribute('data-path') ?? el.getAttribute('href') ?? '';
+      const line = el.getAttribute('data-line');
+      if (path && path !== '#') this.host.post({ type: 'openLocation', path, line: line !== null ? Number(line) : undefined });
+      return;
+    }
+    const id = el.getAttribute('data-id') ?? '';
+    switch (el.getAttribute('data-action')) {
+      case 'permission':
+        this.host.post({ type: 'permission', id, optionId: el.getAttribute('data-option') ?? '' });
+        el.closest('.perm-actions')?.querySelectorAll('button').forEach(b => ((b as HTMLButtonElement).disabled = true));
+        break;
+      case 'review': this.host.post({ type: 'review', id }); break;
+      case 'removeAttachment': this.host.post({ type: 'removeAttachment', id }); break;
+      case 'history': this.host.post({ type: 'history' }); break;
+      case 'newSession': this.host.post({ type: 'newSession' }); break;
+      case 'restart': this.host.post({ type: 'restart' }); break;
+      case 'showLog': this.host.post({ type: 'showLog' }); break;
+      case 'complete': this.complete(el.getAttribute('data-name') ?? ''); break;
+    }
+  }
+
+  private onChange(e: Event): void {
+    const el = e.target as HTMLSelectElement;
+    if (el.id === 'mode') this.host.post({ type: 'setMode', modeId: el.value });
+    if (el.id === 'model') this.host.post({ type: 'setModel', model: el.value });
+  }
+}
