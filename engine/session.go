@@ -42,6 +42,8 @@ type Session struct {
 	resumed   bool                    // the session was reopened from storage
 	notices   []Status                // queued until AnnounceCommands, guarded by mu
 	announced bool                    // AnnounceCommands ran, guarded by mu
+	stopWatch context.CancelFunc      // stops the workspace watcher, guarded by mu
+	watchDone chan struct{}           // closed when the watcher has stopped
 	cancel    context.CancelFunc      // of the running prompt, guarded by mu
 	running   bool                    // guarded by mu
 	closed    bool                    // guarded by mu
@@ -81,6 +83,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
 	s.startMCP(st, opts.MCPServers)
+	s.startWatching()
 	return s
 }
 
@@ -166,6 +169,7 @@ func (s *Session) close() {
 	if s.mcp != nil {
 		s.mcp.Close()
 	}
+	s.stopWatching()
 	if s.log != nil {
 		if err := s.log.Close(); err != nil {
 			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)

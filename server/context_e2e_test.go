@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
@@ -156,5 +158,36 @@ func TestSessionsPersistAndLoad(t *testing.T) {
 	model.Requests()[2].Decode(&body)
 	if len(body.Messages) != 5 {
 		t.Errorf("the continued session sent %d messages, want the 4 before plus the new prompt", len(body.Messages))
+	}
+}
+
+func TestInstructionFilesArePickedUpWithoutRestart(t *testing.T) {
+	e := newEnv(t, map[string]string{"CLAUDE.md": "Always answer in haiku.\n"},
+		fake.Turn{fake.Text("one")},
+		fake.Turn{fake.Text("two")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	e.editor.Prompt(sid, "first")
+	if !strings.Contains(e.requestText(0), "Always answer in haiku.") {
+		t.Fatal("CLAUDE.md is not in the system prompt")
+	}
+	// The watcher starts in the background: write until it has seen it.
+	last := time.Time{}
+	e.editor.WaitFor("the instructions to be reloaded", func() bool {
+		if time.Since(last) > 300*time.Millisecond {
+			os.WriteFile(e.path("CLAUDE.md"), []byte("Always answer in limericks.\n"), 0o644)
+			last = time.Now()
+		}
+		for _, n := range e.editor.Notifications() {
+			if n.Method == "agent/status" && strings.Contains(string(n.Params), "instructions reloaded") {
+				return true
+			}
+		}
+		return false
+	})
+	e.editor.Prompt(sid, "second")
+	if !strings.Contains(e.requestText(1), "Always answer in limericks.") {
+		t.Error("the changed CLAUDE.md did not reach the next model call")
 	}
 }
