@@ -138,6 +138,15 @@ func MethodNotFound(method string) error {
 // encoding/json.
 type Peer struct {
 	Conn jsonrpc2.Conn
+	// CancelNotice, if set, names the notification and params that
+	// cancel an abandoned call with id; nil means LSP's
+	// $/cancelRequest {"id": id}. ACP peers use ACPCancelNotice.
+	CancelNotice func(id any) (method string, params any)
+}
+
+// ACPCancelNotice is ACP's $/cancel_request {"requestId": id}.
+func ACPCancelNotice(id any) (string, any) {
+	return "$/cancel_request", map[string]any{"requestId": id}
 }
 
 // Notify sends a notification.
@@ -151,7 +160,7 @@ func (p Peer) Notify(ctx context.Context, method string, params any) error {
 
 // Call sends a request and decodes its result into result (which may be
 // nil). When ctx ends first, it sends $/cancelRequest for the call, as LSP
-// peers expect, and returns ctx's error.
+// peers expect (or CancelNotice's notification), and returns ctx's error.
 func (p Peer) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := Raw(params)
 	if err != nil {
@@ -162,7 +171,11 @@ func (p Peer) Call(ctx context.Context, method string, params, result any) error
 	if err != nil {
 		if ctx.Err() != nil && id.IsValid() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultNotifyTimeout)
-			_ = p.Notify(cctx, "$/cancelRequest", map[string]any{"id": idValue(id)})
+			method, params := "$/cancelRequest", any(map[string]any{"id": idValue(id)})
+			if p.CancelNotice != nil {
+				method, params = p.CancelNotice(idValue(id))
+			}
+			_ = p.Notify(cctx, method, params)
 			cancel()
 		}
 		return err
