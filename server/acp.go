@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"io"
-	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -20,57 +20,35 @@ import (
 
 // The ACP door serves the Agent Client Protocol v1 (Zed, JetBrains,
 // CodeCompanion, avante, ...) with newline-delimited JSON-RPC. It shares
-// the session methods with the LSP door; only initialize, authenticate and
-// the way files are read and written differ.
+// the session methods with the LSP door; only initialize, authenticate,
+// request cancellation and the way files are read and written differ.
 
-// acpMethods are the ACP door's own methods.
-var acpMethods = map[string]method{
-	"initialize":   {h: (*Server).acpInitialize},
-	"authenticate": {h: (*Server).authenticate},
-}
-
-// lspOnly are LSP door methods the ACP door does not serve.
-var lspOnly = map[string]bool{
-	"initialized": true, "shutdown": true, "exit": true,
-	"textDocument/didOpen": true, "textDocument/didChange": true, "textDocument/didClose": true, "textDocument/didSave": true,
-	"textDocument/codeAction": true, "workspace/executeCommand": true, "window/workDoneProgress/cancel": true,
+func init() {
+	acpMethods.register("initialize", (*Server).acpInitialize)
+	acpMethods.register("authenticate", (*Server).authenticate)
+	acpMethods.register("$/cancel_request", (*Server).acpCancelRequest)
 }
 
 // ServeACP serves the ACP door on rwc until the stream ends or ctx is
-// cancelled, and returns the process exit code.
+// cancelled, and returns the process exit code: 0, since ACP has no
+// shutdown handshake and the end of the stream is a normal end. Every
+// session is closed (and every process it started stopped) before
+// ServeACP returns.
 func ServeACP(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := New(opts)
-	s.acp = true
-	conn := jsonrpc2.NewConn(rpc.NewNDJSONStream(rwc, s.logf))
-	code := s.Run(ctx, conn)
-	if code == 1 {
-		// ACP has no shutdown/exit handshake: the end of the stream is a
-		// normal end.
-		code = 0
-	}
-	return code
+	s.door, s.acp = acpMethods, true
+	s.Run(ctx, jsonrpc2.NewConn(rpc.NewNDJSONStream(rwc, s.logf)))
+	return 0
 }
 
-// lookup returns the handler of a method on this connection's door.
-func (s *Server) lookup(name string) (method, bool) {
-	if s.acp {
-		if m, ok := acpMethods[name]; ok {
-			return m, true
-		}
-		if lspOnly[name] {
-			return method{}, false
-		}
-	}
-	m, ok := methods[name]
-	return m, ok
-}
-
+// acpInitializeParams are ACP's InitializeRequest.
 type acpInitializeParams struct {
-	ProtocolVersion    *int                      `json:"protocolVersion"`
-	ClientCapabilities schema.ClientCapabilities `json:"clientCapabilities"`
-	ClientInfo         *schema.Implementation    `json:"clientInfo,omitempty"`
+	ProtocolVersion    *int                   `json:"protocolVersion"`
+	ClientCapabilities json.RawMessage        `json:"clientCapabilities"`
+	ClientInfo         *schema.Implementation `json:"clientInfo,omitempty"`
 }
 
+// acpInitializeResult is ACP's InitializeResponse.
 type acpInitializeResult struct {
 	ProtocolVersion   int                      `json:"protocolVersion"`
 	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
@@ -86,22 +64,51 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 	if p.ProtocolVersion == nil {
 		return nil, rpc.InvalidParams("initialize: field \"protocolVersion\" is required")
 	}
+	caps := acpClientCapabilities(p.ClientCapabilities)
 	svc, err := s.opts.NewService(InitOptions{})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "initialize: %v", err)
 	}
 	s.mu.Lock()
-	s.svc, s.acpCaps, s.state = svc, p.ClientCapabilities, stateInitialized
+	s.svc, s.acpCaps, s.state = svc, caps, stateInitialized
 	s.mu.Unlock()
+	if p.ClientInfo != nil {
+		s.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",
+			p.ClientInfo.Name, p.ClientInfo.Version, *p.ProtocolVersion, caps.FS.ReadTextFile, caps.FS.WriteTextFile, caps.Terminal)
+	}
 	info := s.agentInfo()
-	// We speak version 1: a client asking for a later one gets ours and
-	// decides; an earlier one does not exist.
+	// We speak version 1 only: a client asking for another gets ours and
+	// decides whether to go on.
 	return acpInitializeResult{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: info.AgentCapabilities,
 		AgentInfo:         info.AgentInfo,
 		AuthMethods:       info.AuthMethods,
 	}, nil
+}
+
+// acpClientCapabilities decodes clientCapabilities the way ACP asks: a
+// field that does not parse takes its default (false) instead of failing
+// initialize.
+func acpClientCapabilities(raw json.RawMessage) schema.ClientCapabilities {
+	var caps schema.ClientCapabilities
+	if json.Unmarshal(raw, &caps) == nil {
+		return caps
+	}
+	var parts struct {
+		FS       json.RawMessage `json:"fs"`
+		Terminal json.RawMessage `json:"terminal"`
+	}
+	json.Unmarshal(raw, &parts)
+	var fs struct {
+		Read  json.RawMessage `json:"readTextFile"`
+		Write json.RawMessage `json:"writeTextFile"`
+	}
+	json.Unmarshal(parts.FS, &fs)
+	json.Unmarshal(fs.Read, &caps.FS.ReadTextFile)
+	json.Unmarshal(fs.Write, &caps.FS.WriteTextFile)
+	json.Unmarshal(parts.Terminal, &caps.Terminal)
+	return caps
 }
 
 func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -127,29 +134,49 @@ func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, 
 	return nil, rpc.InvalidParams("authenticate: unknown methodId %q (want one of %s)", p.MethodID, strings.Join(ids, ", "))
 }
 
-// acpClient is the editor over the ACP door: session updates and
-// permission requests as on the LSP door, no status notifications (the
-// engine sends notices as thought chunks), and files through fs/* when
-// the client offers them.
+// acpCancelRequest serves ACP's $/cancel_request {requestId}.
+func (s *Server) acpCancelRequest(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	if id, ok := rpc.ParseID(p.RequestID); ok {
+		s.cancelCall(id)
+	}
+	return nil, nil
+}
+
+// acpClient is the editor over the ACP door: session/update and
+// session/request_permission as on the LSP door, but no status
+// notifications (it is not an engine.StatusClient, so the engine sends
+// notices as agent_thought_chunk).
 type acpClient struct{ s *Server }
 
 var _ engine.Client = acpClient{}
 
+// Update sends a session/update notification.
 func (c acpClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
 	return client{c.s}.Update(ctx, sessionID, u)
 }
 
+// RequestPermission sends session/request_permission and waits for the
+// user's answer. When ctx ends first, the request is cancelled with
+// $/cancel_request.
 func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
 	return client{c.s}.RequestPermission(ctx, p)
 }
 
-// acpFS reads and writes files through the client's fs/read_text_file and
-// fs/write_text_file (so the agent sees and edits the editor's buffers),
-// falling back to the disk for what the client does not offer.
+// acpFS is the file system of a session on the ACP door. When the client
+// offers fs/read_text_file, files are read through it (so the agent sees
+// the editor's buffers, unsaved text included), and from the disk when
+// the client cannot read one; when it offers fs/write_text_file, writes go
+// through it. Without those capabilities it is the disk.
 type acpFS struct {
 	s     *Server
-	read  bool
-	write bool
+	read  bool // the client serves fs/read_text_file
+	write bool // the client serves fs/write_text_file
 
 	mu        sync.Mutex
 	sessionID string // set once the session exists, guarded by mu
@@ -169,12 +196,16 @@ func (f *acpFS) session() string {
 	return f.sessionID
 }
 
-// ReadFile asks the client for the file's text (its buffer, unsaved
-// changes included), or reads the disk.
+// diskOnly are the kinds of files read from the disk even when the client
+// reads text files: fs/read_text_file carries text, and Read returns these
+// as images.
+var diskOnly = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true}
+
+// ReadFile returns the client's text of path, or the disk's.
 func (f *acpFS) ReadFile(path string) ([]byte, error) {
 	sid := f.session()
-	if !f.read || sid == "" {
-		return os.ReadFile(path)
+	if !f.read || sid == "" || diskOnly[strings.ToLower(filepath.Ext(path))] {
+		return tools.DiskFS{}.ReadFile(path)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), acpIOTimeout)
 	defer cancel()
@@ -182,27 +213,28 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 		Content string `json:"content"`
 	}
 	if err := f.s.peer.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": sid, "path": path}, &res); err != nil {
-		// A file the client cannot read (binary, not found) is read
-		// from the disk, which gives the precise error.
-		if b, derr := os.ReadFile(path); derr == nil {
-			return b, nil
-		} else {
-			return nil, fmt.Errorf("reading %s: %w", path, derr)
+		// A file the client cannot read (binary, missing, a directory)
+		// is read from the disk, which gives the precise error.
+		b, derr := tools.DiskFS{}.ReadFile(path)
+		if derr == nil {
+			f.s.logf("fs/read_text_file %s failed (%v); read it from the disk", path, err)
 		}
+		return b, derr
 	}
 	return []byte(res.Content), nil
 }
 
-// WriteFile writes through the client when it offers fs/write_text_file.
+// WriteFile writes through the client when it offers fs/write_text_file,
+// else the disk.
 func (f *acpFS) WriteFile(ctx context.Context, path string, before, content []byte) error {
-	sid := f.session()
-	if !f.write || sid == "" {
+	if !f.write || f.session() == "" {
 		return tools.WriteFileAtomic(path, content)
 	}
 	return f.ApplyEdit(ctx, workspace.FileChange{Path: path, Before: string(before), After: string(content), Create: before == nil})
 }
 
-// ApplyEdit writes a whole-file change with fs/write_text_file.
+// ApplyEdit writes a whole-file change with fs/write_text_file. A client
+// error is a refusal: the tool call fails and the model is told why.
 func (f *acpFS) ApplyEdit(ctx context.Context, c workspace.FileChange) error {
 	ctx, cancel := context.WithTimeout(ctx, acpIOTimeout)
 	defer cancel()
@@ -212,11 +244,11 @@ func (f *acpFS) ApplyEdit(ctx context.Context, c workspace.FileChange) error {
 	return nil
 }
 
-// IsOpen reports false: ACP does not tell which files are open.
+// IsOpen reports false: ACP does not say which files the editor has open.
 func (f *acpFS) IsOpen(string) bool { return false }
 
 // acpSessionOptions returns the options of a session on the ACP door, and
-// a function to call with the session's id once it exists.
+// a function to call with the session's id once it is known.
 func (s *Server) acpSessionOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(id string)) {
 	s.mu.Lock()
 	caps := s.acpCaps

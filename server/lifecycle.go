@@ -12,10 +12,10 @@ import (
 )
 
 func init() {
-	register("initialize", (*Server).initialize)
-	register("initialized", func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
-	register("shutdown", (*Server).shutdown)
-	register("exit", (*Server).exit)
+	lspMethods.register("initialize", (*Server).initialize)
+	lspMethods.register("initialized", func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
+	lspMethods.register("shutdown", (*Server).shutdown)
+	lspMethods.register("exit", (*Server).exit)
 }
 
 // clientCapabilities are the parts of the editor's capabilities the server

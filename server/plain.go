@@ -27,9 +27,9 @@ import (
 // experimental.agent.
 
 func init() {
-	register("textDocument/codeAction", (*Server).codeAction)
-	register("workspace/executeCommand", (*Server).executeCommand)
-	register("window/workDoneProgress/cancel", (*Server).progressCancel)
+	lspMethods.register("textDocument/codeAction", (*Server).codeAction)
+	lspMethods.register("workspace/executeCommand", (*Server).executeCommand)
+	lspMethods.register("window/workDoneProgress/cancel", (*Server).progressCancel)
 }
 
 // Commands of the plain-LSP door.

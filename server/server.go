@@ -53,6 +53,9 @@ type Server struct {
 
 	overlay *workspace.Overlay
 	plain   plainDoor
+	// door is the table of this connection's own methods (lspMethods or
+	// acpMethods); the session methods are shared.
+	door methodTable
 	// acp is set on the ACP door's connections.
 	acp bool
 
@@ -99,6 +102,7 @@ func New(opts Options) *Server {
 	return &Server{
 		opts:     opts,
 		logf:     logf,
+		door:     lspMethods,
 		overlay:  workspace.NewOverlay(),
 		exitCode: 1,
 		exited:   make(chan struct{}),
@@ -109,6 +113,9 @@ func New(opts Options) *Server {
 // Run serves conn until exit, the end of the stream or ctx's end.
 func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	s.peer = rpc.Peer{Conn: conn}
+	if s.acp {
+		s.peer.CancelNotice = rpc.ACPCancelNotice
+	}
 	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
@@ -155,14 +162,36 @@ type method struct {
 	async bool
 }
 
-// methods maps each method to its handler; see the files per group.
-var methods = map[string]method{}
+// methodTable maps method names to handlers; see the files per group.
+type methodTable map[string]method
 
-func register(name string, h handler) { methods[name] = method{h: h} }
+func (t methodTable) register(name string, h handler) { t[name] = method{h: h} }
 
 // registerAsync registers a long-running handler, such as the prompt,
 // that makes requests to the editor while it runs.
-func registerAsync(name string, h handler) { methods[name] = method{h: h, async: true} }
+func (t methodTable) registerAsync(name string, h handler) { t[name] = method{h: h, async: true} }
+
+// Each door serves a table of its own and the session methods they share.
+var (
+	// sessionMethods are the session/* methods of both doors (sessions.go).
+	sessionMethods = methodTable{}
+	// lspMethods are the LSP door's own: lifecycle (lifecycle.go),
+	// document sync (textsync.go), the plain-LSP features (plain.go) and
+	// $/cancelRequest.
+	lspMethods = methodTable{}
+	// acpMethods are the ACP door's own: initialize, authenticate and
+	// $/cancel_request (acp.go).
+	acpMethods = methodTable{}
+)
+
+// lookup returns the handler of a method on this connection's door.
+func (s *Server) lookup(name string) (method, bool) {
+	if m, ok := s.door[name]; ok {
+		return m, true
+	}
+	m, ok := sessionMethods[name]
+	return m, ok
+}
 
 // handle dispatches a request, recovering from panics so one bad request
 // never ends the connection.
@@ -240,7 +269,11 @@ func (s *Server) checkState(method string) error {
 	case method == "exit":
 		return nil
 	case s.state == stateNew && method != "initialize":
-		return jsonrpc2.Errorf(codeServerNotInitialized, "%s before initialize: send initialize first", method)
+		code := codeServerNotInitialized
+		if s.acp {
+			code = jsonrpc2.InvalidRequest // ACP's -32002 means "resource not found"
+		}
+		return jsonrpc2.Errorf(code, "%s before initialize: send initialize first", method)
 	case s.state != stateNew && method == "initialize":
 		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already received")
 	case s.state == stateShutdown:

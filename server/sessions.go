@@ -16,14 +16,13 @@ import (
 )
 
 func init() {
-	register("session/new", (*Server).newSession)
-	registerAsync("session/prompt", (*Server).prompt)
-	register("session/cancel", (*Server).cancelSession)
-	register("session/close", (*Server).closeSession)
-	register("session/set_model", (*Server).setModel)
-	register("session/set_mode", (*Server).setMode)
-	register("session/set_config_option", (*Server).setConfigOption)
-	register("$/cancelRequest", (*Server).cancelRequest)
+	sessionMethods.register("session/new", (*Server).newSession)
+	sessionMethods.registerAsync("session/prompt", (*Server).prompt)
+	sessionMethods.register("session/cancel", (*Server).cancelSession)
+	sessionMethods.register("session/close", (*Server).closeSession)
+	sessionMethods.register("session/set_model", (*Server).setModel)
+	sessionMethods.register("session/set_mode", (*Server).setMode)
+	sessionMethods.register("session/set_config_option", (*Server).setConfigOption)
 }
 
 func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -164,6 +163,11 @@ func (s *Server) setModel(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	return struct{}{}, nil
 }
 
+func init() {
+	lspMethods.register("$/cancelRequest", (*Server).cancelRequest)
+}
+
+// cancelRequest serves LSP's $/cancelRequest {id}.
 func (s *Server) cancelRequest(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var raw struct {
 		ID json.RawMessage `json:"id"`
@@ -178,9 +182,9 @@ func (s *Server) cancelRequest(ctx context.Context, req *jsonrpc2.Request) (any,
 }
 
 func init() {
-	register("session/list", (*Server).listSessions)
-	register("session/load", (*Server).loadSession)
-	register("session/resume", (*Server).resumeSession)
+	sessionMethods.register("session/list", (*Server).listSessions)
+	sessionMethods.register("session/load", (*Server).loadSession)
+	sessionMethods.register("session/resume", (*Server).resumeSession)
 }
 
 func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, error) {

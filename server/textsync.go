@@ -16,10 +16,10 @@ import (
 // params are go.lsp.dev/protocol's types.
 
 func init() {
-	register("textDocument/didOpen", (*Server).didOpen)
-	register("textDocument/didChange", (*Server).didChange)
-	register("textDocument/didClose", (*Server).didClose)
-	register("textDocument/didSave", (*Server).didSave)
+	lspMethods.register("textDocument/didOpen", (*Server).didOpen)
+	lspMethods.register("textDocument/didChange", (*Server).didChange)
+	lspMethods.register("textDocument/didClose", (*Server).didClose)
+	lspMethods.register("textDocument/didSave", (*Server).didSave)
 }
 
 type lspPosition struct {
