@@ -73,7 +73,7 @@ func (e *entry) isBoundary() bool {
 // lineIsBoundary reports whether the raw line, parsed as e (with parse
 // error err), is a compaction boundary.
 func lineIsBoundary(raw []byte, e *entry, err error) bool {
-	return err == nil && hasBoundaryMarker(raw) && e.isBoundary()
+	return err == nil && e.isBoundary() && hasBoundaryMarker(raw)
 }
 
 func hasBoundaryMarker(raw []byte) bool {

@@ -41,7 +41,8 @@ type Log struct {
 	ids         [][]string // uuids of the lines behind each visible message
 	pinned      int        // leading messages Delete may not remove
 	titled      bool       // the session has a title line or a first prompt
-	dirSynced   bool
+	dirty       bool // written since the last fsync
+	dirSynced   bool // the directories holding a new file were fsynced
 	closed      bool
 }
 
@@ -206,12 +207,13 @@ func (l *Log) Sync() error {
 }
 
 func (l *Log) syncLocked() error {
-	if l.f == nil {
+	if l.f == nil || !l.dirty {
 		return nil
 	}
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("syncing %s: %w", l.path, err)
 	}
+	l.dirty = false
 	if !l.dirSynced {
 		dir := filepath.Dir(l.path)
 		for _, d := range []string{dir, filepath.Dir(dir)} {
@@ -282,6 +284,7 @@ func (l *Log) writeLocked(buf []byte) error {
 }
 
 func (l *Log) writeRaw(buf []byte) error {
+	l.dirty = true
 	n, err := l.f.Write(buf)
 	if err == nil {
 		l.size += int64(n)
@@ -369,6 +372,7 @@ func (l *Log) copySource() error {
 		return err
 	}
 	l.f, l.size, l.src = f, n, ""
+	l.dirty, l.dirSynced = true, false
 	return nil
 }
 

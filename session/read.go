@@ -1,12 +1,14 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 )
@@ -45,9 +47,13 @@ type tail struct {
 	needNewline bool
 }
 
-// lineSink receives the lines of a file in order with their offsets.
-// final is set for text after the last newline.
-type lineSink func(raw []byte, off int64, final bool)
+// rawLine is one line of a file, without its newline. final marks the
+// text after the last newline (empty when the file ends with one).
+type rawLine struct {
+	raw   []byte
+	off   int64
+	final bool
+}
 
 // parsed is a line that decoded.
 type parsed struct {
@@ -62,32 +68,94 @@ type parser struct {
 	warn    *warnings
 }
 
-func (p *parser) line(raw []byte, off int64, final bool) {
-	end := off + int64(len(raw))
-	if isBlank(raw) {
-		if final {
-			p.tail.end = off + int64(len(raw))
-		} else {
-			p.tail.end = end + 1
-		}
-		return
+// parse decodes lines (in parallel when there is enough to share) and
+// takes them in order.
+func (p *parser) parse(lines []rawLine) {
+	results := decodeLines(lines)
+	for i, l := range lines {
+		p.take(l, results[i])
 	}
-	e, err := parseLine(raw)
+}
+
+func (p *parser) take(l rawLine, r lineResult) {
+	end := l.off + int64(len(l.raw))
 	switch {
-	case err != nil && final:
-		p.warn.add("skipped a torn last line (%d bytes at offset %d), left by an interrupted write", len(raw), off)
-		p.tail.end = off
+	case r.blank:
+	case r.err != nil && l.final:
+		p.warn.add("skipped a torn last line (%d bytes at offset %d), left by an interrupted write", len(l.raw), l.off)
+		p.tail.end = l.off
 		return
-	case err != nil:
-		p.warn.add("skipped an unreadable line (%d bytes at offset %d): %v", len(raw), off, err)
+	case r.err != nil:
+		p.warn.add("skipped an unreadable line (%d bytes at offset %d): %v", len(l.raw), l.off, r.err)
 	default:
-		p.entries = append(p.entries, parsed{e: e, boundary: lineIsBoundary(raw, &e, err)})
+		p.entries = append(p.entries, parsed{e: r.e, boundary: lineIsBoundary(l.raw, &r.e, nil)})
 	}
-	if final {
-		p.tail.end, p.tail.needNewline = end, true
-	} else {
+	switch {
+	case !l.final:
 		p.tail.end = end + 1
+	case r.blank:
+		p.tail.end = end
+	default:
+		p.tail.end, p.tail.needNewline = end, true
 	}
+}
+
+// lineResult is a decoded line.
+type lineResult struct {
+	e     entry
+	err   error
+	blank bool
+}
+
+// parallelBytes is the amount of text below which lines are decoded on
+// one goroutine, and the size of the batches shared out above it.
+const parallelBytes = 1 << 20
+
+// decodeLines decodes lines, spreading batches of about parallelBytes
+// over GOMAXPROCS goroutines, which it waits for.
+func decodeLines(lines []rawLine) []lineResult {
+	results := make([]lineResult, len(lines))
+	decode := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if isBlank(lines[i].raw) {
+				results[i].blank = true
+				continue
+			}
+			results[i].e, results[i].err = parseLine(lines[i].raw)
+		}
+	}
+	var batches [][2]int
+	size, lo := 0, 0
+	for i, l := range lines {
+		size += len(l.raw)
+		if size >= parallelBytes {
+			batches = append(batches, [2]int{lo, i + 1})
+			size, lo = 0, i+1
+		}
+	}
+	if lo < len(lines) {
+		batches = append(batches, [2]int{lo, len(lines)})
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(batches))
+	if workers <= 1 {
+		decode(0, len(lines))
+		return results
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= len(batches) {
+					return
+				}
+				decode(batches[b][0], batches[b][1])
+			}
+		})
+	}
+	wg.Wait()
+	return results
 }
 
 // isBlank reports whether raw holds only JSON whitespace.
@@ -100,122 +168,131 @@ func isBlank(raw []byte) bool {
 	return true
 }
 
-// readForward reads every line of r from offset 0 with no limit on line
-// length.
-func readForward(r io.Reader, sink lineSink) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var off int64
-	var long []byte // a line longer than the buffer, being assembled
+// splitLines splits data, found at offset base of its file, into lines.
+func splitLines(data []byte, base int64) []rawLine {
+	lines := make([]rawLine, 0, bytes.Count(data, []byte{'\n'})+1)
+	off := base
 	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			long = append(long, chunk...)
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return append(lines, rawLine{raw: data, off: off, final: true})
+		}
+		lines = append(lines, rawLine{raw: data[:i], off: off})
+		data, off = data[i+1:], off+int64(i)+1
+	}
+}
+
+// scanBlock is the size of the blocks read while searching backwards.
+const scanBlock = 1 << 20
+
+// readContext returns the lines from the last compaction boundary to the
+// end of the file (the whole file when it has none). It searches
+// backwards in blocks for the boundary markers, parses only the lines
+// that hold one, then reads the live part at once, so a long session
+// costs only its live part and a long line is never assembled piecemeal.
+func readContext(r io.ReaderAt, size int64) ([]rawLine, error) {
+	start, err := lastBoundary(r, size)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size-start)
+	if _, err := r.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return splitLines(buf, start), nil
+}
+
+// lastBoundary returns the offset of the last line that is a compaction
+// boundary, or 0.
+func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
+	overlap := int64(max(len(markerBoundary), len(markerCompactSummary)) - 1)
+	buf := make([]byte, scanBlock+overlap)
+	// Markers starting before hi are yet to be checked.
+	for hi := size; hi > 0; {
+		lo := max(0, hi-scanBlock)
+		n := hi - lo + min(overlap, size-hi)
+		if _, err := r.ReadAt(buf[:n], lo); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		at := lastMarker(buf[:n], int(hi-lo))
+		if at < 0 {
+			hi = lo
 			continue
-		case err == nil:
-			line := chunk
-			if long != nil {
-				line = append(long, chunk...)
-				long = long[:0]
-			}
-			body := line[:len(line)-1]
-			sink(body, off, false)
-			off += int64(len(line))
-		case errors.Is(err, io.EOF):
-			line := chunk
-			if long != nil {
-				line = append(long, chunk...)
-			}
-			if len(line) > 0 {
-				sink(line, off, true)
-			} else {
-				sink(nil, off, true)
-			}
-			return nil
-		default:
-			return err
 		}
-	}
-}
-
-// backScanner yields the lines of a file from the last to the first,
-// reading backwards in growing blocks. Returned lines stay valid: blocks
-// are never reused.
-type backScanner struct {
-	r     io.ReaderAt
-	pos   int64  // file offset of buf[0]
-	buf   []byte // bytes not yet returned: [pos, pos+len(buf))
-	block int64
-	done  bool
-}
-
-func newBackScanner(r io.ReaderAt, size int64) *backScanner {
-	return &backScanner{r: r, pos: size, block: 256 << 10}
-}
-
-// prev returns the line before the ones already returned, without its
-// newline, and its offset. The first call returns the text after the
-// last newline (empty when the file ends with one). It returns io.EOF
-// when no line is left.
-func (s *backScanner) prev() ([]byte, int64, error) {
-	for {
-		if i := bytes.LastIndexByte(s.buf, '\n'); i >= 0 {
-			line := s.buf[i+1:]
-			s.buf = s.buf[:i]
-			return line, s.pos + int64(i) + 1, nil
-		}
-		if s.pos == 0 {
-			if s.done {
-				return nil, 0, io.EOF
-			}
-			s.done = true
-			line := s.buf
-			s.buf = nil
-			return line, 0, nil
-		}
-		n := min(s.block, s.pos)
-		if s.block < 16<<20 {
-			s.block *= 2
-		}
-		nb := make([]byte, int(n)+len(s.buf))
-		if _, err := s.r.ReadAt(nb[:n], s.pos-n); err != nil {
-			return nil, 0, err
-		}
-		copy(nb[n:], s.buf)
-		s.buf, s.pos = nb, s.pos-n
-	}
-}
-
-// readContext reads the lines from the last compaction boundary to the
-// end of the file (the whole file when it has none), walking backwards
-// so a long session costs only its live part.
-func readContext(r io.ReaderAt, size int64, sink lineSink) error {
-	type line struct {
-		raw []byte
-		off int64
-	}
-	var lines []line
-	s := newBackScanner(r, size)
-	for {
-		raw, off, err := s.prev()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		ls, err := lineStart(r, lo+int64(at), buf[:at], lo)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		lines = append(lines, line{raw, off})
-		if !hasBoundaryMarker(raw) {
-			continue
+		le, err := lineEnd(r, lo+int64(at), size)
+		if err != nil {
+			return 0, err
 		}
-		if e, err := parseLine(raw); lineIsBoundary(raw, &e, err) {
-			break
+		line := make([]byte, le-ls)
+		if _, err := r.ReadAt(line, ls); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if e, err := parseLine(line); lineIsBoundary(line, &e, err) {
+			return ls, nil
+		}
+		hi = ls // the rest of that line is not a boundary either
+	}
+	return 0, nil
+}
+
+// lastMarker returns the index of the last boundary marker in b starting
+// before limit, or -1.
+func lastMarker(b []byte, limit int) int {
+	last := -1
+	for _, m := range [][]byte{markerBoundary, markerCompactSummary} {
+		for off := 0; ; {
+			i := bytes.Index(b[off:], m)
+			if i < 0 {
+				break
+			}
+			if off+i < limit {
+				last = max(last, off+i)
+			}
+			off += i + 1
 		}
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		sink(lines[i].raw, lines[i].off, i == 0)
+	return last
+}
+
+// lineStart returns the offset of the start of the line holding pos.
+// before holds the bytes from offset base up to pos.
+func lineStart(r io.ReaderAt, pos int64, before []byte, base int64) (int64, error) {
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		return base + int64(i) + 1, nil
 	}
-	return nil
+	buf := make([]byte, 64<<10)
+	for hi := base; hi > 0; {
+		lo := max(0, hi-int64(len(buf)))
+		if _, err := r.ReadAt(buf[:hi-lo], lo); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:hi-lo], '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		hi = lo
+	}
+	return 0, nil
+}
+
+// lineEnd returns the offset of the newline ending the line holding pos,
+// or size.
+func lineEnd(r io.ReaderAt, pos, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for lo := pos; lo < size; {
+		n := min(int64(len(buf)), size-lo)
+		if _, err := r.ReadAt(buf[:n], lo); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return lo + int64(i), nil
+		}
+		lo += n
+	}
+	return size, nil
 }
 
 // built is the conversation one segment (the lines from one compaction

@@ -146,7 +146,8 @@ func (s *Store) Create(cwd, sessionID string) (*Log, error) {
 		f.Close()
 		return nil, fmt.Errorf("creating session %s: %w", sessionID, err)
 	}
-	return &Log{cwd: cwd, id: sessionID, path: path, version: s.Version, f: f, truncTo: -1}, nil
+	// dirty: the new directory entries are not durable until Sync.
+	return &Log{cwd: cwd, id: sessionID, path: path, version: s.Version, f: f, truncTo: -1, dirty: true}, nil
 }
 
 // History is a session's conversation as loaded.
@@ -184,7 +185,7 @@ func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	if err := checkArgs(cwd, sessionID); err != nil {
 		return nil, nil, err
 	}
-	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1}
+	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1, dirSynced: true}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s.resumeClaude(l)
@@ -247,11 +248,13 @@ func readResumeFile(f *os.File) (*resumed, tail, error) {
 // readResume reads the live part of a session file of size bytes and its
 // head.
 func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
-	var warn warnings
-	p := &parser{warn: &warn}
-	if err := readContext(r, size, p.line); err != nil {
+	lines, err := readContext(r, size)
+	if err != nil {
 		return nil, tail{}, err
 	}
+	var warn warnings
+	p := &parser{warn: &warn}
+	p.parse(lines)
 	b := build(p.entries, &warn)
 	var ti titleInfo
 	if err := readHead(r, size, &ti); err != nil {
@@ -309,20 +312,35 @@ func (s *Store) Load(cwd, sessionID string) (*History, error) {
 		return nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
 	defer f.Close()
-	h, err := loadAll(f)
+	// The whole file at once: lines have no length limit, and decoding
+	// can be shared between cores.
+	data, err := readAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("reading session %s: %w", path, err)
 	}
-	return h, nil
+	return loadAll(data), nil
 }
 
-// loadAll reads every line of r and builds each compaction segment.
-func loadAll(r io.Reader) (*History, error) {
-	var warn warnings
-	p := &parser{warn: &warn}
-	if err := readForward(r, p.line); err != nil {
+// readAll reads f into a buffer of its size.
+func readAll(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil // it shrank meanwhile
+	}
+	return data[:n], err
+}
+
+// loadAll decodes every line of a session file and builds each
+// compaction segment.
+func loadAll(data []byte) *History {
+	var warn warnings
+	p := &parser{warn: &warn}
+	p.parse(splitLines(data, 0))
 	h := &History{}
 	var ti titleInfo
 	for i := range p.entries {
@@ -336,5 +354,5 @@ func loadAll(r io.Reader) (*History, error) {
 		h.Summary = b.summary
 	}
 	h.Warnings = warn.result()
-	return h, nil
+	return h
 }
