@@ -41,8 +41,8 @@ type Log struct {
 	ids         [][]string // uuids of the lines behind each visible message
 	pinned      int        // leading messages Delete may not remove
 	titled      bool       // the session has a title line or a first prompt
-	dirty       bool // written since the last fsync
-	dirSynced   bool // the directories holding a new file were fsynced
+	dirty       bool       // written since the last fsync
+	dirSynced   bool       // the directories holding a new file were fsynced
 	closed      bool
 }
 
