@@ -3,9 +3,11 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,198 +17,456 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// debounce coalesces bursts of events for the same file.
-const debounce = 50 * time.Millisecond
+// Delivery timing: a batch is delivered once no event came for quiet, or
+// maxDelay after its first event.
+const (
+	quiet    = 50 * time.Millisecond
+	maxDelay = 250 * time.Millisecond
+)
 
-// Watcher watches the directories of some roots.
+// vcsDirs are never watched.
+var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
+
+// Watcher watches directory trees and reports changed paths to its
+// subscribers. Its methods are safe for concurrent use.
 type Watcher struct {
-	fsw    *fsnotify.Watcher
-	roots  []string
-	logf   func(string, ...any)
-	cancel context.CancelFunc
-	done   chan struct{}
+	fsw   *fsnotify.Watcher // nil when no watch could be set up at all
+	logf  func(string, ...any)
+	add   func(string) error // fsw.Add; replaced in tests
+	roots []string
 
-	mu      sync.Mutex
-	subs    []func(path string)  // guarded by mu
-	ignore  gitignore.Matcher    // guarded by mu
-	pending map[string]time.Time // changed paths not yet reported, guarded by mu
-	full    bool                 // the watch limit was reached, guarded by mu
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the event loop has stopped
+
+	mu      sync.Mutex // guards the fields below
+	subs    map[int]func(string)
+	nextSub int
+	dirs    map[string]bool                // watched directory -> its subdirectories are watched too
+	files   map[string]bool                // files watched alone (AddFile)
+	ignores map[string][]gitignore.Pattern // directory -> the patterns in force in it
+	tops    map[string]string              // root -> the top of its repository (or the root)
+	limited bool                           // the watch limit was reached: add no more
 }
 
-// New starts watching roots. The Watcher stops when ctx ends or Close is
-// called.
+// New watches the directory trees under roots until ctx ends or Close is
+// called. logf receives the rare things worth a log line (nil discards
+// them). Every directory is watched when New returns: on a large tree
+// that takes a while, so callers that must not wait run it in a
+// goroutine (ctx cancels the walk). A root that does not exist is logged
+// and skipped.
 func New(ctx context.Context, roots []string, logf func(string, ...any)) (*Watcher, error) {
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{fsw: fsw, roots: roots, logf: logf, cancel: cancel, done: make(chan struct{}), pending: make(map[string]time.Time)}
-	w.ignore = gitignore.NewMatcher(w.patterns())
-	for _, r := range roots {
-		w.addTree(r)
+	w := &Watcher{
+		logf:    logf,
+		done:    make(chan struct{}),
+		subs:    map[int]func(string){},
+		dirs:    map[string]bool{},
+		files:   map[string]bool{},
+		ignores: map[string][]gitignore.Pattern{},
+		tops:    map[string]string{},
 	}
-	go w.loop(ctx)
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			logf("watch: not watching %s: %v", r, err)
+			continue
+		}
+		if !slices.Contains(w.roots, abs) {
+			w.roots = append(w.roots, abs)
+			w.tops[abs] = repoTop(abs)
+		}
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		if !isLimit(err) {
+			return nil, fmt.Errorf("starting the file watcher: %w", err)
+		}
+		// Too many watchers already (inotify's max_user_instances).
+		logf("watch: cannot watch the workspace (%v); changes made outside the agent will not be noticed", err)
+		w.limited = true
+	} else {
+		w.fsw, w.add = fsw, addFunc(fsw)
+	}
+	ctx, w.cancel = context.WithCancel(ctx)
+	if w.fsw != nil {
+		for _, r := range w.roots {
+			w.walk(ctx, r, nil)
+		}
+	}
+	go w.run(ctx)
 	return w, nil
 }
 
-// Subscribe calls fn with the path of every file that changes (created,
-// written, removed or renamed), from the Watcher's goroutine.
-func (w *Watcher) Subscribe(fn func(path string)) {
+// Subscribe calls fn with each changed path (absolute, symlinks of the
+// roots resolved), from the watcher's goroutine, one path at a time. fn
+// must return quickly and must not call Close. The returned function
+// unsubscribes.
+func (w *Watcher) Subscribe(fn func(path string)) (unsubscribe func()) {
 	w.mu.Lock()
-	w.subs = append(w.subs, fn)
+	id := w.nextSub
+	w.nextSub++
+	w.subs[id] = fn
 	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		delete(w.subs, id)
+		w.mu.Unlock()
+	}
 }
 
-// Close stops the Watcher and waits for its goroutine.
+// AddFile watches one file, which need not exist yet, outside the roots
+// (for example ~/.claude/settings.json): its directory is watched
+// without descending into it, and only that file's changes are reported.
+func (w *Watcher) AddFile(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", path, err)
+	}
+	dir := filepath.Dir(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	abs = filepath.Join(dir, filepath.Base(abs))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.files[abs] = true
+	if _, ok := w.dirs[dir]; ok {
+		return nil
+	}
+	if err := w.watchLocked(dir, false); err != nil {
+		return fmt.Errorf("watching %s: %w", path, err)
+	}
+	return nil
+}
+
+// Close stops the watcher and waits for its goroutine. No callback runs
+// after it returns.
 func (w *Watcher) Close() {
 	w.cancel()
 	<-w.done
 }
 
-// patterns reads the .gitignore files of the roots (nested ones too).
-func (w *Watcher) patterns() []gitignore.Pattern {
-	var ps []gitignore.Pattern
-	for _, r := range w.roots {
-		filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
+// run is the event loop. It owns fsw and closes it on the way out.
+func (w *Watcher) run(ctx context.Context) {
+	defer close(w.done)
+	defer func() {
+		if w.fsw != nil {
+			w.fsw.Close()
+		}
+	}()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w.fsw != nil {
+		events, errs = w.fsw.Events, w.fsw.Errors
+	}
+	pending := map[string]bool{}
+	var first time.Time
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	arm := func() {
+		if len(pending) == 0 {
+			return
+		}
+		if first.IsZero() {
+			first = time.Now()
+		}
+		timer.Reset(min(quiet, max(0, maxDelay-time.Since(first))))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
 			}
-			if d.IsDir() && d.Name() == ".git" {
+			w.handle(ctx, ev, pending)
+			arm()
+		case err, ok := <-errs:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.logf("watch: too many changes at once, some were lost; treating the whole workspace as changed")
+				for _, r := range w.roots {
+					pending[r] = true
+				}
+				arm()
+				continue
+			}
+			w.logf("watch: %v", err)
+		case <-timer.C:
+			first = time.Time{}
+			w.deliver(pending)
+			clear(pending)
+		}
+	}
+}
+
+// deliver calls the subscribers with each pending path, in order.
+func (w *Watcher) deliver(pending map[string]bool) {
+	paths := make([]string, 0, len(pending))
+	for p := range pending {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	w.mu.Lock()
+	subs := make([]func(string), 0, len(w.subs))
+	for _, fn := range w.subs {
+		subs = append(subs, fn)
+	}
+	w.mu.Unlock()
+	for _, p := range paths {
+		for _, fn := range subs {
+			fn(p)
+		}
+	}
+}
+
+// handle records what one event changed and keeps the watches in step
+// with the directories.
+func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event, pending map[string]bool) {
+	if ev.Op == fsnotify.Chmod || ev.Name == "" {
+		return
+	}
+	path := filepath.Clean(ev.Name)
+	dir, name := filepath.Split(path)
+	dir = filepath.Clean(dir)
+	w.mu.Lock()
+	recursive, watched := w.dirs[dir]
+	wanted := w.files[path]
+	_, isDir := w.dirs[path]
+	w.mu.Unlock()
+	if !recursive && !wanted {
+		return // a sibling of a file watched alone, or a stale event
+	}
+	if vcsDirs[name] {
+		return
+	}
+	switch {
+	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		if isDir {
+			w.forget(path)
+		}
+		if name == ".gitignore" {
+			w.ignoresChanged(ctx, dir)
+		}
+		pending[path] = true
+	case ev.Has(fsnotify.Create):
+		fi, err := os.Lstat(path)
+		if err == nil && fi.IsDir() && watched && recursive {
+			if w.ignored(path) {
+				return
+			}
+			pending[path] = true
+			// Files may have landed in it before its watch: report them.
+			w.walk(ctx, path, pending)
+			return
+		}
+		if name == ".gitignore" {
+			w.ignoresChanged(ctx, dir)
+		}
+		pending[path] = true
+	default: // Write
+		if name == ".gitignore" {
+			w.ignoresChanged(ctx, dir)
+		}
+		pending[path] = true
+	}
+}
+
+// walk watches dir and the directories under it that are not ignored.
+// With report set, it adds the files it finds to report.
+func (w *Watcher) walk(ctx context.Context, dir string, report map[string]bool) {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			if path == dir || !errors.Is(err, fs.ErrNotExist) {
+				w.logf("watch: skipping %s: %v", path, err)
+			}
+			if d != nil && d.IsDir() {
 				return filepath.SkipDir
 			}
-			if d.IsDir() || d.Name() != ".gitignore" {
-				return nil
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return nil
-			}
-			domain := split(r, filepath.Dir(path))
-			for _, line := range strings.Split(string(b), "\n") {
-				line = strings.TrimRight(line, "\r")
-				if line == "" || strings.HasPrefix(line, "#") {
-					continue
-				}
-				ps = append(ps, gitignore.ParsePattern(line, domain))
-			}
-			return nil
-		})
-	}
-	return ps
-}
-
-// split returns path's components below root.
-func split(root, path string) []string {
-	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == "." {
-		return nil
-	}
-	return strings.Split(filepath.ToSlash(rel), "/")
-}
-
-// ignored reports whether a directory is not worth watching.
-func (w *Watcher) ignored(dir string) bool {
-	if filepath.Base(dir) == ".git" {
-		return true
-	}
-	for _, r := range w.roots {
-		if rel := split(r, dir); rel != nil && !strings.HasPrefix(rel[0], "..") {
-			w.mu.Lock()
-			m := w.ignore
-			w.mu.Unlock()
-			return m.Match(rel, true)
-		}
-	}
-	return false
-}
-
-// addTree watches dir and the directories below it.
-func (w *Watcher) addTree(dir string) {
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
 			return nil
 		}
-		if w.ignored(path) {
+		if !d.IsDir() {
+			if report != nil {
+				report[path] = true
+			}
+			return nil
+		}
+		if path != dir && w.ignored(path) {
 			return filepath.SkipDir
 		}
-		if err := w.fsw.Add(path); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				w.mu.Lock()
-				first := !w.full
-				w.full = true
-				w.mu.Unlock()
-				if first {
-					w.logf("watch: the inotify watch limit is reached (fs.inotify.max_user_watches); changes below %s and other directories are not watched", path)
-				}
-				return filepath.SkipAll
+		w.mu.Lock()
+		err = w.watchLocked(path, true)
+		limited := w.limited
+		w.mu.Unlock()
+		if limited {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				w.logf("watch: not watching %s: %v", path, err)
 			}
-			w.logf("watch: %s: %v", path, err)
+			return filepath.SkipDir
 		}
 		return nil
 	})
 }
 
-func (w *Watcher) loop(ctx context.Context) {
-	defer close(w.done)
-	defer w.fsw.Close()
-	tick := time.NewTicker(debounce)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
+// watchLocked adds a watch on dir. At the watch limit it logs once and
+// stops adding watches.
+func (w *Watcher) watchLocked(dir string, recursive bool) error {
+	if w.limited {
+		return errLimited
+	}
+	if w.dirs[dir] {
+		return nil
+	}
+	if err := w.add(dir); err != nil {
+		if isLimit(err) {
+			w.limited = true
+			w.logf("watch: the system's file watch limit is reached after %d directories (%v); changes in %s and the directories not yet watched will not be noticed. Raise it with: sysctl fs.inotify.max_user_watches=524288", len(w.dirs), err, dir)
+			return errLimited
+		}
+		return err
+	}
+	w.dirs[dir] = recursive || w.dirs[dir]
+	return nil
+}
+
+var errLimited = errors.New("the file watch limit is reached")
+
+// addFunc returns the function adding a watch; tests replace it to hit
+// the watch limit.
+var addFunc = func(fsw *fsnotify.Watcher) func(string) error { return fsw.Add }
+
+// isLimit reports whether err says the system's watch limit is reached.
+func isLimit(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// forget drops the watches of a removed or renamed directory and of
+// those under it.
+func (w *Watcher) forget(dir string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	prefix := dir + string(filepath.Separator)
+	for d := range w.dirs {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(w.dirs, d)
+			delete(w.ignores, d)
+			if w.fsw != nil {
+				w.fsw.Remove(d) // already gone for a removed directory
 			}
-			w.event(ev)
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.logf("watch: %v", err)
-		case now := <-tick.C:
-			w.flush(now)
 		}
 	}
 }
 
-func (w *Watcher) event(ev fsnotify.Event) {
-	if ev.Has(fsnotify.Create) {
-		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-			w.addTree(ev.Name)
-			return
+// ignoresChanged drops the patterns cached for dir and below, and walks
+// dir again so directories no longer ignored get watched.
+func (w *Watcher) ignoresChanged(ctx context.Context, dir string) {
+	w.mu.Lock()
+	prefix := dir + string(filepath.Separator)
+	for d := range w.ignores {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(w.ignores, d)
 		}
 	}
-	if filepath.Base(ev.Name) == ".gitignore" {
-		w.mu.Lock()
-		w.ignore = gitignore.NewMatcher(w.patterns())
-		w.mu.Unlock()
-	}
-	w.mu.Lock()
-	w.pending[ev.Name] = time.Now()
 	w.mu.Unlock()
+	w.walk(ctx, dir, nil)
 }
 
-// flush reports the paths that have been quiet for the debounce time.
-func (w *Watcher) flush(now time.Time) {
+// ignored reports whether the directory path is one not to watch: a VCS
+// directory, or one a .gitignore (or .git/info/exclude) ignores.
+func (w *Watcher) ignored(path string) bool {
+	if vcsDirs[filepath.Base(path)] {
+		return true
+	}
+	root, top := w.rootOf(path)
+	if root == "" {
+		return false
+	}
+	rel, err := filepath.Rel(top, path)
+	if err != nil {
+		return false
+	}
 	w.mu.Lock()
-	var ready []string
-	for p, t := range w.pending {
-		if now.Sub(t) >= debounce {
-			ready = append(ready, p)
-			delete(w.pending, p)
+	defer w.mu.Unlock()
+	ps := w.patternsLocked(filepath.Dir(path), top)
+	return gitignore.NewMatcher(ps).Match(strings.Split(filepath.ToSlash(rel), "/"), true)
+}
+
+// rootOf returns the root holding path and the top of its repository.
+func (w *Watcher) rootOf(path string) (root, top string) {
+	for _, r := range w.roots {
+		if r == path || strings.HasPrefix(path, r+string(filepath.Separator)) {
+			if len(r) > len(root) {
+				root = r
+			}
 		}
 	}
-	subs := append([]func(string){}, w.subs...)
-	w.mu.Unlock()
-	for _, p := range ready {
-		for _, fn := range subs {
-			fn(p)
+	return root, w.tops[root]
+}
+
+// patternsLocked returns the ignore patterns in force in dir: those of
+// its parents down from top, then its own .gitignore.
+func (w *Watcher) patternsLocked(dir, top string) []gitignore.Pattern {
+	if ps, ok := w.ignores[dir]; ok {
+		return ps
+	}
+	var ps []gitignore.Pattern
+	var domain []string
+	if dir == top || !strings.HasPrefix(dir, top+string(filepath.Separator)) {
+		ps = readPatterns(filepath.Join(top, ".git", "info", "exclude"), nil)
+	} else {
+		rel, _ := filepath.Rel(top, dir)
+		domain = strings.Split(filepath.ToSlash(rel), "/")
+		ps = slices.Clip(w.patternsLocked(filepath.Dir(dir), top))
+	}
+	ps = append(ps, readPatterns(filepath.Join(dir, ".gitignore"), domain)...)
+	w.ignores[dir] = ps
+	return ps
+}
+
+// readPatterns reads a gitignore file; a missing one has no patterns.
+func readPatterns(path string, domain []string) []gitignore.Pattern {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
 		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// repoTop returns the nearest directory at or above dir holding .git, or
+// dir when there is none: .gitignore files above a root in its
+// repository apply to it too.
+func repoTop(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
 	}
 }

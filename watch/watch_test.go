@@ -37,6 +37,13 @@ func (r *recorder) wait(t *testing.T, path string) {
 	t.Fatalf("no change reported for %s", path)
 }
 
+// reset forgets what was reported.
+func (r *recorder) reset() {
+	r.mu.Lock()
+	clear(r.paths)
+	r.mu.Unlock()
+}
+
 func (r *recorder) saw(path string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
