@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -60,8 +61,8 @@ func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, err
 			}
 			return nil, 0, err
 		}
-		if len(frame) == 0 {
-			continue // a blank line between NDJSON messages
+		if len(bytes.TrimSpace(frame)) == 0 {
+			continue // a blank line between NDJSON messages (CRLF ones too)
 		}
 		msg, err := jsonrpc2.DecodeMessage(frame)
 		if err != nil {
