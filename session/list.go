@@ -96,6 +96,7 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 	})
 	var out []Info
 	next := ""
+	buf := make([]byte, headSize) // reused for every file's head and tail
 	for i := range cands {
 		c := &cands[i]
 		if after != nil && !after.before(c) {
@@ -105,7 +106,7 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 			next = encodeCursor(cursorKey{T: out[len(out)-1].UpdatedAt.UnixNano(), P: out[len(out)-1].Path})
 			break
 		}
-		info, ok, err := peek(c)
+		info, ok, err := peek(c, buf)
 		if err != nil {
 			return nil, "", err
 		}
@@ -165,7 +166,7 @@ func scanRoot(projects, cwd, source string) ([]candidate, error) {
 
 // peek reads a session file's head and tail for its title and cwd. ok is
 // false for a file with no message.
-func peek(c *candidate) (Info, bool, error) {
+func peek(c *candidate, buf []byte) (Info, bool, error) {
 	info := Info{ID: c.id, UpdatedAt: c.mod, Path: c.path, Source: c.source}
 	f, err := os.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -176,14 +177,14 @@ func peek(c *candidate) (Info, bool, error) {
 	}
 	defer f.Close()
 	var ti titleInfo
-	if err := readHead(f, c.size, &ti); err != nil {
+	if err := readHead(f, c.size, &ti, buf); err != nil {
 		return info, false, fmt.Errorf("reading %s: %w", c.path, err)
 	}
 	if c.size > headSize {
 		// The head ended inside a line, so the file has more than summary
 		// lines; look at the tail for a later title and the cwd.
 		ti.messages = true
-		if err := readTail(f, c.size, &ti); err != nil {
+		if err := readTail(f, c.size, &ti, buf); err != nil {
 			return info, false, fmt.Errorf("reading %s: %w", c.path, err)
 		}
 	}
@@ -199,12 +200,15 @@ func peek(c *candidate) (Info, bool, error) {
 
 // readTail feeds the complete lines in the last tailSize bytes of f to ti
 // (a custom-title or summary there overrides one in the head).
-func readTail(f io.ReaderAt, size int64, ti *titleInfo) error {
+func readTail(f io.ReaderAt, size int64, ti *titleInfo, buf []byte) error {
 	off := max(size-tailSize, headSize)
 	if off >= size {
 		return nil
 	}
-	buf := make([]byte, size-off)
+	if int64(cap(buf)) < size-off {
+		buf = make([]byte, size-off)
+	}
+	buf = buf[:size-off]
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -222,7 +226,7 @@ func readTail(f io.ReaderAt, size int64, ti *titleInfo) error {
 		} else {
 			buf = nil
 		}
-		if !bytes.Contains(line, []byte(`"custom-title"`)) && !bytes.Contains(line, []byte(`"summary"`)) && ti.cwd != "" {
+		if !ti.needs(line) {
 			continue
 		}
 		if e, err := parseLine(line); err == nil {

@@ -467,6 +467,16 @@ func (t *titleInfo) add(e *entry) {
 	}
 }
 
+// needs reports whether line may tell t something it does not know yet:
+// once the cwd, a message and a first prompt are known, only title lines
+// are parsed.
+func (t *titleInfo) needs(line []byte) bool {
+	if t.cwd == "" || !t.messages || t.prompt == "" {
+		return true
+	}
+	return bytes.Contains(line, []byte(`"custom-title"`)) || bytes.Contains(line, []byte(`"summary"`))
+}
+
 func (t *titleInfo) title() string {
 	switch {
 	case t.custom != "":

@@ -257,7 +257,7 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	p.parse(lines)
 	b := build(p.entries, &warn)
 	var ti titleInfo
-	if err := readHead(r, size, &ti); err != nil {
+	if err := readHead(r, size, &ti, nil); err != nil {
 		return nil, tail{}, err
 	}
 	for i := range p.entries {
@@ -267,28 +267,33 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
-// readHead feeds the complete lines in the first headSize bytes of f to
-// ti.
-func readHead(f io.ReaderAt, size int64, ti *titleInfo) error {
-	buf := make([]byte, min(size, headSize))
-	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+// readHead feeds the complete lines in the first headSize bytes of r to
+// ti. buf, when large enough, is used to read into.
+func readHead(r io.ReaderAt, size int64, ti *titleInfo, buf []byte) error {
+	n := min(size, headSize)
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := r.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	whole := int64(len(buf)) == size
+	whole := n == size
 	for len(buf) > 0 {
 		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			if whole {
-				if e, err := parseLine(buf); err == nil {
-					ti.add(&e)
-				}
+		line := buf
+		if i >= 0 {
+			line, buf = buf[:i], buf[i+1:]
+		} else if !whole {
+			break // cut by the head's end
+		} else {
+			buf = nil
+		}
+		if ti.needs(line) {
+			if e, err := parseLine(line); err == nil {
+				ti.add(&e)
 			}
-			break
 		}
-		if e, err := parseLine(buf[:i]); err == nil {
-			ti.add(&e)
-		}
-		buf = buf[i+1:]
 	}
 	return nil
 }
