@@ -167,7 +167,7 @@ export class AgentController implements vscode.Disposable {
     let config: ConfigOption[] | undefined = res.configOptions;
     if (!config && s.model) config = [{ id: 'model', name: 'Model', type: 'select', currentValue: s.model, options: [{ value: s.model, name: s.model }] }];
     this.emit({
-      type: 'session', sessionId, title, keepItems,
+      type: 'session', sessionId, title, keepItems, cwd: this.cwd,
       modes: res.modes?.availableModes ?? DEFAULT_MODES,
       currentModeId: res.modes?.currentModeId ?? s.permissionMode ?? 'default',
       configOptions: config,
@@ -236,7 +236,7 @@ export class AgentController implements vscode.Disposable {
     }
     this.closeCurrent(client);
     // Set the id first: the replayed updates arrive before the response.
-    this.emit({ type: 'session', sessionId, title, modes: this.state.modes });
+    this.emit({ type: 'session', sessionId, title, cwd: this.cwd, modes: this.state.modes });
     try {
       const res = await call(client, LoadSessionRequest, { sessionId, cwd: this.cwd, mcpServers: [] });
       this.sessionEvent(res.sessionId || sessionId, res, title, true);
@@ -362,7 +362,7 @@ export class AgentController implements vscode.Disposable {
       });
       token.onCancellationRequested(() => this.settle(id, CANCELLED, 'cancelled'));
       if (diff) {
-        this.reviews.open(id, diff, title).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
+        this.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
       } else if (!this.sinks.some(s => s.visible)) {
         void vscode.window.showInformationMessage(`The agent asks to run: ${title}`, 'Show').then(choice => {
           if (choice) void this.sinks[0]?.reveal();
@@ -409,7 +409,7 @@ export class AgentController implements vscode.Disposable {
 
   async review(id: string): Promise<void> {
     const p = this.pending.get(id);
-    if (p?.diff) await this.reviews.open(id, p.diff, p.params.toolCall.title || 'Edit');
+    if (p?.diff) await this.reviews.open(id, p.diff);
   }
 
   private settle(id: string, result: RequestPermissionResult, state: PermissionState, chosen?: string, edited?: boolean): void {

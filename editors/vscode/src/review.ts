@@ -67,7 +67,7 @@ export class EditReviews implements vscode.Disposable {
   }
 
   /** Opens (or re-opens) the diff editor for a proposal. */
-  async open(id: string, diff: DiffContent, title: string): Promise<void> {
+  async open(id: string, diff: DiffContent): Promise<void> {
     let r = this.reviews.get(id);
     if (!r) {
       const name = diff.path.split(/[\\/]/).pop() || 'file';
@@ -79,7 +79,9 @@ export class EditReviews implements vscode.Disposable {
       r = { id, diff, proposal, original };
       this.reviews.set(id, r);
     }
-    await vscode.commands.executeCommand('vscode.diff', r.original, r.proposal, `${title} (agent's proposal, editable)`, { preview: false });
+    const name = r.proposal.path.split('/').pop();
+    const label = diff.oldText == null ? `${name} (new file) ↔ agent's proposal` : `${name} ↔ agent's proposal (editable)`;
+    await vscode.commands.executeCommand('vscode.diff', r.original, r.proposal, label, { preview: false });
   }
 
   /** The pending review whose proposal is this URI (or shown in this editor). */

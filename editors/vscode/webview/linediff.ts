@@ -37,8 +37,8 @@ export function lineDiff(oldText: string, newText: string, context = 2): DiffLin
     let i = 0, j = 0;
     while (i < n || j < m) {
       if (i < n && j < m && am[i] === bm[j]) { middle.push({ op: ' ', text: am[i] }); i++; j++; }
-      else if (j < m && (i === n || L[i * w + j + 1] >= L[(i + 1) * w + j])) { middle.push({ op: '+', text: bm[j] }); j++; }
-      else { middle.push({ op: '-', text: am[i] }); i++; }
+      else if (i < n && (j === m || L[(i + 1) * w + j] >= L[i * w + j + 1])) { middle.push({ op: '-', text: am[i] }); i++; }
+      else { middle.push({ op: '+', text: bm[j] }); j++; }
     }
   }
   const all: DiffLine[] = [

@@ -70,6 +70,10 @@ const md: MarkdownIt = new MarkdownIt({
   },
 });
 
+// markdown-it refuses file: links; the agent names files with them. Script
+// and data URLs stay refused.
+md.validateLink = url => !/^\s*(javascript|vbscript|data):/i.test(url);
+
 // Links open through the extension (files in the editor, web pages in the
 // browser); mark them so the click handler can find them.
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));

@@ -9,6 +9,15 @@ import { escapeHtml, highlight, languageOfPath, renderMarkdown } from './markdow
 /** Per-item view options that live only in the webview (open/closed rows). */
 export interface RenderOptions {
   open?: boolean;
+  /** The workspace folder: paths under it are shown relative. */
+  root?: string;
+}
+
+/** Shows paths under the workspace folder relative to it. */
+export function relativize(text: string, root: string | undefined): string {
+  if (!root) return text;
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return text.split(prefix).join('');
 }
 
 const STATUS_LABEL: Record<string, string> = {
@@ -16,10 +25,6 @@ const STATUS_LABEL: Record<string, string> = {
   in_progress: 'running',
   completed: 'done',
   failed: 'failed',
-};
-
-const KIND_ICON: Record<string, string> = {
-  read: '📄', edit: '✏️', delete: '🗑', move: '↔', search: '🔍', execute: '▶', think: '💭', fetch: '🌐', switch_mode: '⇄', other: '⚙',
 };
 
 const STOP_TEXT: Record<string, string> = {
@@ -44,7 +49,7 @@ export function renderItem(item: Item, opts: RenderOptions = {}): string {
     case 'plan':
       return renderPlan(item);
     case 'permission':
-      return renderPermission(item);
+      return renderPermission(item, opts);
     case 'notice':
       return `<div class="notice notice-${item.level}" role="${item.level === 'error' ? 'alert' : 'status'}">${escapeHtml(item.text)}</div>`;
     case 'stop':
@@ -98,7 +103,7 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   for (const c of call.content ?? []) parts.push(renderContent(c));
   const stat = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.oldText == null ? 'new' : diffStat(lineDiff(d.oldText ?? '', d.newText))).join(' ');
   return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}"${opts.open ? ' open' : ''}>` +
-    `<summary><span class="ticon" aria-hidden="true">${KIND_ICON[kind] ?? KIND_ICON.other}</span><span class="ttitle">${escapeHtml(title)}</span>` +
+    `<summary><span class="ttitle" title="${escapeHtml(title)}">${escapeHtml(relativize(title, opts.root))}</span>` +
     (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
     `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +
     `<div class="tbody">${parts.join('') || '<div class="output muted">no output</div>'}</div></details>`;
@@ -111,22 +116,21 @@ function renderPlan(item: PlanItem): string {
   return `<div class="plan"><div class="plan-head">Plan <span class="muted">${done}/${item.entries.length}</span></div><ul class="checklist">${rows}</ul></div>`;
 }
 
-function renderPermission(item: PermissionItem): string {
+function renderPermission(item: PermissionItem, opts: RenderOptions): string {
+  const title = relativize(item.title, opts.root);
   if (item.state !== 'pending') {
     const opt = item.options.find(o => o.optionId === item.chosen);
     const verb = item.state === 'cancelled' ? 'Cancelled' : item.state === 'allowed' ? (opt?.kind === 'allow_always' ? 'Always allowed' : 'Allowed') : (opt?.kind === 'reject_always' ? 'Always rejected' : 'Rejected');
-    return `<div class="permission resolved perm-${item.state}">${escapeHtml(verb)}: ${escapeHtml(item.title)}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
+    return `<div class="permission resolved perm-${item.state}">${escapeHtml(verb)}: ${escapeHtml(title)}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
   }
-  const detail = item.detail
-    ? (item.toolKind === 'execute'
-      ? `<pre class="code cmd"><code class="hljs">${highlight(item.detail, 'bash')}</code></pre>`
-      : `<div class="perm-detail">${escapeHtml(item.detail)}</div>`)
-    : '';
+  let detail = '';
+  if (item.detail && item.toolKind === 'execute') detail = `<pre class="code cmd"><code class="hljs">${highlight(item.detail, 'bash')}</code></pre>`;
+  else if (item.detail && !item.title.includes(item.detail)) detail = `<div class="perm-detail">${escapeHtml(relativize(item.detail, opts.root))}</div>`;
   const buttons = item.options.map(o => {
     const primary = o.kind === 'allow_once' ? ' primary' : '';
     return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}">${escapeHtml(o.name)}</button>`;
   });
   if (item.review) buttons.unshift(`<button class="perm-btn" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
   const hint = item.review ? '<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>' : '';
-  return `<div class="permission pending" role="group" aria-label="Permission request"><div class="perm-title">Allow <b>${escapeHtml(item.title)}</b>?</div>${detail}${hint}<div class="perm-actions">${buttons.join('')}</div></div>`;
+  return `<div class="permission pending" role="group" aria-label="Permission request"><div class="perm-title">Allow <b>${escapeHtml(title)}</b>?</div>${detail}${hint}<div class="perm-actions">${buttons.join('')}</div></div>`;
 }

@@ -81,7 +81,7 @@ export class ChatView {
     root.addEventListener('toggle', e => {
       const d = e.target as HTMLElement;
       const id = d.closest('[data-item]')?.getAttribute('data-item');
-      if (id && d.tagName === 'DETAILS') this.open.set(id, (d as HTMLDetailsElement).open);
+      if (id && d.tagName === 'DETAILS') this.open.set(id, d.hasAttribute('open'));
     }, true);
   }
 
@@ -136,7 +136,7 @@ export class ChatView {
         }
         this.lastRender.set(id, now);
       }
-      node.innerHTML = renderItem(item, { open: this.open.get(id) });
+      node.innerHTML = renderItem(item, { open: this.open.get(id), root: this.state.cwd });
     }
     if (ch.header) this.renderHeader();
     if (ch.footer) this.renderFooter();
@@ -158,7 +158,7 @@ export class ChatView {
         node = this.doc.createElement('div');
         node.className = `item item-${item.kind}`;
         node.setAttribute('data-item', item.id);
-        node.innerHTML = renderItem(item, { open: this.open.get(item.id) });
+        node.innerHTML = renderItem(item, { open: this.open.get(item.id), root: this.state.cwd });
         this.nodes.set(item.id, node);
         created.add(item.id);
       }
@@ -169,7 +169,7 @@ export class ChatView {
     if (!this.state.items.length) {
       this.transcript.innerHTML = `<div class="empty">${this.emptyText()}</div>`;
     } else {
-      this.transcript.querySelector(':scope > .empty')?.remove();
+      for (const el of Array.from(this.transcript.children)) if (el.classList.contains('empty')) el.remove();
     }
     return created;
   }
@@ -192,9 +192,7 @@ export class ChatView {
       `<select id="mode" aria-label="Mode" title="Permission mode"${disabled}>${modeOpts}</select>` +
       `<select id="model" aria-label="Model" title="Model"${disabled || (models.length ? '' : ' disabled')}>${modelOpts}</select>` +
       `<span class="spacer"></span>` +
-      `<span class="conn conn-${s.connection}" title="${escapeHtml(s.connectionMessage ?? s.connection)}"></span>` +
-      `<button class="icon-btn" data-action="history" title="Chat history">History</button>` +
-      `<button class="icon-btn" data-action="newSession" title="New chat">New</button>`;
+      `<span class="conn conn-${s.connection}" title="agent-lsp: ${escapeHtml(s.connectionMessage ?? s.connection)}"></span>`;
     if (s.busy) this.header.setAttribute('data-busy', '1'); else this.header.removeAttribute('data-busy');
   }
 

@@ -58,6 +58,8 @@ export interface ViewState {
   connectionMessage?: string;
   sessionId?: string;
   title?: string;
+  /** The session's working directory (paths under it are shown relative). */
+  cwd?: string;
   busy: boolean;
   items: Item[];
   modes: Mode[];
@@ -78,7 +80,7 @@ export function emptyState(): ViewState {
 export type ViewEvent =
   | { type: 'update'; update: SessionUpdate }
   | { type: 'connection'; state: ConnectionState; message?: string }
-  | { type: 'session'; sessionId?: string; title?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; keepItems?: boolean }
+  | { type: 'session'; sessionId?: string; title?: string; cwd?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; keepItems?: boolean }
   | { type: 'userPrompt'; text: string; attachments: string[] }
   | { type: 'busy'; busy: boolean }
   | { type: 'turnEnded'; stopReason: StopReason | string }
@@ -180,6 +182,7 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
     case 'session':
       s.sessionId = e.sessionId;
       s.title = e.title;
+      if (e.cwd) s.cwd = e.cwd;
       if (!e.keepItems) {
         s.items = [];
         s.usage = undefined;
@@ -315,7 +318,10 @@ export function usageText(u: Usage | undefined): string {
   const k = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
   const left = Math.max(0, Math.round(100 * (1 - u.used / u.size)));
   let s = `${k(u.used)} / ${k(u.size)} tokens · ${left}% left`;
-  if (u.cost && u.cost.amount > 0) s += ` · ${u.cost.currency === 'USD' ? '$' : u.cost.currency + ' '}${u.cost.amount.toFixed(2)}`;
+  if (u.cost && u.cost.amount > 0) {
+    const sym = u.cost.currency === 'USD' ? '$' : `${u.cost.currency} `;
+    s += u.cost.amount < 0.01 ? ` · <${sym}0.01` : ` · ${sym}${u.cost.amount.toFixed(2)}`;
+  }
   return s;
 }
 

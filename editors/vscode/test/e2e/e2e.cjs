@@ -1,0 +1,146 @@
+// End to end in a real VS Code (code-server) in a real browser (Debian's
+// chromium under playwright-core): open calc.py, send a prompt from the chat
+// view, change the agent's proposal in the diff editor, click "Allow once",
+// and check the editor's text changed to the edited proposal.
+//
+// Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
+// Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
+'use strict';
+const path = require('path');
+const { chromium } = require(process.env.PLAYWRIGHT_DIR);
+
+const artifacts = process.env.E2E_ARTIFACTS;
+const EDIT_MARK = '# reviewed in the diff editor';
+
+function step(msg) {
+  process.stderr.write(`e2e: ${msg}\n`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+async function editorText(page, selector) {
+  return page.evaluate(sel => {
+    const el = document.querySelector(sel);
+    return el ? el.innerText.replace(/\u00a0/g, ' ') : '';
+  }, selector);
+}
+
+(async () => {
+  const ctx = await chromium.launchPersistentContext(process.env.E2E_PROFILE, {
+    executablePath: process.env.CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 860 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const page = ctx.pages()[0] || await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', e => errors.push(String(e)));
+  let ok = false;
+  try {
+    step('loading the workbench');
+    await page.goto(process.env.E2E_URL, { waitUntil: 'domcontentloaded', timeout: 60000 });
+    await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+    await page.waitForSelector('.part.statusbar', { timeout: 60000 });
+    await page.waitForFunction(() => {
+      const sb = document.querySelector('.part.statusbar');
+      return sb && !/Activating Extensions/.test(sb.textContent);
+    }, null, { timeout: 90000 });
+    const body = await page.evaluate(() => document.body.innerText);
+    if (/Restricted Mode/.test(body)) throw new Error('workbench is in Restricted Mode');
+
+    step('opening calc.py');
+    await page.keyboard.press('Control+P');
+    const qi = page.locator('.quick-input-widget input');
+    await qi.waitFor({ state: 'visible', timeout: 15000 });
+    await qi.fill('calc.py');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.py' }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => {
+      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+      return ed && /average/.test(ed.textContent);
+    }, null, { timeout: 30000 });
+
+    step('opening the chat view');
+    await runCommand(page, 'Agent: Open Chat');
+    const chat = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await chat.locator('#prompt').waitFor({ timeout: 60000 });
+    // The sidecar is up and the session exists: the mode picker is enabled.
+    await chat.locator('#mode:not([disabled])').waitFor({ timeout: 60000 });
+    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+    // Slash-command completion from available_commands_update.
+    await chat.locator('#prompt').fill('/com');
+    await chat.locator('#completions li', { hasText: '/compact' }).waitFor({ timeout: 10000 });
+    await chat.locator('#prompt').fill('');
+
+    step('sending the prompt');
+    await chat.locator('#prompt').fill('Fix average: it divides by 2');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.msg.user', { hasText: 'Fix average' }).waitFor({ timeout: 15000 });
+
+    step('waiting for the diff editor');
+    await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
+    await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
+    await page.waitForFunction(() => {
+      const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
+      return m && /len\(values\)/.test(m.textContent);
+    }, null, { timeout: 30000 });
+    await page.screenshot({ path: path.join(artifacts, 'e2e-diff.png') });
+
+    step('hiding and showing the chat: the pending approval survives');
+    await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+    await page.waitForFunction(() => !document.querySelector('.part.sidebar') || document.querySelector('.part.sidebar').offsetParent === null ||
+      getComputedStyle(document.querySelector('.part.sidebar')).display === 'none', null, { timeout: 10000 });
+    await runCommand(page, 'Agent: Open Chat');
+    await chat.locator('.permission.pending', { hasText: 'calc.py' }).waitFor({ timeout: 30000 });
+    await chat.locator('.permission.pending button[data-action="review"]').waitFor({ timeout: 5000 });
+
+    step('editing the proposal');
+    const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines');
+    await modified.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(EDIT_MARK);
+    await page.waitForFunction(mark => {
+      const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
+      return m && m.textContent.replace(/\u00a0/g, ' ').includes(mark);
+    }, EDIT_MARK, { timeout: 10000 });
+
+    step('allowing from the editor title bar');
+    await page.locator('.editor-actions .action-label[aria-label^="Allow once"]').first().click();
+
+    step('waiting for the end of the turn');
+    await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 60000 });
+    await chat.locator('.permission.resolved', { hasText: 'with your changes' }).waitFor({ timeout: 10000 });
+    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+    // The diff editor closed; the editor shows the applied, user-edited text.
+    await page.waitForFunction(() => !document.querySelector('.monaco-diff-editor .editor.modified'), null, { timeout: 15000 });
+    await page.waitForFunction(mark => {
+      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+      const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
+      return /len\(values\)/.test(t) && t.includes(mark) && !/\/ 2/.test(t);
+    }, EDIT_MARK, { timeout: 30000 });
+    const text = await editorText(page, '.editor-instance .monaco-editor .view-lines');
+    step(`editor text now:\n${text}`);
+    // Expand the tool rows for the screenshot.
+    await chat.locator('details.tool.kind-edit summary').first().click();
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(artifacts, 'e2e-after.png') });
+    const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
+    if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
+    if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);
+    ok = true;
+  } catch (e) {
+    step(`FAILED: ${e && e.stack || e}`);
+    try { await page.screenshot({ path: path.join(artifacts, 'e2e-failure.png') }); } catch { /* ignore */ }
+  } finally {
+    await ctx.close();
+  }
+  process.exit(ok ? 0 : 1);
+})().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });

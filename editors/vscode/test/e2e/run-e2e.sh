@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# End-to-end test of the packaged extension in code-server + chromium, with
+# the real agent-lsp and the fake model. Follows scripts/smoke-code-server.sh
+# (everything in one temp dir, code-server in its own process group, nothing
+# left running).
+#
+# Usage: run-e2e.sh VSIX AGENT_LSP_BIN FAKEMODEL_BIN ARTIFACTS_DIR
+# Env: E2E_TIMEOUT (seconds for the browser part, default 240), E2E_KEEP_TMP=1.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../../.." && pwd)"
+. "$repo/scripts/lib/common.sh"
+
+vsix="$1" agent="$2" fakemodel="$3" artifacts="$4"
+mkdir -p "$artifacts"
+eval "$("$repo/scripts/install-code-server.sh")"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/agent-lsp-vscode-e2e.XXXXXX")
+ws="$tmp/workspace"
+mkdir -p "$ws" "$tmp/user-data/User" "$tmp/extensions" "$tmp/xdg/config" "$tmp/xdg/data" \
+         "$tmp/xdg/cache" "$tmp/xdg/state" "$tmp/chromium-profile" "$tmp/home" "$tmp/t" "$tmp/agent-home"
+
+cat > "$ws/calc.py" <<'PY'
+def total(values):
+    return sum(values)
+
+
+def average(values):
+    return total(values) / 2
+PY
+original=$(cat "$ws/calc.py")
+
+# The model: read calc.py, propose the fix, then say it is done.
+cat > "$tmp/turns.json" <<JSON
+[
+  [{"text": ["I'll read ", "calc.py first."]},
+   {"tool_use": {"id": "toolu_e2e_read", "name": "Read", "input": {"file_path": "$ws/calc.py"}}}],
+  [{"thinking": "average divides by 2 instead of the length.", "signature": "sig"},
+   {"text": "The average divides by 2; it should divide by the number of values."},
+   {"tool_use": {"id": "toolu_e2e_edit", "name": "Edit", "input": {"file_path": "$ws/calc.py", "old_string": "/ 2", "new_string": "/ len(values)"}}}],
+  [{"text": ["Fixed: \`average\` now divides by \`len(values)\`.\n\n", "\`\`\`python\ndef average(values):\n    return total(values) / len(values)\n\`\`\`\n"]}]
+]
+JSON
+
+cs_pid="" fm_pid=""
+our_pids() {
+  local d pid
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    [ "$pid" = "$$" ] && continue
+    tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qF -- "$tmp" && echo "$pid"
+  done
+  return 0
+}
+stop_all() {
+  local pids i
+  if [ -n "$cs_pid" ]; then
+    kill -TERM -- "-$cs_pid" 2>/dev/null || true
+    for i in $(seq 50); do kill -0 -- "-$cs_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$cs_pid" 2>/dev/null || true
+  fi
+  exec 7>&- # fakemodel ends when its stdin closes
+  if [ -n "$fm_pid" ]; then
+    for i in $(seq 30); do kill -0 "$fm_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$fm_pid" 2>/dev/null || true
+  fi
+  pids=$(our_pids)
+  if [ -n "$pids" ]; then
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true; sleep 1
+    pids=$(our_pids)
+    # shellcheck disable=SC2086
+    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
+  fi
+}
+on_exit() {
+  local rc=$?
+  stop_all
+  if [ $rc -ne 0 ]; then
+    log "FAILED; code-server log:"; tail -n 40 "$tmp/code-server.log" >&2 2>/dev/null || true
+    for f in "$tmp"/user-data/logs/*/exthost*/*agent-lsp*/*.log "$tmp"/user-data/logs/*/exthost*/output_logging_*/*agent-lsp*.log; do
+      [ -f "$f" ] && { log "extension log $f:"; tail -n 60 "$f" >&2; }
+    done
+    log "fake model stderr:"; cat "$tmp/fakemodel.err" >&2 2>/dev/null || true
+  fi
+  if [ "${E2E_KEEP_TMP:-}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+# The fake model serves until its stdin closes: hold it open on fd 7.
+mkfifo "$tmp/fakemodel.in"
+"$fakemodel" -script "$tmp/turns.json" -log "$tmp/requests.jsonl" < "$tmp/fakemodel.in" > "$tmp/fakemodel.out" 2> "$tmp/fakemodel.err" &
+fm_pid=$!
+exec 7> "$tmp/fakemodel.in"
+model_url=""
+for _ in $(seq 100); do
+  model_url=$(sed -n 's/^URL=//p' "$tmp/fakemodel.out" | head -1)
+  [ -n "$model_url" ] && break
+  sleep 0.1
+done
+[ -n "$model_url" ] || die "fakemodel did not print its URL"
+
+cat > "$tmp/user-data/User/settings.json" <<JSON
+{
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "extensions.ignoreRecommendations": true,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "chat.disableAIFeatures": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "git.enabled": false
+}
+JSON
+# The agent's settings are machine-scoped (a binary path, API keys): in
+# code-server, a remote window, they come from the machine settings.
+mkdir -p "$tmp/user-data/Machine"
+cat > "$tmp/user-data/Machine/settings.json" <<JSON
+{
+  "agentLsp.serverPath": "$agent",
+  "agentLsp.env": {
+    "ANTHROPIC_API_KEY": "test",
+    "ANTHROPIC_BASE_URL": "$model_url",
+    "AGENT_LSP_HOME": "$tmp/agent-home",
+    "AGENT_LSP_NO_USER_SETTINGS": "1"
+  }
+}
+JSON
+
+cat > "$tmp/config.yaml" <<CFG
+bind-addr: 127.0.0.1:0
+auth: none
+cert: false
+CFG
+
+HOME_ENV=(XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
+          XDG_CACHE_HOME="$tmp/xdg/cache" XDG_STATE_HOME="$tmp/xdg/state"
+          TMPDIR="$tmp/t" VSCODE_CLI=1)
+CS_ARGS=(--config "$tmp/config.yaml" --user-data-dir "$tmp/user-data" --extensions-dir "$tmp/extensions")
+
+log "installing $vsix into code-server"
+env "${HOME_ENV[@]}" HOME="$tmp/home" "$CODE_SERVER" "${CS_ARGS[@]}" --install-extension "$vsix" > "$tmp/install.log" 2>&1 \
+  || { cat "$tmp/install.log" >&2; die "code-server --install-extension failed"; }
+ls "$tmp/extensions" | grep -q '^agent-lsp\.agent-lsp-' || { cat "$tmp/install.log" >&2; die "extension not installed"; }
+
+env "${HOME_ENV[@]}" setsid "$CODE_SERVER" "${CS_ARGS[@]}" --bind-addr 127.0.0.1:0 \
+  --auth none --disable-telemetry --disable-update-check \
+  --vscode-option force-disable-user-env \
+  "$ws" > "$tmp/code-server.log" 2>&1 < /dev/null &
+cs_pid=$!
+
+url=""
+for _ in $(seq 300); do
+  url=$(sed -n 's/.*HTTP server listening on \(http:[^ ]*\).*/\1/p' "$tmp/code-server.log" | head -1)
+  [ -n "$url" ] && break
+  kill -0 "$cs_pid" 2>/dev/null || die "code-server exited early"
+  sleep 0.1
+done
+[ -n "$url" ] || die "code-server did not report its address within 30s"
+case "$url" in http://127.0.0.1:*) ;; *) die "code-server is not on 127.0.0.1: $url" ;; esac
+log "code-server at $url; fake model at $model_url"
+
+rm -f "$artifacts"/e2e-*.png
+env E2E_URL="${url%/}/?folder=$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
+  PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
+  HOME="$tmp/home" "${HOME_ENV[@]}" \
+  timeout -k 10 "${E2E_TIMEOUT:-240}" "$NODE24" "$here/e2e.cjs" \
+  || die "browser test failed (screenshots in $artifacts)"
+
+# The file on disk: saved after the edit (it had no unsaved changes), with
+# the text the user edited in the diff editor.
+disk=$(cat "$ws/calc.py")
+[ "$disk" != "$original" ] || die "calc.py unchanged on disk"
+grep -q 'return total(values) / len(values)' "$ws/calc.py" || die "calc.py lacks the fix: $disk"
+grep -q '# reviewed in the diff editor' "$ws/calc.py" || die "calc.py lacks the user's change to the proposal: $disk"
+# The model was told the user changed the proposal.
+n=$(wc -l < "$tmp/requests.jsonl")
+[ "$n" -eq 3 ] || die "expected 3 model requests, got $n"
+tail -1 "$tmp/requests.jsonl" | grep -qi 'user' || die "the last model request does not mention the user's change"
+
+stop_all
+left=$(our_pids)
+if [ -n "$left" ] || kill -0 -- "-$cs_pid" 2>/dev/null; then
+  die "processes left behind: $left"
+fi
+cs_pid="" fm_pid=""
+log "OK: prompt sent from the chat view, edit reviewed and changed in the diff editor, applied and saved; screenshots in $artifacts"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The VS Code extension's whole test suite:
+#   1. npm ci (skipped while package-lock.json and Node are unchanged)
+#   2. build: esbuild bundles, tsc type check + test compile, the .vsix
+#   3. unit tests (mocha, no VS Code): webview rendering and DOM, protocol layer
+#   4. integration (mocha): the real agent-lsp over stdio with the fake model
+#   5. end to end: the .vsix in code-server + chromium (scripts/install-code-server.sh)
+# Exits non-zero if anything fails; the last line is "vscode: N passed, N failed".
+#
+# Env: VSCODE_E2E=0 skips step 5; AGENT_LSP_BIN / FAKEMODEL_BIN use prebuilt
+# binaries; VSCODE_ARTIFACTS is where screenshots go
+# (default ${TMPDIR:-/tmp}/agent-lsp-artifacts/vscode).
+set -euo pipefail
+ext="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$ext/../.." && pwd)"
+cd "$ext"
+artifacts="${VSCODE_ARTIFACTS:-${TMPDIR:-/tmp}/agent-lsp-artifacts/vscode}"
+mkdir -p "$artifacts"
+say() { printf '== vscode: %s\n' "$*" >&2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/agent-lsp-vscode-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# 1. Node dependencies (the machine's Node; code-server brings its own).
+command -v npm >/dev/null || { echo "vscode: npm not found" >&2; exit 1; }
+stamp="$(sha256sum package-lock.json | cut -c1-16) node$(node --version)"
+if [ "$(cat node_modules/.agent-lsp-stamp 2>/dev/null)" != "$stamp" ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$stamp" > node_modules/.agent-lsp-stamp
+fi
+
+# 2. Build.
+say "build"
+rm -rf out dist
+node esbuild.mjs
+npx tsc -p .
+npx vsce package --no-dependencies --skip-license -o dist/agent-lsp.vsix >"$work/vsce.log" 2>&1 \
+  || { cat "$work/vsce.log" >&2; exit 1; }
+
+if [ -z "${AGENT_LSP_BIN:-}" ] || [ -z "${FAKEMODEL_BIN:-}" ]; then
+  say "go build agent-lsp and fakemodel"
+  (cd "$repo" && go build -o "$work/bin/agent-lsp" ./cmd/agent-lsp && go build -o "$work/bin/fakemodel" ./internal/cmd/fakemodel)
+  AGENT_LSP_BIN="$work/bin/agent-lsp" FAKEMODEL_BIN="$work/bin/fakemodel"
+fi
+export AGENT_LSP_BIN FAKEMODEL_BIN
+
+passed=0 failed=0 status=0
+# count FILE: adds mocha's "N passing" / "N failing" to the totals.
+count() {
+  local p f
+  p=$(sed -n 's/^ *\([0-9][0-9]*\) passing.*/\1/p' "$1" | tail -1)
+  f=$(sed -n 's/^ *\([0-9][0-9]*\) failing.*/\1/p' "$1" | tail -1)
+  passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+}
+
+say "unit tests"
+if npx mocha --config test/.mocharc.unit.json 2>&1 | tee "$work/unit.log"; then :; else status=1; fi
+count "$work/unit.log"
+grep -q ' passing' "$work/unit.log" || { failed=$((failed + 1)); status=1; }
+
+say "integration tests (real agent-lsp, fake model)"
+if npx mocha --config test/.mocharc.integration.json 2>&1 | tee "$work/integration.log"; then :; else status=1; fi
+count "$work/integration.log"
+grep -q ' passing' "$work/integration.log" || { failed=$((failed + 1)); status=1; }
+
+if [ "${VSCODE_E2E:-1}" != 0 ]; then
+  say "end to end (code-server + chromium)"
+  if test/e2e/run-e2e.sh "$ext/dist/agent-lsp.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts"; then
+    passed=$((passed + 1))
+    say "screenshots: $artifacts/e2e-diff.png $artifacts/e2e-after.png"
+  else
+    failed=$((failed + 1)) status=1
+  fi
+fi
+
+echo "vscode: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || status=1
+exit $status

@@ -1,0 +1,55 @@
+import * as assert from 'assert';
+import { diagnosticsAttachment, fileAttachment, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
+import { urisOfEdit } from '../../src/shared/edits';
+import { isFromWebview } from '../../src/shared/messages';
+
+describe('prompt context', () => {
+  it('embeds a selection with its line range in the URI, as docs/protocol.md shows', () => {
+    const a = selectionAttachment('file:///p/calc.py', 'python', { startLine: 7, endLine: 10 }, 'def average(values):\n    return total(values) / 2');
+    assert.strictEqual(a.label, 'calc.py:8-11');
+    assert.deepStrictEqual(a.block, { type: 'resource', resource: { uri: 'file:///p/calc.py#L8-L11', mimeType: 'text/x-python', text: 'def average(values):\n    return total(values) / 2' } });
+    assert.strictEqual(selectionAttachment('file:///p/a.go', 'go', { startLine: 0, endLine: 0 }, 'x').block.type, 'resource');
+  });
+
+  it('links a file for the model to Read', () => {
+    const a = fileAttachment('file:///p/My%20Notes.md');
+    assert.strictEqual(a.label, 'My Notes.md');
+    assert.deepStrictEqual(a.block, { type: 'resource_link', uri: 'file:///p/My%20Notes.md', name: 'My Notes.md' });
+  });
+
+  it('formats diagnostics at the cursor with their source line', () => {
+    const diags = [{ line: 9, character: 4, severity: 'error' as const, message: 'undefined: tota', source: 'compiler', code: 'UndeclaredName' }];
+    assert.strictEqual(formatDiagnostics('file:///p/main.go', diags, () => 'x := tota(v)'),
+      'main.go:10:5: error: undefined: tota [compiler UndeclaredName]\n    x := tota(v)');
+    const a = diagnosticsAttachment('file:///p/main.go', diags);
+    assert.ok(a);
+    assert.strictEqual(a.label, '1 diagnostic at main.go:10');
+    assert.ok(a.block.type === 'resource' && a.block.resource.uri === 'file:///p/main.go#L10');
+    assert.strictEqual(diagnosticsAttachment('file:///p/main.go', []), undefined);
+  });
+});
+
+describe('workspace edits', () => {
+  it('lists the documents an edit touches, so clean ones are saved after it', () => {
+    assert.deepStrictEqual(urisOfEdit({
+      changes: { 'file:///p/a.py': [] },
+      documentChanges: [
+        { textDocument: { uri: 'file:///p/b.py', version: 3 }, edits: [] },
+        { kind: 'create', uri: 'file:///p/new.py' },
+        { textDocument: { uri: 'file:///p/b.py', version: null }, edits: [] },
+      ],
+    }), ['file:///p/a.py', 'file:///p/b.py', 'file:///p/new.py']);
+  });
+});
+
+describe('webview messages', () => {
+  it('accepts well-formed messages and refuses the rest', () => {
+    assert.ok(isFromWebview({ type: 'prompt', text: 'hi' }));
+    assert.ok(isFromWebview({ type: 'permission', id: 'perm1', optionId: 'allow_once' }));
+    assert.ok(isFromWebview({ type: 'openLocation', path: '/p/a.py', line: 3 }));
+    assert.ok(!isFromWebview({ type: 'prompt' }));
+    assert.ok(!isFromWebview({ type: 'permission', id: 1, optionId: 'x' }));
+    assert.ok(!isFromWebview({ type: 'rm -rf' }));
+    assert.ok(!isFromWebview(null));
+  });
+});

@@ -1,0 +1,68 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import {
+  CANCELLED, commandOf, DEFAULT_MODES, Methods, optionOfKind, type PermissionOption, selectOutcome, singleDiff, type ToolCall,
+} from '../../src/protocol';
+
+const doc = fs.readFileSync(path.join(__dirname, '../../../../../docs/protocol.md'), 'utf8');
+
+describe('protocol.ts mirrors docs/protocol.md', () => {
+  it('names every session method and notification the doc shows, and no other', () => {
+    const inDoc = new Set([...doc.matchAll(/"method":"((?:session|agent)\/[a-z_]+)"/g)].map(m => m[1]));
+    const named = new Set([...doc.matchAll(/`((?:session|agent)\/[a-z_]+)/g)].map(m => m[1]));
+    const ours = new Set<string>(Object.values(Methods));
+    assert.deepStrictEqual([...inDoc].filter(m => !ours.has(m)).sort(), [], 'methods in the doc missing from protocol.ts');
+    assert.deepStrictEqual([...ours].filter(m => !inDoc.has(m) && !named.has(m)).sort(), [], 'methods in protocol.ts missing from the doc');
+  });
+
+  it('knows every session/update variant the doc shows', () => {
+    const variants = new Set([...doc.matchAll(/"sessionUpdate":"([a-z_]+)"/g)].map(m => m[1]));
+    const src = fs.readFileSync(path.join(__dirname, '../../../src/protocol.ts'), 'utf8');
+    for (const v of variants) assert.ok(src.includes(`sessionUpdate: '${v}'`), `variant ${v} missing from SessionUpdate`);
+  });
+
+  it('falls back to the modes the doc lists', () => {
+    for (const m of DEFAULT_MODES) assert.ok(doc.includes(`"id":"${m.id}"`), `mode ${m.id} is in the doc`);
+  });
+});
+
+describe('permission answers', () => {
+  const options: PermissionOption[] = [
+    { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'allow_always', name: 'Always allow Edit', kind: 'allow_always' },
+    { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+  ];
+
+  it('selects an option without _meta when the proposal was not changed', () => {
+    assert.deepStrictEqual(selectOutcome('allow_once', 'new\n', 'new\n'), { outcome: { outcome: 'selected', optionId: 'allow_once' } });
+    assert.deepStrictEqual(selectOutcome('reject_once'), { outcome: { outcome: 'selected', optionId: 'reject_once' } });
+  });
+
+  it('sends the edited text as _meta.editedText when the user changed it', () => {
+    assert.deepStrictEqual(selectOutcome('allow_always', 'a\n', 'b\n'),
+      { outcome: { outcome: 'selected', optionId: 'allow_always', _meta: { editedText: 'b\n' } } });
+  });
+
+  it('has the cancelled outcome of the doc', () => {
+    assert.deepStrictEqual(CANCELLED, { outcome: { outcome: 'cancelled' } });
+  });
+
+  it('finds options by kind', () => {
+    assert.strictEqual(optionOfKind(options, 'allow_always')?.optionId, 'allow_always');
+    assert.strictEqual(optionOfKind(options, 'reject_always'), undefined);
+  });
+
+  it('reviews only single-file diffs', () => {
+    const diff = { type: 'diff' as const, path: '/p/a.py', oldText: 'x', newText: 'y' };
+    const one: ToolCall = { toolCallId: 't', content: [diff, { type: 'content', content: { type: 'text', text: 'hi' } }] };
+    assert.strictEqual(singleDiff(one), diff);
+    assert.strictEqual(singleDiff({ toolCallId: 't', content: [diff, { ...diff, path: '/p/b.py' }] }), undefined);
+    assert.strictEqual(singleDiff({ toolCallId: 't' }), undefined);
+  });
+
+  it('reads the command of a Bash call', () => {
+    assert.strictEqual(commandOf({ toolCallId: 't', rawInput: { command: 'go test ./...' } }), 'go test ./...');
+    assert.strictEqual(commandOf({ toolCallId: 't', rawInput: { file_path: 'x' } }), undefined);
+  });
+});

@@ -1,0 +1,96 @@
+import * as assert from 'assert';
+import type { PermissionItem, ToolItem } from '../../src/shared/state';
+import { diffStat, lineDiff } from '../../webview/linediff';
+import { renderMarkdown } from '../../webview/markdown';
+import { relativize, renderItem } from '../../webview/render';
+
+describe('webview rendering', () => {
+  it('renders markdown with highlighted code blocks', () => {
+    const html = renderMarkdown('Use **this**:\n\n```python\ndef f(x):\n    return x\n```\n');
+    assert.match(html, /<strong>this<\/strong>/);
+    assert.match(html, /<pre class="code"><code class="hljs language-python">/);
+    assert.match(html, /<span class="hljs-keyword">def<\/span>/);
+  });
+
+  it('never passes the model\'s HTML through', () => {
+    const html = renderItem({ kind: 'agent', id: 'a1', text: '<img src=x onerror=alert(1)> <script>alert(1)</script>' });
+    assert.ok(!/<img|<script/i.test(html), html);
+    assert.match(html, /&lt;script&gt;/);
+    const user = renderItem({ kind: 'user', id: 'u1', text: '<b>hi</b>', attachments: ['a<b>.py'] });
+    assert.ok(!user.includes('<b>hi'), user);
+  });
+
+  it('marks links so the click handler can open them', () => {
+    assert.match(renderMarkdown('[calc](file:///p/calc.py)'), /<a href="file:\/\/\/p\/calc.py" data-link="1">/);
+  });
+
+  it('renders thinking collapsed unless opened', () => {
+    const item = { kind: 'thought' as const, id: 't1', text: 'pondering' };
+    assert.match(renderItem(item), /^<details class="thought"><summary>Thinking<\/summary>/);
+    assert.match(renderItem(item, { open: true }), /^<details class="thought" open>/);
+  });
+
+  it('renders a tool call as a collapsible row with its status, command and diff', () => {
+    const item: ToolItem = { kind: 'tool', id: 'tool:t1', call: {
+      toolCallId: 't1', title: 'Edit /ws/calc.py', kind: 'edit', status: 'in_progress',
+      locations: [{ path: '/ws/calc.py', line: 9 }],
+      content: [{ type: 'diff', path: '/ws/calc.py', oldText: 'a\nb\nc\n', newText: 'a\nB\nc\n' }],
+    } };
+    const html = renderItem(item, { root: '/ws' });
+    assert.match(html, /^<details class="tool status-in_progress kind-edit">/);
+    assert.match(html, /<span class="ttitle" title="Edit \/ws\/calc.py">Edit calc.py<\/span>/);
+    assert.match(html, /<span class="tstatus" data-status="in_progress">running<\/span>/);
+    assert.match(html, /data-path="\/ws\/calc.py" data-line="9">calc.py:10</);
+    assert.match(html, /<div class="dl del"><span class="sign">-<\/span>b<\/div>/);
+    assert.match(html, /<div class="dl add"><span class="sign">\+<\/span>B<\/div>/);
+    assert.match(html, /\+1 −1/);
+    const bash = renderItem({ kind: 'tool', id: 'tool:t2', call: { toolCallId: 't2', title: 'Bash', kind: 'execute', status: 'failed', rawInput: { command: 'ls -la' } } });
+    assert.match(bash, /status-failed/);
+    assert.match(bash, /<pre class="code cmd">/);
+    assert.match(bash, />failed</);
+  });
+
+  it('renders the plan as a checklist', () => {
+    const html = renderItem({ kind: 'plan', id: 'p1', entries: [
+      { content: 'Read', priority: 'high', status: 'completed' },
+      { content: 'Fix', priority: 'high', status: 'in_progress' },
+    ] });
+    assert.match(html, /Plan <span class="muted">1\/2<\/span>/);
+    assert.match(html, /<li class="plan-completed"><input type="checkbox" disabled checked> <span>Read<\/span><\/li>/);
+    assert.match(html, /<li class="plan-in_progress"><input type="checkbox" disabled> <span>Fix<\/span><\/li>/);
+  });
+
+  it('renders a pending permission with one button per option, and a review button for edits', () => {
+    const item: PermissionItem = {
+      kind: 'permission', id: 'perm1', toolCallId: 't1', title: 'Bash', toolKind: 'execute', detail: 'rm -rf build', review: false, state: 'pending',
+      options: [{ optionId: 'allow_once', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }],
+    };
+    const html = renderItem(item);
+    assert.match(html, /data-action="permission" data-id="perm1" data-option="allow_once"/);
+    assert.match(html, /data-option="reject_once"/);
+    assert.match(html.replace(/<[^>]+>/g, ''), /rm -rf build/);
+    assert.ok(!html.includes('Review diff'));
+    assert.match(renderItem({ ...item, review: true, toolKind: 'edit' }), /data-action="review" data-id="perm1">Review diff/);
+    const done = renderItem({ ...item, state: 'allowed', chosen: 'allow_once', edited: true });
+    assert.match(done, /Allowed: Bash <span class="muted">\(with your changes\)<\/span>/);
+    assert.ok(!done.includes('<button'));
+  });
+
+  it('shows paths under the workspace relative', () => {
+    assert.strictEqual(relativize('Edit /ws/a/b.py and /other/c.py', '/ws'), 'Edit a/b.py and /other/c.py');
+    assert.strictEqual(relativize('x', undefined), 'x');
+  });
+});
+
+describe('line diff', () => {
+  it('keeps context around changes and folds the rest', () => {
+    const old = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const neu = old.replace('line 10\n', 'line ten\n');
+    const d = lineDiff(old, neu, 1);
+    assert.deepStrictEqual(d.map(l => l.op + l.text), ['@9 unchanged lines', ' line 9', '-line 10', '+line ten', ' line 11', '@8 unchanged lines']);
+    assert.strictEqual(diffStat(d), '+1 −1');
+  });
+  it('shows a new file as additions', () => {
+    assert.deepStrictEqual(lineDiff('', 'a\nb\n').map(l => l.op), ['+', '+']);
+  });
+});

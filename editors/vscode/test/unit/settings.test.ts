@@ -1,0 +1,38 @@
+import * as assert from 'assert';
+import * as os from 'os';
+import * as path from 'path';
+import { DEFAULT_SETTINGS, initializationOptions, resolveServerPath, ServerNotFoundError, serverEnv, which } from '../../src/settings';
+
+describe('settings', () => {
+  const files = new Set(['/opt/bin/agent-lsp', '/ws/bin/agent-lsp', path.join(os.homedir(), 'go/bin/agent-lsp'), '/usr/local/bin/my-agent']);
+  const exists = (p: string) => files.has(p);
+  const PATH = ['/usr/local/bin', '/opt/bin'].join(path.delimiter);
+
+  it('finds agent-lsp on PATH when no path is set', () => {
+    assert.strictEqual(resolveServerPath('', '/ws', PATH, exists), '/opt/bin/agent-lsp');
+    assert.strictEqual(which('agent-lsp', '', exists), undefined);
+  });
+
+  it('expands ~ and ${workspaceFolder}, takes relative paths from the folder, bare names from PATH', () => {
+    assert.strictEqual(resolveServerPath('~/go/bin/agent-lsp', '/ws', PATH, exists), path.join(os.homedir(), 'go/bin/agent-lsp'));
+    assert.strictEqual(resolveServerPath('${workspaceFolder}/bin/agent-lsp', '/ws', PATH, exists), '/ws/bin/agent-lsp');
+    assert.strictEqual(resolveServerPath('bin/agent-lsp', '/ws', PATH, exists), '/ws/bin/agent-lsp');
+    assert.strictEqual(resolveServerPath('my-agent', '/ws', PATH, exists), '/usr/local/bin/my-agent');
+  });
+
+  it('says what to do when the binary is missing', () => {
+    assert.throws(() => resolveServerPath('', '/ws', '/nowhere', exists), (e: Error) => e instanceof ServerNotFoundError && /agentLsp\.serverPath/.test(e.message));
+    assert.throws(() => resolveServerPath('/missing/agent-lsp', '/ws', PATH, exists), /not an executable file/);
+  });
+
+  it('sends only the options that are set; the permission mode as Claude Code settings', () => {
+    assert.deepStrictEqual(initializationOptions(DEFAULT_SETTINGS), {});
+    assert.deepStrictEqual(initializationOptions({ ...DEFAULT_SETTINGS, model: 'm', provider: 'openai', baseURL: 'http://x/v1', maxTurns: 7, permissionMode: 'acceptEdits' }),
+      { model: 'm', provider: 'openai', baseURL: 'http://x/v1', maxTurns: 7, permissions: { defaultMode: 'acceptEdits' } });
+  });
+
+  it('adds the env setting to the environment, strings only', () => {
+    const env = serverEnv({ PATH: '/bin', KEEP: '1' }, { ANTHROPIC_API_KEY: 'k', N: 3, BAD: { x: 1 } });
+    assert.deepStrictEqual(env, { PATH: '/bin', KEEP: '1', ANTHROPIC_API_KEY: 'k', N: '3' });
+  });
+});

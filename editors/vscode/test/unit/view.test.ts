@@ -1,0 +1,158 @@
+// The chat webview's DOM layer, in linkedom (no browser): batching into
+// animation frames, keyed re-rendering, and the prompt box's behaviour.
+import * as assert from 'assert';
+// linkedom ships types for its ES module only; its CommonJS build is what runs here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parseHTML } = require('linkedom') as typeof import('linkedom', { with: { 'resolution-mode': 'import' } });
+import type { FromWebview } from '../../src/shared/messages';
+import { emptyState, type ViewEvent, type ViewState } from '../../src/shared/state';
+import { ChatView } from '../../webview/view';
+
+function setup(state?: ViewState) {
+  const { document, window } = parseHTML('<!DOCTYPE html><html><body><div id="root"></div></body></html>');
+  const frames: Array<() => void> = [];
+  const posted: FromWebview[] = [];
+  let now = 0;
+  let draft = '';
+  const view = new ChatView(document as unknown as Document, document.getElementById('root') as unknown as HTMLElement, {
+    post: m => posted.push(m),
+    requestFrame: cb => frames.push(cb),
+    now: () => now,
+    loadDraft: () => draft,
+    saveDraft: d => { draft = d; },
+  });
+  const s = state ?? { ...emptyState(), connection: 'ready' as const, sessionId: 's1' };
+  view.receive({ type: 'snapshot', state: s });
+  const flush = () => { const fs = frames.splice(0); fs.forEach(f => f()); return fs.length; };
+  flush();
+  const key = (el: Element, k: string, extra: Record<string, unknown> = {}) => {
+    const e = new (window as unknown as { Event: typeof Event }).Event('keydown', { bubbles: true, cancelable: true });
+    Object.assign(e, { key: k, shiftKey: false, isComposing: false, ...extra });
+    el.dispatchEvent(e);
+  };
+  return { view, document, window, frames, posted, flush, key, tick: (ms: number) => { now += ms; }, draft: () => draft };
+}
+
+const chunk = (text: string): ViewEvent => ({ type: 'update', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+
+describe('chat webview DOM', () => {
+  it('renders a snapshot: items, pickers, usage', () => {
+    const s: ViewState = {
+      ...emptyState(), connection: 'ready', sessionId: 's1', currentModeId: 'plan',
+      modes: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }],
+      models: [{ value: 'm1', name: 'Model One' }], currentModel: 'm1',
+      usage: { used: 150_000, size: 200_000 },
+      items: [{ kind: 'user', id: 'u1', text: 'hi', attachments: [] }, { kind: 'agent', id: 'a2', text: '**bold**' }], seq: 2,
+    };
+    const { document } = setup(s);
+    assert.strictEqual(document.querySelectorAll('#transcript > .item').length, 2);
+    assert.match(document.querySelector('[data-item="a2"]')!.innerHTML, /<strong>bold<\/strong>/);
+    assert.strictEqual((document.querySelector('#mode option[selected]') as unknown as HTMLOptionElement).value, 'plan');
+    assert.match(document.querySelector('#model')!.innerHTML, /Model One/);
+    assert.match(document.querySelector('#status-line')!.textContent!, /150k \/ 200k tokens · 25% left/);
+  });
+
+  it('applies many streamed chunks in one frame, updating only the message node', () => {
+    const { view, document, frames, flush } = setup();
+    view.receive({ type: 'events', events: [chunk('start ')] });
+    flush();
+    const node = document.querySelector('[data-item="a1"]');
+    const before = view.frames;
+    for (let b = 0; b < 10; b++) view.receive({ type: 'events', events: Array.from({ length: 100 }, (_, i) => chunk(`w${b * 100 + i} `)) });
+    assert.strictEqual(frames.length, 1, 'one frame requested for ten batches');
+    flush();
+    assert.strictEqual(view.frames - before, 1, 'one render pass');
+    assert.strictEqual(document.querySelector('[data-item="a1"]'), node, 'the node is reused');
+    assert.match(node!.textContent!, /start w0 w1 .* w999/);
+  });
+
+  it('throttles re-rendering of a very long message while it streams', () => {
+    const { view, document, flush, tick } = setup();
+    view.receive({ type: 'events', events: [chunk('x'.repeat(25_000))] });
+    flush();
+    tick(300);
+    view.receive({ type: 'events', events: [chunk('END1')] });
+    flush();
+    assert.match(document.querySelector('[data-item="a1"]')!.textContent!, /END1/);
+    tick(10);
+    view.receive({ type: 'events', events: [chunk('END2')] });
+    flush();
+    assert.ok(!/END2/.test(document.querySelector('[data-item="a1"]')!.textContent!), 'too soon: deferred');
+    tick(300);
+    flush();
+    assert.match(document.querySelector('[data-item="a1"]')!.textContent!, /END2/, 'rendered on a later frame');
+  });
+
+  it('keeps a tool row open across updates', () => {
+    const { view, document, window, flush } = setup();
+    view.receive({ type: 'events', events: [{ type: 'update', update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Bash', kind: 'execute', status: 'in_progress' } }] });
+    flush();
+    const details = document.querySelector('[data-item="tool:t1"] details')!;
+    details.setAttribute('open', '');
+    // Browsers do not bubble toggle (the view listens while capturing); linkedom
+    // has no capture phase, so let it bubble here.
+    details.dispatchEvent(new (window as unknown as { Event: typeof Event }).Event('toggle', { bubbles: true }));
+    view.receive({ type: 'events', events: [{ type: 'update', update: { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed' } }] });
+    flush();
+    const after = document.querySelector('[data-item="tool:t1"] details')!;
+    assert.ok(after.hasAttribute('open'), 'still open');
+    assert.match(after.outerHTML, /status-completed/);
+  });
+
+  it('sends the prompt on Enter, not on Shift+Enter, and not while busy', () => {
+    const { view, document, posted, key, flush } = setup();
+    const input = document.querySelector('#prompt') as unknown as HTMLTextAreaElement;
+    input.value = 'hello';
+    key(input as unknown as Element, 'Enter', { shiftKey: true });
+    assert.deepStrictEqual(posted, [{ type: 'ready' }].slice(1));
+    key(input as unknown as Element, 'Enter');
+    assert.deepStrictEqual(posted, [{ type: 'prompt', text: 'hello' }]);
+    assert.strictEqual(input.value, '');
+    view.receive({ type: 'events', events: [{ type: 'busy', busy: true }] });
+    flush();
+    input.value = 'again';
+    key(input as unknown as Element, 'Enter');
+    assert.strictEqual(posted.length, 1);
+    assert.strictEqual((document.querySelector('#cancel') as unknown as HTMLButtonElement).hidden, false, 'cancel shows while busy');
+    (document.querySelector('#cancel') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted[1], { type: 'cancel' });
+  });
+
+  it('completes slash commands from available_commands_update', () => {
+    const { view, document, window, key, flush, draft } = setup();
+    view.receive({ type: 'events', events: [{ type: 'update', update: { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'compact', description: 'Summarize' }, { name: 'clear', description: 'Start over' }] } }] });
+    flush();
+    const input = document.querySelector('#prompt') as unknown as HTMLTextAreaElement;
+    input.value = '/c';
+    input.dispatchEvent(new (window as unknown as { Event: typeof Event }).Event('input'));
+    const list = document.querySelector('#completions') as unknown as HTMLElement;
+    assert.strictEqual(list.hidden, false);
+    assert.strictEqual(list.querySelectorAll('li').length, 2);
+    key(input as unknown as Element, 'ArrowDown');
+    key(input as unknown as Element, 'Tab');
+    assert.strictEqual(input.value, '/clear ');
+    assert.strictEqual(draft(), '/clear ', 'the draft is saved');
+    assert.strictEqual(list.hidden, true);
+  });
+
+  it('posts permission answers and disables the buttons', () => {
+    const { view, document, posted, flush } = setup();
+    view.receive({ type: 'events', events: [{ type: 'permission', item: { id: 'perm1', toolCallId: 't', title: 'Bash', toolKind: 'execute', detail: 'ls', review: false,
+      options: [{ optionId: 'allow_once', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }] } }] });
+    flush();
+    const btn = document.querySelector('button[data-option="reject_once"]') as unknown as HTMLButtonElement;
+    btn.click();
+    assert.deepStrictEqual(posted, [{ type: 'permission', id: 'perm1', optionId: 'reject_once' }]);
+    assert.ok(btn.disabled);
+  });
+
+  it('explains a missing binary with restart and log buttons', () => {
+    const { view, document, posted, flush } = setup({ ...emptyState(), connection: 'starting' });
+    view.receive({ type: 'events', events: [{ type: 'connection', state: 'error', message: 'agent-lsp was not found on PATH' }] });
+    flush();
+    assert.match(document.querySelector('.empty')!.textContent!, /not found on PATH/);
+    (document.querySelector('[data-action="restart"]') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted, [{ type: 'restart' }]);
+    assert.ok((document.querySelector('#send') as unknown as HTMLButtonElement).disabled);
+  });
+});
