@@ -1,0 +1,350 @@
+// Conformance client: drives `agent-lsp acp` with the official Agent Client
+// Protocol TypeScript SDK (@agentclientprotocol/sdk, pinned in
+// package.json), the way an ACP editor would. server/acp_sdk_test.go runs
+// one scenario per process against the fake model and checks what the
+// scenario prints and what the model was sent.
+//
+//   node client.mjs <scenario>
+//
+// Environment: ACP_SDK (the install prefix of scripts/install-acp-sdk.sh),
+// AGENT_LSP (the binary), WORKSPACE (the sessions' cwd); the agent inherits
+// the rest (ANTHROPIC_BASE_URL, AGENT_LSP_HOME, ...).
+//
+// Every response is validated with the SDK's own zod schemas, and every
+// session/update notification is validated by the SDK as it arrives; an
+// SDK error about a message (logged through console.error) fails the run.
+// On success the scenario prints one JSON line of results on stdout; on
+// failure it prints the reason on stderr and exits with status 1.
+
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+
+const need = (name) => {
+  const v = process.env[name];
+  if (!v) fail(`${name} is not set`);
+  return v;
+};
+function fail(msg) {
+  process.stderr.write(`acp-sdk client: ${msg}\n`);
+  process.exit(1);
+}
+function check(cond, msg, value) {
+  if (!cond) throw new Error(value === undefined ? msg : `${msg}: ${JSON.stringify(value)}`);
+}
+
+const prefix = need("ACP_SDK");
+const binary = need("AGENT_LSP");
+const workspace = need("WORKSPACE");
+const sdkEntry = createRequire(join(prefix, "package.json")).resolve("@agentclientprotocol/sdk");
+const acp = await import(pathToFileURL(sdkEntry).href);
+// The zod schemas the SDK validates incoming messages with; the package
+// does not export them, so they are loaded from the file.
+const zod = await import(pathToFileURL(join(sdkEntry, "../../schema/zod.gen.js")).href);
+
+// SDK errors about malformed messages go to console.error: record them.
+const sdkErrors = [];
+const consoleError = console.error;
+console.error = (...args) => {
+  sdkErrors.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  consoleError(...args);
+};
+
+/** validate parses value with the SDK's schema for a message type. */
+function validate(type, value) {
+  const r = zod[`z${type}`].safeParse(value);
+  check(r.success, `${type} does not match the ACP schema: ${r.error?.message}`, value);
+  return value;
+}
+
+/**
+ * Editor is one ACP client connected to one agent-lsp process: it serves
+ * fs/read_text_file from its buffers (and the disk), records
+ * fs/write_text_file, answers permission requests and records updates.
+ */
+class Editor {
+  constructor({ fs = false, answer = "allow_once" } = {}) {
+    this.fs = fs;
+    this.answer = answer;
+    this.buffers = new Map();
+    this.reads = [];
+    this.writes = {};
+    this.permissions = [];
+    this.updates = [];
+    this.waiters = [];
+    this.t0 = performance.now();
+    this.child = spawn(binary, ["acp"], { stdio: ["pipe", "pipe", "inherit"] });
+    this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
+    // wire keeps the agent's lines in arrival order: the SDK dispatches
+    // notifications through async handlers, so the order in which they
+    // reach ours can differ from the order on the wire.
+    this.wire = [];
+    let partial = "";
+    const decoder = new TextDecoder();
+    const tap = new TransformStream({
+      transform: (chunk, controller) => {
+        const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+        partial = lines.pop();
+        this.wire.push(...lines.filter((l) => l.trim()));
+        controller.enqueue(chunk);
+      },
+    });
+    const stream = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout).pipeThrough(tap));
+    const app = acp
+      .client({ name: "agent-lsp-conformance" })
+      .onRequest("session/request_permission", async ({ params }) => {
+        validate("RequestPermissionRequest", params);
+        this.permissions.push(params);
+        const opt = params.options.find((o) => o.kind === this.answer);
+        check(opt, `no ${this.answer} option offered`, params.options);
+        return { outcome: { outcome: "selected", optionId: opt.optionId } };
+      })
+      .onRequest("fs/read_text_file", async ({ params }) => {
+        validate("ReadTextFileRequest", params);
+        this.reads.push(params.path);
+        if (this.buffers.has(params.path)) return { content: this.buffers.get(params.path) };
+        return { content: readFileSync(params.path, "utf8") };
+      })
+      .onRequest("fs/write_text_file", async ({ params }) => {
+        validate("WriteTextFileRequest", params);
+        this.writes[params.path] = params.content;
+        this.buffers.set(params.path, params.content);
+        return {};
+      })
+      .onNotification("session/update", async ({ params }) => {
+        this.updates.push(params);
+        for (const w of this.waiters.splice(0)) w();
+      });
+    this.connection = app.connect(stream);
+    this.agent = this.connection.agent;
+  }
+
+  /** request sends a request and validates its response as type. */
+  async request(method, params, type, options) {
+    const res = await this.agent.request(method, params, options);
+    return type ? validate(type, res) : res;
+  }
+
+  async initialize(protocolVersion = 1) {
+    const res = await this.request(
+      "initialize",
+      {
+        protocolVersion,
+        clientCapabilities: { fs: { readTextFile: this.fs, writeTextFile: this.fs }, terminal: false },
+        clientInfo: { name: "agent-lsp-conformance", version: "1" },
+      },
+      "InitializeResponse",
+    );
+    this.initializeMs = performance.now() - this.t0;
+    return res;
+  }
+
+  /** waitFor resolves once pred holds for a recorded update. */
+  async waitFor(what, pred, ms = 20000) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const u = this.updates.find(pred);
+      if (u) return u;
+      check(Date.now() < deadline, `timed out waiting for ${what}; updates`, this.updates.map((n) => n.update.sessionUpdate));
+      await new Promise((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  kinds(sessionId) {
+    return this.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update.sessionUpdate);
+  }
+
+  /** close ends stdin, as an editor that quits, and waits for the exit. */
+  async close() {
+    this.child.stdin.end();
+    const exit = await Promise.race([this.exited, new Promise((r) => setTimeout(() => r(null), 10000))]);
+    if (!exit) {
+      this.child.kill("SIGKILL");
+      throw new Error("agent-lsp acp did not exit within 10 s of stdin closing");
+    }
+    this.connection.close();
+    return exit;
+  }
+}
+
+const text = (n) => (n.update.content?.type === "text" ? n.update.content.text : "");
+
+function checkAgentCapabilities(init) {
+  check(init.protocolVersion === 1, "protocolVersion", init.protocolVersion);
+  const c = init.agentCapabilities;
+  check(c.loadSession === true, "loadSession", c);
+  check(c.promptCapabilities.image && c.promptCapabilities.embeddedContext, "promptCapabilities", c.promptCapabilities);
+  check(c.mcpCapabilities.http && c.mcpCapabilities.sse, "mcpCapabilities", c.mcpCapabilities);
+  for (const k of ["list", "resume", "close"]) check(c.sessionCapabilities?.[k], `sessionCapabilities.${k}`, c.sessionCapabilities);
+  check(init.authMethods.length > 0 && init.agentInfo?.name === "agent-lsp", "authMethods and agentInfo", init);
+}
+
+const scenarios = {
+  // initialize (and version negotiation), authenticate, session/new with
+  // modes and the model option, a prompt whose Write needs permission,
+  // set_mode, set_config_option, list.
+  async permission() {
+    const ed = new Editor();
+    const init = await ed.initialize();
+    checkAgentCapabilities(init);
+    await ed.request("authenticate", { methodId: "anthropic-api-key" }, "AuthenticateResponse");
+
+    const session = await ed.agent.buildSession(workspace).start();
+    const ns = validate("NewSessionResponse", session.newSessionResponse);
+    check(ns.modes?.currentModeId === "default", "session/new modes", ns.modes);
+    for (const m of ["plan", "acceptEdits", "bypassPermissions"]) {
+      check(ns.modes.availableModes.some((x) => x.id === m), `mode ${m} offered`, ns.modes);
+    }
+    const model = ns.configOptions?.find((o) => o.id === "model");
+    check(model?.type === "select" && model.currentValue, "model config option", ns.configOptions);
+
+    const stop = await session.prompt("write hello.txt");
+    validate("PromptResponse", stop);
+    check(stop.stopReason === "end_turn", "stopReason", stop);
+    const seen = [];
+    for (;;) {
+      const m = await session.nextUpdate();
+      if (m.kind === "stop") break;
+      seen.push(m.update);
+    }
+    const call = seen.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_1");
+    check(call && call.kind === "edit", "tool_call for the Write", seen);
+    const done = seen.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_1" && u.status === "completed");
+    check(done, "completed tool_call_update", seen);
+    check(seen.some((u) => u.sessionUpdate === "tool_call_update" && u.content?.some((c) => c.type === "diff" && c.newText === "hello\n")), "diff content", seen);
+    check(ed.permissions.length === 1 && ed.permissions[0].toolCall.toolCallId === "toolu_1", "one permission request", ed.permissions);
+    const answer = seen.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+
+    await ed.request("session/set_mode", { sessionId: session.sessionId, modeId: "plan" }, "SetSessionModeResponse");
+    await ed.waitFor("current_mode_update", (n) => n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan");
+    const other = model.options.find((o) => o.value !== model.currentValue);
+    check(other, "a second model to pick", model.options);
+    const set = await ed.request("session/set_config_option", { sessionId: session.sessionId, configId: "model", value: other.value }, "SetSessionConfigOptionResponse");
+    check(set.configOptions.find((o) => o.id === "model").currentValue === other.value, "set_config_option result", set);
+    const list = await ed.request("session/list", { cwd: workspace }, "ListSessionsResponse");
+    check(list.sessions.some((s) => s.sessionId === session.sessionId), "session/list", list);
+    const exit = await ed.close();
+    check(exit.code === 0, "exit status after stdin closed", exit);
+
+    // A client asking for a later protocol version gets 1.
+    const later = new Editor();
+    const neg = await later.initialize(2);
+    check(neg.protocolVersion === 1, "negotiated protocolVersion", neg);
+    await later.close();
+    return { sessionId: session.sessionId, answer, kinds: ed.kinds(session.sessionId), model: other.value };
+  },
+
+  // Read and Edit through fs/read_text_file and fs/write_text_file.
+  async fs() {
+    const ed = new Editor({ fs: true });
+    await ed.initialize();
+    const path = join(workspace, "calc.py");
+    ed.buffers.set(path, "x = 1  # unsaved\n");
+    const session = await ed.agent.buildSession(workspace).start();
+    const stop = await session.prompt("bump x");
+    check(stop.stopReason === "end_turn", "stopReason", stop);
+    check(ed.reads.includes(path), "fs/read_text_file of calc.py", ed.reads);
+    check(ed.writes[path] === "x = 2  # unsaved\n", "fs/write_text_file of calc.py", ed.writes);
+    await ed.close();
+    return { reads: ed.reads, writes: ed.writes };
+  },
+
+  // Without fs capabilities the agent uses the disk.
+  async nofs() {
+    const ed = new Editor({ fs: false });
+    await ed.initialize();
+    const session = await ed.agent.buildSession(workspace).start();
+    const stop = await session.prompt("bump x");
+    check(stop.stopReason === "end_turn", "stopReason", stop);
+    await ed.close();
+    return { reads: ed.reads, writes: ed.writes };
+  },
+
+  // Cancel mid-stream, with session/cancel and with the SDK's request
+  // cancellation ($/cancel_request); the session goes on after each.
+  async cancel() {
+    const ed = new Editor();
+    await ed.initialize();
+    const ns = await ed.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
+    const sessionId = ns.sessionId;
+    const chunk = (after) => (n) => n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk" && text(n).includes("Working") && ed.updates.indexOf(n) >= after;
+    const prompt = (words, options) => ed.request("session/prompt", { sessionId, prompt: [{ type: "text", text: words }] }, "PromptResponse", options);
+
+    let from = ed.updates.length;
+    const first = prompt("take your time");
+    await ed.waitFor("the first chunk", chunk(from));
+    await ed.agent.notify("session/cancel", { sessionId });
+    const r1 = await first;
+    check(r1.stopReason === "cancelled", "stopReason after session/cancel", r1);
+    const r2 = await prompt("go on");
+    check(r2.stopReason === "end_turn", "prompt after cancel", r2);
+
+    from = ed.updates.length;
+    const abort = new AbortController();
+    const third = prompt("again, slowly", { cancellationSignal: abort.signal });
+    await ed.waitFor("the first chunk", chunk(from));
+    abort.abort();
+    const r3 = await third;
+    check(r3.stopReason === "cancelled", "stopReason after $/cancel_request", r3);
+    const r4 = await prompt("and on");
+    check(r4.stopReason === "end_turn", "prompt after cancel", r4);
+    await ed.close();
+    return { stops: [r1.stopReason, r2.stopReason, r3.stopReason, r4.stopReason] };
+  },
+
+  // A session made by one agent process is listed and loaded by the next,
+  // which replays its history as session/update before answering; a third
+  // resumes it without replay.
+  async load() {
+    const first = new Editor();
+    await first.initialize();
+    const ns = await first.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
+    const r = await first.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "remember the number 42" }] }, "PromptResponse");
+    check(r.stopReason === "end_turn", "first prompt", r);
+    await first.close();
+
+    const second = new Editor();
+    const init = await second.initialize();
+    check(init.agentCapabilities.loadSession, "loadSession", init);
+    const list = await second.request("session/list", { cwd: workspace }, "ListSessionsResponse");
+    check(list.sessions.some((s) => s.sessionId === ns.sessionId && s.cwd === workspace), "session/list", list);
+    const loaded = await second.request("session/load", { sessionId: ns.sessionId, cwd: workspace, mcpServers: [] }, "LoadSessionResponse");
+    check(loaded.modes?.currentModeId, "session/load modes", loaded);
+    await second.waitFor("the replayed answer", (n) => n.update.sessionUpdate === "agent_message_chunk" && text(n).includes("42"));
+    const replay = second.updates.filter((n) => n.sessionId === ns.sessionId && text(n)).map((n) => `${n.update.sessionUpdate}: ${text(n)}`);
+    check(replay.includes("user_message_chunk: remember the number 42"), "replayed user message", replay);
+    // On the wire, the history comes before session/load's response.
+    const answerAt = second.wire.findIndex((l) => l.includes('"agent_message_chunk"') && l.includes("I will remember 42."));
+    const responseAt = second.wire.findIndex((l) => l.includes('"result"') && l.includes('"availableModes"'));
+    check(answerAt >= 0 && answerAt < responseAt, "the replay must precede the session/load response", second.wire);
+    const r2 = await second.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "which number?" }] }, "PromptResponse");
+    check(r2.stopReason === "end_turn", "prompt after load", r2);
+    await second.close();
+
+    const third = new Editor();
+    await third.initialize();
+    await third.request("session/resume", { sessionId: ns.sessionId, cwd: workspace, mcpServers: [] }, "ResumeSessionResponse");
+    await new Promise((r) => setTimeout(r, 100));
+    const replayed = third.updates.filter((n) => text(n));
+    check(replayed.length === 0, "session/resume must not replay", replayed);
+    await third.close();
+    return { sessionId: ns.sessionId, replay };
+  },
+};
+
+const name = process.argv[2];
+if (!scenarios[name]) fail(`unknown scenario ${JSON.stringify(name)} (want one of ${Object.keys(scenarios).join(", ")})`);
+try {
+  const result = await scenarios[name]();
+  check(sdkErrors.length === 0, "the SDK reported errors", sdkErrors);
+  process.stdout.write(JSON.stringify(result) + "\n");
+  process.exit(0);
+} catch (err) {
+  fail(`${name}: ${err?.stack ?? err}`);
+}
