@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/settings"
+)
+
+// probeTimeout bounds the check that bwrap works.
+const probeTimeout = 10 * time.Second
+
+// protectedInRoot are the paths under a workspace root that stay
+// read-only inside the sandbox.
+var protectedInRoot = []string{".git/hooks", ".git/config", ".claude", ".mcp.json", ".vscode", ".husky"}
+
+// Sandbox wraps shell commands. A nil or disabled Sandbox leaves them
+// alone. It is safe for concurrent use: it does not change after New.
+type Sandbox struct {
+	enabled bool
+	// prefix is the bwrap command line that goes before the command;
+	// nil when the sandbox cannot run.
+	prefix []string
+	// refusal is why commands cannot run, when the sandbox cannot run
+	// and the settings do not allow running unsandboxed.
+	refusal error
+	network bool
+}
+
+// New prepares the sandbox for the workspace roots (the workspace
+// folders and additionalDirectories). The warning, when not empty, is for
+// the user, once: the sandbox is enabled but cannot run, or a setting
+// cannot be honoured.
+func New(s settings.Sandbox, roots []string) (*Sandbox, string) {
+	return newSandbox(s, roots, "bwrap")
+}
+
+func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox, string) {
+	if !s.Enabled {
+		return &Sandbox{}, ""
+	}
+	sb := &Sandbox{enabled: true}
+	var warnings []string
+	for _, d := range s.Network.AllowedDomains {
+		if d == "*" {
+			sb.network = true
+		}
+	}
+	if !sb.network && len(s.Network.AllowedDomains) > 0 {
+		warnings = append(warnings, "sandbox.network.allowedDomains: bubblewrap cannot filter by host, so the network stays off inside the sandbox (list \"*\" to allow all hosts)")
+	}
+
+	unavailable := func(why string) (*Sandbox, string) {
+		if s.MayRunUnsandboxed() {
+			warnings = append(warnings, "sandbox: "+why+"; commands run WITHOUT a sandbox, as the settings allow")
+		} else {
+			sb.refusal = fmt.Errorf("the sandbox is enabled in the settings but cannot run: %s. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) on a system that allows unprivileged user namespaces, or set sandbox.failIfUnavailable to false to run commands unsandboxed", why)
+			warnings = append(warnings, "sandbox: "+why+"; shell commands will be refused until bubblewrap works (or sandbox.failIfUnavailable is false)")
+		}
+		return sb, strings.Join(warnings, "\n")
+	}
+	bwrap, err := exec.LookPath(bwrapName)
+	if err != nil {
+		return unavailable("bubblewrap (bwrap) is not installed")
+	}
+	prefix := []string{bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"}
+	if !sb.network {
+		prefix = append(prefix, "--unshare-net")
+	}
+	prefix = append(prefix, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	writable := []string{"/tmp"}
+	writable = append(writable, roots...)
+	writable = append(writable, s.Filesystem.AllowWrite...)
+	var bound, realRoots []string
+	for _, r := range roots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			realRoots = append(realRoots, real)
+		}
+	}
+	for _, w := range writable {
+		real, err := filepath.EvalSymlinks(w)
+		if err != nil {
+			continue // a directory that does not exist cannot be bound
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() || slices.Contains(bound, real) {
+			continue
+		}
+		bound = append(bound, real)
+		prefix = append(prefix, "--bind", real, real)
+	}
+	for _, root := range realRoots {
+		for _, rel := range protectedInRoot {
+			p := filepath.Join(root, rel)
+			if _, err := os.Lstat(p); err == nil {
+				prefix = append(prefix, "--ro-bind", p, p)
+			}
+		}
+	}
+	prefix = append(prefix, "--")
+	if why := probe(prefix); why != "" {
+		return unavailable(why)
+	}
+	sb.prefix = prefix
+	return sb, strings.Join(warnings, "\n")
+}
+
+// probe runs true inside the sandbox and returns why that failed, or "".
+func probe(prefix []string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prefix[0], append(slices.Clone(prefix[1:]), "true")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "bubblewrap is installed but cannot create a sandbox here (" + msg + "); user namespaces may be disabled"
+	}
+	return ""
+}
+
+// Enabled reports whether the settings enable the sandbox.
+func (sb *Sandbox) Enabled() bool { return sb != nil && sb.enabled }
+
+// Active reports whether commands run inside the sandbox.
+func (sb *Sandbox) Active() bool { return sb != nil && sb.prefix != nil }
+
+// Network reports whether sandboxed commands may use the network.
+func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.network }
+
+// ErrUnavailable is wrapped by Wrap's error when the sandbox cannot run
+// and the settings forbid running unsandboxed.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// Wrap returns the command line that runs argv inside the sandbox. It
+// returns argv itself when the sandbox is disabled, or cannot run and the
+// settings allow running unsandboxed; it returns an error when the
+// sandbox cannot run and they do not. It matches tools.Env.WrapCommand.
+func (sb *Sandbox) Wrap(argv []string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("sandbox: empty command")
+	}
+	switch {
+	case sb == nil || !sb.enabled:
+		return argv, nil
+	case sb.refusal != nil:
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, sb.refusal)
+	case sb.prefix == nil:
+		return argv, nil
+	}
+	out := make([]string, 0, len(sb.prefix)+len(argv))
+	out = append(out, sb.prefix...)
+	return append(out, argv...), nil
+}
