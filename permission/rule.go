@@ -237,25 +237,9 @@ func (r *Rule) matchCommand(words []word, open bool) bool {
 	case kindTool:
 		return true
 	case kindPrefix:
-		if len(words) < len(r.tokens) {
-			return false
-		}
-		for i, t := range r.tokens {
-			if words[i].canon() != t {
-				return false
-			}
-		}
-		return true
+		return len(words) >= len(r.tokens) && tokensMatch(words, r.tokens)
 	case kindExact:
-		if open || len(words) != len(r.tokens) {
-			return false
-		}
-		for i, t := range r.tokens {
-			if words[i].canon() != t {
-				return false
-			}
-		}
-		return true
+		return !open && len(words) == len(r.tokens) && tokensMatch(words, r.tokens)
 	case kindWildcard:
 		text := joinCanon(words)
 		if open {
@@ -266,6 +250,16 @@ func (r *Rule) matchCommand(words []word, open bool) bool {
 		return r.pattern.MatchString(text)
 	}
 	return false
+}
+
+// tokensMatch reports whether the first words are the tokens.
+func tokensMatch(words []word, tokens []string) bool {
+	for i, t := range tokens {
+		if words[i].canon() != t {
+			return false
+		}
+	}
+	return true
 }
 
 // pathGlob turns a path rule's pattern into an absolute doublestar

@@ -550,29 +550,23 @@ func (a *analysis) wrapper(c *command, args []word) {
 	case "exec", "builtin", "nohup":
 		rest = skipOptions(args, "a")
 	case "command":
-		for len(args) > 0 && args[0].literal && strings.HasPrefix(args[0].value, "-") {
-			if args[0].value == "-v" || args[0].value == "-V" {
-				c.readOnly = true // only says what a name is
-				return
-			}
-			if args[0].value != "-p" && args[0].value != "--" {
-				bad("command option " + args[0].value)
-				return
-			}
-			args = args[1:]
+		if len(args) > 0 && (args[0].value == "-v" || args[0].value == "-V") {
+			c.readOnly = true // only says what a name is
+			return
 		}
-		rest = args
+		var why string
+		if rest, why = onlyFlags(args, "-p", "--"); why != "" {
+			bad("command option " + why)
+			return
+		}
 	case "nice":
 		rest = skipOptions(args, "n")
 	case "time":
-		for len(args) > 0 && args[0].literal && strings.HasPrefix(args[0].value, "-") {
-			if args[0].value != "-p" && args[0].value != "-v" {
-				bad("time option " + args[0].value)
-				return
-			}
-			args = args[1:]
+		var why string
+		if rest, why = onlyFlags(args, "-p", "-v"); why != "" {
+			bad("time option " + why)
+			return
 		}
-		rest = args
 	case "timeout":
 		rest = skipOptions(args, "sk")
 		if len(rest) == 0 {
@@ -673,6 +667,18 @@ func (a *analysis) wrapper(c *command, args []word) {
 	}
 	c.wrap = transparent
 	c.inner = &script{cmds: []*command{a.command(rest, open)}}
+}
+
+// onlyFlags drops the leading options of args, which must be among
+// allowed; otherwise it returns the first other option.
+func onlyFlags(args []word, allowed ...string) (rest []word, bad string) {
+	for len(args) > 0 && args[0].literal && strings.HasPrefix(args[0].value, "-") {
+		if !contains(allowed, args[0].value) {
+			return nil, args[0].value
+		}
+		args = args[1:]
+	}
+	return args, ""
 }
 
 // skipOptions drops leading options; valued lists the short options that

@@ -270,18 +270,6 @@ func TestAddLocalRule(t *testing.T) {
 	}
 }
 
-// waitFor waits for the next settings from ch, failing after a while.
-func waitFor(t *testing.T, ch <-chan *Settings, what string) *Settings {
-	t.Helper()
-	select {
-	case s := <-ch:
-		return s
-	case <-time.After(5 * time.Second):
-		t.Fatalf("no reload after %s", what)
-		return nil
-	}
-}
-
 func TestWatcher(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
