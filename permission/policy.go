@@ -119,7 +119,8 @@ type Policy struct {
 	mode          Mode            // guarded by mu
 	rules         ruleSet         // guarded by mu; from settings
 	session       []compiledRule  // guarded by mu; granted by AllowAlways
-	roots         []string        // guarded by mu; project and additionalDirectories
+	roots         []string        // guarded by mu; project, extraRoots and additionalDirectories
+	extraRoots    []string        // guarded by mu; other workspace folders, from AddRoots
 	disableBypass bool            // guarded by mu
 	invalid       []settings.Rule // guarded by mu; rules that did not parse
 	persist       func(rule string) error
@@ -199,7 +200,7 @@ func (p *Policy) update(s *settings.Settings) {
 		ask:   p.compile(s.Permissions.Ask, true),
 	}
 	p.roots = []string{p.project}
-	for _, d := range s.Permissions.AdditionalDirectories {
+	for _, d := range append(append([]string(nil), p.extraRoots...), s.Permissions.AdditionalDirectories...) {
 		if r := realPath("/", d); !contains(p.roots, r) {
 			p.roots = append(p.roots, r)
 		}
@@ -286,6 +287,22 @@ func (p *Policy) Modes() []schema.Mode {
 // reports them.
 func (p *Policy) ModeState() *schema.ModeState {
 	return &schema.ModeState{CurrentModeID: string(p.Mode()), AvailableModes: p.Modes()}
+}
+
+// AddRoots adds directories to the workspace, as the project root is:
+// the editor's other workspace folders. They stay across Update.
+func (p *Policy) AddRoots(dirs ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range dirs {
+		r := realPath("/", d)
+		if !contains(p.extraRoots, r) {
+			p.extraRoots = append(p.extraRoots, r)
+		}
+		if !contains(p.roots, r) {
+			p.roots = append(p.roots, r)
+		}
+	}
 }
 
 // Roots returns the directories tools may use: the project and the

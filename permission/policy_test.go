@@ -209,6 +209,24 @@ func TestAllowAlwaysPersistsBashRules(t *testing.T) {
 	}
 }
 
+func TestAddRoots(t *testing.T) {
+	project, home := workspace(t)
+	other := t.TempDir()
+	p := NewPolicy(project, &settings.Settings{Home: home}, Default)
+	read := Call{Tool: "Read", ReadOnly: true, Kind: "read", Paths: []string{filepath.Join(other, "x")}}
+	if d := p.Decide(read); d.Verdict != Ask {
+		t.Errorf("read in another folder before AddRoots: %v", d.Verdict)
+	}
+	p.AddRoots(other)
+	p.Update(&settings.Settings{Home: home})
+	if d := p.Decide(read); d.Verdict != Allow {
+		t.Errorf("read in an added workspace folder: %v (%s)", d.Verdict, d.Reason)
+	}
+	if d := p.Decide(Call{Tool: "Bash", Command: "cat " + filepath.Join(other, "x")}); d.Verdict != Allow {
+		t.Errorf("cat in an added workspace folder: %v (%s)", d.Verdict, d.Reason)
+	}
+}
+
 func TestModes(t *testing.T) {
 	project, home := workspace(t)
 	s := &settings.Settings{Home: home}
