@@ -97,7 +97,8 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   const parts: string[] = [];
   const cmd = commandOf(call);
   if (cmd !== undefined && kind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(cmd, 'bash')}</code></pre>`);
-  const locs = (call.locations ?? []).map(l =>
+  const diffPaths = new Set((call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.path));
+  const locs = (call.locations ?? []).filter(l => !diffPaths.has(l.path)).map(l =>
     `<a href="#" class="loc" data-path="${escapeHtml(l.path)}"${l.line !== undefined ? ` data-line="${l.line}"` : ''}>${escapeHtml(baseName(l.path))}${l.line !== undefined ? `:${l.line + 1}` : ''}</a>`);
   if (locs.length) parts.push(`<div class="locs">${locs.join(' ')}</div>`);
   for (const c of call.content ?? []) parts.push(renderContent(c));

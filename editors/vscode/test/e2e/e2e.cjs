@@ -11,6 +11,7 @@ const { chromium } = require(process.env.PLAYWRIGHT_DIR);
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const EDIT_MARK = '# reviewed in the diff editor';
+const UNSAVED = '# my unsaved note';
 
 function step(msg) {
   process.stderr.write(`e2e: ${msg}\n`);
@@ -132,6 +133,42 @@ async function editorText(page, selector) {
     await chat.locator('details.tool.kind-edit summary').first().click();
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(artifacts, 'e2e-after.png') });
+
+    step('second turn on a file with unsaved changes, approved from the chat');
+    await page.locator('.editor-instance .monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type(`${UNSAVED}\n`);
+    await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 10000 });
+    await chat.locator('#prompt').fill('Make total start from 0');
+    await chat.locator('#prompt').press('Enter');
+    const allow = chat.locator('.permission.pending button[data-option="allow_once"]');
+    await allow.waitFor({ timeout: 60000 });
+    await allow.click();
+    await chat.locator('.msg.agent', { hasText: 'starts from 0' }).waitFor({ timeout: 60000 });
+    await page.waitForFunction(mark => {
+      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+      const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
+      return t.includes('sum(values, 0)') && t.includes(mark);
+    }, UNSAVED, { timeout: 30000 });
+    // The user's unsaved work stays unsaved (run-e2e.sh checks the disk).
+    await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 5000 });
+
+    step('history: a new chat, then load the old one');
+    await runCommand(page, 'Agent: New Chat');
+    await chat.locator('.empty').waitFor({ timeout: 15000 });
+    await runCommand(page, 'Agent: Show Chat History');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fix average' }).first();
+    await row.waitFor({ timeout: 15000 });
+    await row.click();
+    await chat.locator('.msg.user', { hasText: 'Make total start from 0' }).waitFor({ timeout: 15000 });
+    await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 5000 });
+
+    step('context: ask about the selection');
+    await page.locator('.editor-instance .monaco-editor .view-lines').click();
+    await page.keyboard.press('Control+A');
+    await runCommand(page, 'Ask Agent about Selection');
+    await chat.locator('#attachments .chip', { hasText: 'calc.py:1-' }).waitFor({ timeout: 10000 });
+    await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
     const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
     if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
     if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);

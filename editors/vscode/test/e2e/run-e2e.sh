@@ -38,7 +38,10 @@ cat > "$tmp/turns.json" <<JSON
   [{"thinking": "average divides by 2 instead of the length.", "signature": "sig"},
    {"text": "The average divides by 2; it should divide by the number of values."},
    {"tool_use": {"id": "toolu_e2e_edit", "name": "Edit", "input": {"file_path": "$ws/calc.py", "old_string": "/ 2", "new_string": "/ len(values)"}}}],
-  [{"text": ["Fixed: \`average\` now divides by \`len(values)\`.\n\n", "\`\`\`python\ndef average(values):\n    return total(values) / len(values)\n\`\`\`\n"]}]
+  [{"text": ["Fixed: \`average\` now divides by \`len(values)\`.\n\n", "\`\`\`python\ndef average(values):\n    return total(values) / len(values)\n\`\`\`\n"]}],
+  [{"tool_use": {"id": "toolu_e2e_read2", "name": "Read", "input": {"file_path": "$ws/calc.py"}}}],
+  [{"tool_use": {"id": "toolu_e2e_edit2", "name": "Edit", "input": {"file_path": "$ws/calc.py", "old_string": "return sum(values)", "new_string": "return sum(values, 0)"}}}],
+  [{"text": "Done: \`total\` starts from 0."}]
 ]
 JSON
 
@@ -48,7 +51,7 @@ our_pids() {
   for d in /proc/[0-9]*; do
     pid=${d#/proc/}
     [ "$pid" = "$$" ] && continue
-    tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qF -- "$tmp" && echo "$pid"
+    tr '\0' ' ' 2>/dev/null < "$d/cmdline" | grep -qF -- "$tmp" && echo "$pid"
   done
   return 0
 }
@@ -114,7 +117,8 @@ cat > "$tmp/user-data/User/settings.json" <<JSON
   "workbench.enableExperiments": false,
   "chat.disableAIFeatures": true,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
-  "git.enabled": false
+  "git.enabled": false,
+  "files.autoSave": "off"
 }
 JSON
 # The agent's settings are machine-scoped (a binary path, API keys): in
@@ -178,10 +182,14 @@ disk=$(cat "$ws/calc.py")
 [ "$disk" != "$original" ] || die "calc.py unchanged on disk"
 grep -q 'return total(values) / len(values)' "$ws/calc.py" || die "calc.py lacks the fix: $disk"
 grep -q '# reviewed in the diff editor' "$ws/calc.py" || die "calc.py lacks the user's change to the proposal: $disk"
+# The second edit landed in a buffer with unsaved changes: not saved.
+grep -q 'sum(values, 0)' "$ws/calc.py" && die "calc.py was saved over the user's unsaved changes: $disk"
+grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached the disk: $disk"
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
-[ "$n" -eq 3 ] || die "expected 3 model requests, got $n"
-tail -1 "$tmp/requests.jsonl" | grep -qi 'user' || die "the last model request does not mention the user's change"
+[ "$n" -eq 6 ] || die "expected 6 model requests, got $n"
+sed -n 3p "$tmp/requests.jsonl" > "$tmp/req3.json"
+grep -qi 'user' "$tmp/req3.json" || die "the model request after the edit does not mention the user's change"
 
 stop_all
 left=$(our_pids)

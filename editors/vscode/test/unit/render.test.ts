@@ -40,7 +40,9 @@ describe('webview rendering', () => {
     assert.match(html, /^<details class="tool status-in_progress kind-edit">/);
     assert.match(html, /<span class="ttitle" title="Edit \/ws\/calc.py">Edit calc.py<\/span>/);
     assert.match(html, /<span class="tstatus" data-status="in_progress">running<\/span>/);
-    assert.match(html, /data-path="\/ws\/calc.py" data-line="9">calc.py:10</);
+    assert.ok(!html.includes('calc.py:10'), 'a location that has its diff is not repeated');
+    const read = renderItem({ kind: 'tool', id: 'tool:t3', call: { toolCallId: 't3', title: 'Read', kind: 'read', locations: [{ path: '/ws/a.py', line: 9 }] } });
+    assert.match(read, /data-path="\/ws\/a.py" data-line="9">a.py:10</);
     assert.match(html, /<div class="dl del"><span class="sign">-<\/span>b<\/div>/);
     assert.match(html, /<div class="dl add"><span class="sign">\+<\/span>B<\/div>/);
     assert.match(html, /\+1 −1/);
