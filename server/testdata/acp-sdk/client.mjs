@@ -336,6 +336,24 @@ const scenarios = {
     await third.close();
     return { sessionId: ns.sessionId, replay };
   },
+
+  // Timings for bench/acp: spawn -> initialize answered, session/new,
+  // prompt -> first agent_message_chunk, and the agent's peak memory.
+  async bench() {
+    const ed = new Editor();
+    await ed.initialize();
+    let t = performance.now();
+    const ns = await ed.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
+    const sessionNewMs = performance.now() - t;
+    t = performance.now();
+    const done = ed.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "hello" }] }, "PromptResponse");
+    await ed.waitFor("the first chunk", (n) => n.update.sessionUpdate === "agent_message_chunk");
+    const firstChunkMs = performance.now() - t;
+    await done;
+    const hwm = readFileSync(`/proc/${ed.child.pid}/status`, "utf8").match(/^VmHWM:\s+(\d+) kB/m);
+    await ed.close();
+    return { initializeMs: ed.initializeMs, sessionNewMs, firstChunkMs, peakRssKb: hwm ? Number(hwm[1]) : 0 };
+  },
 };
 
 const name = process.argv[2];
