@@ -9,7 +9,7 @@ import { type CancellationToken, type LanguageClient, ResponseError, State } fro
 import { createClient } from './client';
 import {
   type AgentStatusParams, AgentStatusNotification, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
-  DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, type NewSessionResult,
+  DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
   singleDiff,
@@ -118,6 +118,20 @@ export class AgentController implements vscode.Disposable {
 
   private async onRunning(): Promise<void> {
     this.emit({ type: 'connection', state: 'ready' });
+    // After a restart (a crash, a settings change), go on with the same
+    // chat: sessions are stored, session/resume reopens one without replay.
+    const previous = this.state.sessionId;
+    if (previous && this.client) {
+      try {
+        const res = await call(this.client, ResumeSessionRequest, { sessionId: previous, cwd: this.cwd, mcpServers: [] });
+        this.sessionEvent(previous, res, this.state.title, true);
+        this.notice('info', 'agent-lsp restarted; this chat goes on.');
+        return;
+      } catch (e) {
+        this.log.info(`could not resume session ${previous} (${errorMessage(e)}); starting a new one`);
+        this.emit({ type: 'session', sessionId: undefined, keepItems: true });
+      }
+    }
     try {
       await this.newSession();
     } catch (e) {

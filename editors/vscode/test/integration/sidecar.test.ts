@@ -10,7 +10,7 @@ import {
   type ApplyWorkspaceEditParams, type TextDocumentEdit, type TextEdit,
 } from 'vscode-languageserver-protocol';
 import {
-  AgentStatusNotification, CancelNotification, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, SetConfigOptionRequest, SetModeRequest,
+  AgentStatusNotification, CancelNotification, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, SetConfigOptionRequest, SetModeRequest,
   type PermissionOption, PromptRequest, type RequestPermissionParams, RequestPermissionRequest, selectOutcome,
   type SessionNotification, SessionUpdateNotification, singleDiff, CANCELLED, optionOfKind, type AgentInitializeInfo,
 } from '../../src/protocol';
@@ -235,6 +235,12 @@ describe('agent-lsp over stdio (integration)', function () {
     for (const u of e.updates.filter(x => x.sessionId === sessionId)) reduce(state, { type: 'update', update: u.update });
     const texts = state.items.map(i => `${i.kind}:${'text' in i ? i.text : ''}`);
     assert.deepStrictEqual(texts, ['user:Remember me', 'agent:Hello from the past.'], 'the history replays before the answer');
+
+    // session/resume (what the extension does after agent-lsp restarts) answers without replaying.
+    e.updates.length = 0;
+    await e.agent.request(ResumeSessionRequest, { sessionId, cwd: e.ws, mcpServers: [] });
+    await new Promise(r => setTimeout(r, 100));
+    assert.deepStrictEqual(e.updates.filter(u => u.update.sessionUpdate.endsWith('_chunk')), [], 'no replay on resume');
     ok = true;
   });
 
