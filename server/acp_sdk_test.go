@@ -158,6 +158,11 @@ func TestACPConformanceSDK(t *testing.T) {
 				if result["answer"] != "I'll write it.Written." {
 					t.Errorf("agent_message_chunk text = %q", result["answer"])
 				}
+				for _, want := range []string{"NOTE-CONTENT", "calc.py", `"type":"image"`} {
+					if len(requests) == 0 || !strings.Contains(requests[0], want) {
+						t.Errorf("the model was not sent the prompt's %s", want)
+					}
+				}
 			},
 		},
 		{

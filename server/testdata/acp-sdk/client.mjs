@@ -204,7 +204,14 @@ const scenarios = {
     const model = ns.configOptions?.find((o) => o.id === "model");
     check(model?.type === "select" && model.currentValue, "model config option", ns.configOptions);
 
-    const stop = await session.prompt("write hello.txt");
+    // Every kind of block the agent announces: text, an embedded
+    // resource, a resource link and an image.
+    const stop = await session.prompt([
+      { type: "text", text: "write hello.txt" },
+      { type: "resource", resource: { uri: `file://${join(workspace, "notes.md")}`, mimeType: "text/markdown", text: "NOTE-CONTENT" } },
+      { type: "resource_link", uri: `file://${join(workspace, "calc.py")}`, name: "calc.py" },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" },
+    ]);
     validate("PromptResponse", stop);
     check(stop.stopReason === "end_turn", "stopReason", stop);
     const seen = [];
