@@ -30,7 +30,8 @@
 //     titles), and {"type":"custom-title","customTitle"} from
 //     [Log.SetTitle].
 //   - {"type":"tombstone","deleted":[uuid...]} from [Log.Delete]. This
-//     type is ours; Claude Code ignores lines of types it does not know.
+//     type is ours: Claude Code does not know it, and reading one of our
+//     files it would still show deleted messages that end the chain.
 //
 // Lines of other types (file-history-snapshot, progress, ...) and fields
 // this package does not use are read past.

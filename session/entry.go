@@ -16,7 +16,7 @@ import (
 )
 
 // Line types of a session file. The first four are Claude Code's; the
-// tombstone is ours (Claude Code ignores types it does not know).
+// tombstone is ours.
 const (
 	typeUser        = "user"
 	typeAssistant   = "assistant"
