@@ -78,7 +78,8 @@ func (s *Session) promptHooks(ctx context.Context, prompt []schema.ContentBlock)
 // or settle the permission question ("allow", "deny", "ask").
 func (s *Session) preToolHooks(ctx context.Context, use providers.Block, input json.RawMessage) (json.RawMessage, string, *tools.Result) {
 	out := s.runHook(ctx, hooks.PreToolUse, hooks.Input{ToolName: use.Name, ToolInput: input, ToolUseID: use.ID})
-	if out.Block || out.Decision == "deny" {
+	s.hookStop(out)
+	if out.Block || out.Decision == "deny" || out.Stop {
 		return input, "", tools.Errorf("a PreToolUse hook blocked this call: %s", firstNonEmpty(out.Reason, "no reason given"))
 	}
 	if len(out.UpdatedInput) > 0 {
@@ -92,6 +93,7 @@ func (s *Session) preToolHooks(ctx context.Context, use providers.Block, input j
 func (s *Session) postToolHooks(ctx context.Context, use providers.Block, input json.RawMessage, res *tools.Result) {
 	resp, _ := json.Marshal(map[string]any{"content": res.Content, "is_error": res.IsError})
 	out := s.runHook(ctx, hooks.PostToolUse, hooks.Input{ToolName: use.Name, ToolInput: input, ToolUseID: use.ID, ToolResponse: resp})
+	s.hookStop(out)
 	var notes []string
 	if out.Block {
 		notes = append(notes, "PostToolUse hook feedback: "+firstNonEmpty(out.Reason, "(no reason given)"))
@@ -124,4 +126,24 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// hookStop records a hook's {"continue": false}: the turn ends after the
+// current tool calls, and the user is told why.
+func (s *Session) hookStop(out hooks.Outcome) {
+	if !out.Stop {
+		return
+	}
+	s.mu.Lock()
+	s.stopRequested = firstNonEmpty(out.StopReason, "a hook stopped the session")
+	s.mu.Unlock()
+}
+
+// takeStop returns and clears a hook's stop request.
+func (s *Session) takeStop() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.stopRequested
+	s.stopRequested = ""
+	return r
 }

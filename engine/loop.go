@@ -65,6 +65,11 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil
 		}
+		if reason := s.takeStop(); reason != "" {
+			b := schema.TextBlock("Stopped by a hook: " + reason)
+			s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
+			return schema.StopEndTurn, nil
+		}
 	}
 }
 

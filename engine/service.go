@@ -102,6 +102,21 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // guarded by mu
+	warned   map[string]bool     // warnings given once per process, guarded by mu
+}
+
+// warnOnce calls show with msg the first time msg is given.
+func (s *Service) warnOnce(msg string, show func(string)) {
+	s.mu.Lock()
+	if s.warned == nil {
+		s.warned = make(map[string]bool)
+	}
+	first := !s.warned[msg]
+	s.warned[msg] = true
+	s.mu.Unlock()
+	if first {
+		show(msg)
+	}
 }
 
 // NewService returns a Service with cfg.
@@ -206,6 +221,7 @@ func (s *Service) UpdateSettings(st *settings.Settings, notices []string) {
 	for _, sess := range open {
 		sess.gate.policy.Update(st)
 		sess.hooks.Update(st)
+		sess.setSandbox(st)
 		sess.status(context.Background(), Status{Kind: StatusInfo, Message: "settings reloaded"})
 		for _, n := range notices {
 			sess.status(context.Background(), Status{Kind: StatusWarning, Message: n})

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -32,26 +34,29 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
-	log    *session.Log // nil when sessions are not persisted
+	// sandbox is where Bash runs; replaced when the settings change.
+	sandbox atomic.Pointer[sandbox.Sandbox]
+	log     *session.Log // nil when sessions are not persisted
 
-	mu        sync.Mutex
-	history   []providers.Message     // guarded by mu
-	model     string                  // guarded by mu
-	cost      float64                 // spent so far in USD, guarded by mu
-	started   bool                    // SessionStart hooks ran, guarded by mu
-	resumed   bool                    // the session was reopened from storage
-	notices   []Status                // queued until AnnounceCommands, guarded by mu
-	announced bool                    // AnnounceCommands ran, guarded by mu
-	stopWatch context.CancelFunc      // stops the workspace watcher, guarded by mu
-	watchDone chan struct{}           // closed when the watcher has stopped
-	cancel    context.CancelFunc      // of the running prompt, guarded by mu
-	running   bool                    // guarded by mu
-	closed    bool                    // guarded by mu
-	titled    bool                    // the session has a title, guarded by mu
-	counted   int                     // history messages the last usage covers, guarded by mu
-	overhead  int64                   // tokens of system prompt and tools, estimated, guarded by mu
-	usage     providers.Usage         // of the last model call, guarded by mu
-	system    []providers.SystemBlock // cached system prompt, guarded by mu
+	mu            sync.Mutex
+	history       []providers.Message     // guarded by mu
+	model         string                  // guarded by mu
+	cost          float64                 // spent so far in USD, guarded by mu
+	started       bool                    // SessionStart hooks ran, guarded by mu
+	resumed       bool                    // the session was reopened from storage
+	notices       []Status                // queued until AnnounceCommands, guarded by mu
+	announced     bool                    // AnnounceCommands ran, guarded by mu
+	stopRequested string                  // a hook asked to end the turn, guarded by mu
+	stopWatch     context.CancelFunc      // stops the workspace watcher, guarded by mu
+	watchDone     chan struct{}           // closed when the watcher has stopped
+	cancel        context.CancelFunc      // of the running prompt, guarded by mu
+	running       bool                    // guarded by mu
+	closed        bool                    // guarded by mu
+	titled        bool                    // the session has a title, guarded by mu
+	counted       int                     // history messages the last usage covers, guarded by mu
+	overhead      int64                   // tokens of system prompt and tools, estimated, guarded by mu
+	usage         providers.Usage         // of the last model call, guarded by mu
+	system        []providers.SystemBlock // cached system prompt, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -60,6 +65,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		st = &settings.Settings{Project: opts.Cwd}
 	}
 	policy := permission.NewPolicy(opts.Cwd, st, permission.Mode(svc.cfg.Mode))
+	policy.AddRoots(opts.Roots...) // the editor's other workspace folders
 	roots := tools.ResolveRoots(append(append([]string{opts.Cwd}, opts.Roots...), policy.Roots()...)...)
 	s := &Session{
 		ID:     id,
@@ -79,6 +85,8 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Reads:  tools.NewReadTracker(),
 		OnPlan: s.onPlan,
 	}
+	s.setSandbox(st)
+	s.env.WrapCommand = s.wrapCommand
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
