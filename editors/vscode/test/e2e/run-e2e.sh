@@ -142,9 +142,10 @@ auth: none
 cert: false
 CFG
 
+# EXTENSIONS_GALLERY={}: no marketplace, so code-server asks no server outside this machine.
 HOME_ENV=(XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
           XDG_CACHE_HOME="$tmp/xdg/cache" XDG_STATE_HOME="$tmp/xdg/state"
-          TMPDIR="$tmp/t" VSCODE_CLI=1)
+          TMPDIR="$tmp/t" VSCODE_CLI=1 EXTENSIONS_GALLERY='{}')
 CS_ARGS=(--config "$tmp/config.yaml" --user-data-dir "$tmp/user-data" --extensions-dir "$tmp/extensions")
 
 log "installing $vsix into code-server"
