@@ -26,7 +26,7 @@ import (
 func init() {
 	acpMethods.register("initialize", (*Server).acpInitialize)
 	acpMethods.register("authenticate", (*Server).authenticate)
-	acpMethods.register("$/cancel_request", (*Server).acpCancelRequest)
+	acpMethods.register("$/cancel_request", cancelRequestHandler("requestId"))
 }
 
 // ServeACP serves the ACP door on rwc until the stream ends or ctx is
@@ -132,20 +132,6 @@ func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, 
 		ids[i] = m.ID
 	}
 	return nil, rpc.InvalidParams("authenticate: unknown methodId %q (want one of %s)", p.MethodID, strings.Join(ids, ", "))
-}
-
-// acpCancelRequest serves ACP's $/cancel_request {requestId}.
-func (s *Server) acpCancelRequest(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if err := decode(req, &p); err != nil {
-		return nil, err
-	}
-	if id, ok := rpc.ParseID(p.RequestID); ok {
-		s.cancelCall(id)
-	}
-	return nil, nil
 }
 
 // acpClient is the editor over the ACP door: session/update and

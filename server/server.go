@@ -298,6 +298,26 @@ func failed(format string, args ...any) error {
 	return jsonrpc2.Errorf(codeRequestFailed, format, args...)
 }
 
+func init() {
+	lspMethods.register("$/cancelRequest", cancelRequestHandler("id"))
+}
+
+// cancelRequestHandler returns the handler of a request cancellation
+// notification whose params name the request in field: LSP's
+// $/cancelRequest {id}, ACP's $/cancel_request {requestId}.
+func cancelRequestHandler(field string) handler {
+	return func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		var p map[string]json.RawMessage
+		if err := decode(req, &p); err != nil {
+			return nil, err
+		}
+		if id, ok := rpc.ParseID(p[field]); ok {
+			s.cancelCall(id)
+		}
+		return nil, nil
+	}
+}
+
 // cancelCall cancels the running request with id, if any.
 func (s *Server) cancelCall(id jsonrpc2.ID) {
 	s.callsMu.Lock()

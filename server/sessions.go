@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"time"
@@ -161,24 +160,6 @@ func (s *Server) setModel(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, rpc.InvalidParams("session/set_model: %v", err)
 	}
 	return struct{}{}, nil
-}
-
-func init() {
-	lspMethods.register("$/cancelRequest", (*Server).cancelRequest)
-}
-
-// cancelRequest serves LSP's $/cancelRequest {id}.
-func (s *Server) cancelRequest(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var raw struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := decode(req, &raw); err != nil {
-		return nil, err
-	}
-	if id, ok := rpc.ParseID(raw.ID); ok {
-		s.cancelCall(id)
-	}
-	return nil, nil
 }
 
 func init() {
