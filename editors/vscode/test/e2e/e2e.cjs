@@ -81,6 +81,14 @@ async function editorText(page, selector) {
     await chat.locator('#completions li', { hasText: '/compact' }).waitFor({ timeout: 10000 });
     await chat.locator('#prompt').fill('');
 
+    step('mode picker');
+    await chat.locator('#mode').selectOption('plan');
+    await page.waitForTimeout(300);
+    if (await chat.locator('#mode').inputValue() !== 'plan') throw new Error('mode did not switch to plan');
+    await chat.locator('#mode').selectOption('default');
+    await page.waitForTimeout(300);
+    if (await chat.locator('#mode').inputValue() !== 'default') throw new Error('mode did not switch back');
+
     step('sending the prompt');
     await chat.locator('#prompt').fill('Fix average: it divides by 2');
     await chat.locator('#prompt').press('Enter');
@@ -169,6 +177,14 @@ async function editorText(page, selector) {
     await runCommand(page, 'Ask Agent about Selection');
     await chat.locator('#attachments .chip', { hasText: 'calc.py:1-' }).waitFor({ timeout: 10000 });
     await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
+
+    step('cancel a running turn');
+    await chat.locator('#prompt').fill('Explain this, take your time');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.msg.agent', { hasText: 'Working on it' }).waitFor({ timeout: 30000 });
+    await chat.locator('#cancel').click();
+    await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
+    await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });
     const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
     if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
     if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);

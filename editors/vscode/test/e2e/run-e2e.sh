@@ -41,7 +41,8 @@ cat > "$tmp/turns.json" <<JSON
   [{"text": ["Fixed: \`average\` now divides by \`len(values)\`.\n\n", "\`\`\`python\ndef average(values):\n    return total(values) / len(values)\n\`\`\`\n"]}],
   [{"tool_use": {"id": "toolu_e2e_read2", "name": "Read", "input": {"file_path": "$ws/calc.py"}}}],
   [{"tool_use": {"id": "toolu_e2e_edit2", "name": "Edit", "input": {"file_path": "$ws/calc.py", "old_string": "return sum(values)", "new_string": "return sum(values, 0)"}}}],
-  [{"text": "Done: \`total\` starts from 0."}]
+  [{"text": "Done: \`total\` starts from 0."}],
+  [{"text": "Working on it..."}, {"hang": true}]
 ]
 JSON
 
@@ -188,7 +189,7 @@ grep -q 'sum(values, 0)' "$ws/calc.py" && die "calc.py was saved over the user's
 grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached the disk: $disk"
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
-[ "$n" -eq 6 ] || die "expected 6 model requests, got $n"
+[ "$n" -eq 7 ] || die "expected 7 model requests, got $n"
 sed -n 3p "$tmp/requests.jsonl" > "$tmp/req3.json"
 grep -qi 'user' "$tmp/req3.json" || die "the model request after the edit does not mention the user's change"
 
