@@ -14,6 +14,14 @@ set -euo pipefail
 ext="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 repo="$(cd "$ext/../.." && pwd)"
 cd "$ext"
+# One run at a time per checkout: another run's "rm -rf dist" would pull
+# the .vsix from under this one.
+lock="${TMPDIR:-/tmp}/agent-lsp-vscode-test-$(printf %s "$ext" | sha256sum | cut -c1-12).lock"
+exec 9>"$lock"
+if ! flock -n 9; then
+  echo "vscode: another test/run.sh is running in $ext; waiting for it" >&2
+  flock 9
+fi
 artifacts="${VSCODE_ARTIFACTS:-${TMPDIR:-/tmp}/agent-lsp-artifacts/vscode}"
 mkdir -p "$artifacts"
 say() { printf '== vscode: %s\n' "$*" >&2; }
