@@ -76,7 +76,7 @@ if [ "${VSCODE_E2E:-1}" != 0 ]; then
   say "end to end (code-server + chromium)"
   if test/e2e/run-e2e.sh "$ext/dist/agent-lsp.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts"; then
     passed=$((passed + 1))
-    say "screenshots: $artifacts/e2e-diff.png $artifacts/e2e-after.png"
+    say "screenshots: $artifacts/e2e-diff.png $artifacts/e2e-after.png $artifacts/e2e-history.png"
   else
     failed=$((failed + 1)) status=1
   fi
