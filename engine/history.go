@@ -108,6 +108,14 @@ func (s *Session) replayToolCall(ctx context.Context, use providers.Block, resul
 	var raw any
 	_ = json.Unmarshal(use.Input, &raw)
 	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw}
+	if t, ok := s.tools.lookup(use.Name); ok {
+		// The title and locations as the live turn showed them; not the
+		// diff, which would be computed against today's files.
+		if p, err := s.preview(ctx, t, use.Input); err == nil && p != nil {
+			d := s.describe(use, t, use.Input, p)
+			call.Title, call.Locations = d.Title, d.Locations
+		}
+	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCall, ToolCall: call})
 	res, ok := results[use.ID]
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -61,11 +62,17 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 		input = json.RawMessage("{}")
 	}
 	input, hookDecision, refusal := s.preToolHooks(ctx, use, input)
-	preview := s.preview(ctx, t, input)
+	preview, perr := s.preview(ctx, t, input)
 	call := s.describe(use, t, input, preview)
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: call})
 	if refusal != nil {
 		return s.finish(ctx, use, call, refusal)
+	}
+	if perr != nil {
+		// The call cannot run as given (bad input, a file not read
+		// first): tell the model without asking the user to approve
+		// something that would fail.
+		return s.finish(ctx, use, call, tools.Errorf("%v", perr))
 	}
 
 	verdict := s.authorize(ctx, t, call, input, preview, hookDecision)
@@ -93,16 +100,13 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 }
 
 // preview asks a tool what a call would do, if it can tell.
-func (s *Session) preview(ctx context.Context, t tools.Tool, input json.RawMessage) *tools.Preview {
+// A tool that can preview but fails to says why the call cannot run.
+func (s *Session) preview(ctx context.Context, t tools.Tool, input json.RawMessage) (*tools.Preview, error) {
 	pv, ok := t.(tools.Previewer)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	p, err := pv.Preview(ctx, input)
-	if err != nil {
-		return nil // Run reports the same problem to the model
-	}
-	return p
+	return pv.Preview(ctx, input)
 }
 
 // describe builds the tool call the editor sees.
@@ -117,7 +121,7 @@ func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMess
 	}
 	if p != nil {
 		if p.Title != "" {
-			call.Title = p.Title
+			call.Title = s.relative(p.Title)
 		}
 		call.Locations = p.Locations
 		if call.Locations == nil {
@@ -187,4 +191,9 @@ func (s *Session) toolNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// relative shortens the workspace paths in a title ("Edit calc.py").
+func (s *Session) relative(title string) string {
+	return strings.ReplaceAll(title, s.cwd+string(filepath.Separator), "")
 }

@@ -125,6 +125,12 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	s.mu.Lock()
+	if s.state == stateShutdown {
+		// The end of the stream after shutdown is a clean exit.
+		s.exitCode = 0
+	}
+	s.mu.Unlock()
 	if svc := s.service(); svc != nil {
 		svc.Close()
 	}
