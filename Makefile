@@ -11,7 +11,7 @@ demo: build
 	./$(BIN) demo
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/agent-lsp
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/agent-lsp
 
 # test runs the whole test suite: what CI runs (.ci/run).
 test: deps vet test-go fuzz-short test-editors
