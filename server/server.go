@@ -67,6 +67,9 @@ type Server struct {
 	acpCaps  schema.ClientCapabilities // ACP door, guarded by mu
 	exitCode int                       // guarded by mu
 	exited   chan struct{}
+	// inputEnded is closed when the editor's stream ends (nil when Run
+	// was handed a connection without watchInput).
+	inputEnded <-chan struct{}
 
 	callsMu sync.Mutex
 	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
@@ -86,8 +89,33 @@ const (
 // every process it started stopped) before Serve returns.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := New(opts)
-	conn := jsonrpc2.NewConn(rpc.NewHeaderStream(rwc, s.logf))
+	conn := jsonrpc2.NewConn(rpc.NewHeaderStream(s.watchInput(rwc), s.logf))
 	return s.Run(ctx, conn)
+}
+
+// inputWatch closes ended when a read of the editor's stream fails: the
+// editor closed its end or went away. jsonrpc2's Done waits for the
+// requests in flight, which a running prompt may never finish on its own.
+type inputWatch struct {
+	io.ReadWriteCloser
+	once  sync.Once
+	ended chan struct{}
+}
+
+func (w *inputWatch) Read(p []byte) (int, error) {
+	n, err := w.ReadWriteCloser.Read(p)
+	if err != nil {
+		w.once.Do(func() { close(w.ended) })
+	}
+	return n, err
+}
+
+// watchInput makes Run stop serving when rwc's input ends, even with
+// requests in flight.
+func (s *Server) watchInput(rwc io.ReadWriteCloser) io.ReadWriteCloser {
+	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{})}
+	s.inputEnded = w.ended
+	return w
 }
 
 // New returns a Server.
@@ -122,6 +150,7 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 		if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
 			s.logf("connection ended: %v", err)
 		}
+	case <-s.inputEnded:
 	case <-s.exited:
 	case <-ctx.Done():
 	}
