@@ -54,7 +54,7 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	}
 	sess := newSession(s, id, opts)
 	sess.log = log
-	sess.history = hist.Messages
+	sess.history = normalize(hist.Messages)
 	sess.titled = true
 	sess.resumed = true
 	for _, w := range hist.Warnings {
@@ -158,4 +158,52 @@ func (s *Session) setTitle(prompt []schema.ContentBlock) {
 	if err := s.log.SetTitle(title); err != nil {
 		s.svc.cfg.Logf("session %s: saving title: %v", s.ID, err)
 	}
+}
+
+// normalize makes a stored conversation valid to send again: roles
+// alternate (messages a failed save lost leave two of one role in a row),
+// the first message is the user's, and every tool call has a result.
+func normalize(msgs []providers.Message) []providers.Message {
+	var out []providers.Message
+	for _, m := range msgs {
+		if len(m.Content) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Content = append(append([]providers.Block(nil), out[n-1].Content...), m.Content...)
+			continue
+		}
+		if len(out) == 0 && m.Role != providers.RoleUser {
+			out = append(out, providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("(The conversation continues from a saved session.)")}})
+		}
+		out = append(out, m)
+	}
+	for i, m := range out {
+		if m.Role != providers.RoleAssistant {
+			continue
+		}
+		answered := map[string]bool{}
+		if i+1 < len(out) {
+			for _, b := range out[i+1].Content {
+				if b.Type == providers.BlockToolResult {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+		var missing []providers.Block
+		for _, use := range m.ToolUses() {
+			if !answered[use.ID] {
+				missing = append(missing, providers.ToolResultBlock(use.ID, "The result of this call was not saved; run it again if you need it.", true))
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if i+1 < len(out) {
+			out[i+1].Content = append(missing, out[i+1].Content...)
+		} else {
+			out = append(out, providers.Message{Role: providers.RoleUser, Content: missing})
+		}
+	}
+	return out
 }

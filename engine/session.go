@@ -46,6 +46,7 @@ type Session struct {
 	resumed       bool                    // the session was reopened from storage
 	notices       []Status                // queued until AnnounceCommands, guarded by mu
 	announced     bool                    // AnnounceCommands ran, guarded by mu
+	saveFailed    bool                    // the last write to the session file failed, guarded by mu
 	stopRequested string                  // a hook asked to end the turn, guarded by mu
 	stopWatch     context.CancelFunc      // stops the workspace watcher, guarded by mu
 	watchDone     chan struct{}           // closed when the watcher has stopped
@@ -198,9 +199,26 @@ func (s *Session) appendMessage(m providers.Message) {
 	}
 	s.mu.Unlock()
 	if s.log != nil {
-		if err := s.log.Append(m); err != nil {
-			s.svc.cfg.Logf("session %s: saving message: %v", s.ID, err)
-		}
+		s.saved(s.log.Append(m))
+	}
+}
+
+// saved reports the outcome of a write to the session file: the first
+// failure is shown to the user (the conversation goes on, unsaved), and a
+// later success says saving works again.
+func (s *Session) saved(err error) {
+	s.mu.Lock()
+	was := s.saveFailed
+	s.saveFailed = err != nil
+	s.mu.Unlock()
+	switch {
+	case err != nil && !was:
+		s.svc.cfg.Logf("session %s: saving message: %v", s.ID, err)
+		s.status(context.Background(), Status{Kind: StatusWarning, Message: fmt.Sprintf("saving the session failed: %v; the conversation goes on but is not being saved", err)})
+	case err != nil:
+		s.svc.cfg.Logf("session %s: saving message: %v", s.ID, err)
+	case was:
+		s.status(context.Background(), Status{Kind: StatusInfo, Message: "the session is being saved again"})
 	}
 }
 
