@@ -71,6 +71,9 @@ type Server struct {
 	// was handed a connection without watchInput).
 	inputEnded <-chan struct{}
 
+	closing chan struct{}  // closed when Run ends
+	bg      sync.WaitGroup // goroutines Run waits for
+
 	callsMu sync.Mutex
 	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
 }
@@ -134,6 +137,7 @@ func New(opts Options) *Server {
 		overlay:  workspace.NewOverlay(),
 		exitCode: 1,
 		exited:   make(chan struct{}),
+		closing:  make(chan struct{}),
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
 	}
 }
@@ -154,6 +158,8 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	close(s.closing)
+	s.bg.Wait()
 	s.mu.Lock()
 	if s.state == stateShutdown {
 		// The end of the stream after shutdown is a clean exit.

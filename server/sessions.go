@@ -56,8 +56,17 @@ func sessionResult(sess *engine.Session) schema.NewSessionResult {
 const announceDelay = 20 * time.Millisecond
 
 // announce sends a new session's slash commands just after the response.
+// The goroutine is the server's: Run stops and waits for it.
 func (s *Server) announce(sess *engine.Session) {
-	time.AfterFunc(announceDelay, func() { sess.AnnounceCommands(context.Background()) })
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		select {
+		case <-time.After(announceDelay):
+			sess.AnnounceCommands(context.Background())
+		case <-s.closing:
+		}
+	}()
 }
 
 // doorOptions returns the options of a session on this connection's door,
