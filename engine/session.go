@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
 	"github.com/agent-lsp/agent-lsp/mcp"
@@ -47,6 +48,7 @@ type Session struct {
 	notices       []Status                // queued until AnnounceCommands, guarded by mu
 	announced     bool                    // AnnounceCommands ran, guarded by mu
 	saveFailed    bool                    // the last write to the session file failed, guarded by mu
+	prompts       sync.WaitGroup          // the running prompt, for close to wait on
 	stopRequested string                  // a hook asked to end the turn, guarded by mu
 	stopWatch     context.CancelFunc      // stops the workspace watcher, guarded by mu
 	watchDone     chan struct{}           // closed when the watcher has stopped
@@ -148,6 +150,7 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s.running, s.cancel = true, cancel
+	s.prompts.Add(1)
 	return ctx, nil
 }
 
@@ -159,7 +162,12 @@ func (s *Session) end() {
 		s.cancel()
 	}
 	s.running, s.cancel = false, nil
+	s.prompts.Done()
 }
+
+// stopWait bounds how long closing a session waits for its running prompt
+// to wind down (kill its commands, save the interrupted turn).
+const stopWait = 5 * time.Second
 
 // close cancels the running prompt and stops what the session started.
 func (s *Session) close() {
@@ -169,6 +177,15 @@ func (s *Session) close() {
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
+		// Let the turn stop its tools (killing their process groups)
+		// and save what happened before the session goes away.
+		stopped := make(chan struct{})
+		go func() { s.prompts.Wait(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(stopWait):
+			s.svc.cfg.Logf("session %s: the running prompt did not stop within %s", s.ID, stopWait)
+		}
 	}
 	for _, t := range s.tools.all() {
 		if c, ok := t.(interface{ Close() }); ok {
