@@ -99,7 +99,7 @@ func TestPermissionNeverAnswered(t *testing.T) {
 	if err != nil || res.StopReason != schema.StopCancelled {
 		t.Fatalf("prompt = %q, %v; want cancelled", res.StopReason, err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancel took %s with the permission request unanswered", d)
 	}
 	s.ed.WaitFor("$/cancelRequest for the permission request", func() bool {
@@ -139,7 +139,7 @@ func TestModelHangsAfterHeaders(t *testing.T) {
 		if res, err := wait(); err != nil || res.StopReason != schema.StopCancelled {
 			t.Fatalf("prompt = %q, %v; want cancelled", res.StopReason, err)
 		}
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("cancel took %s", d)
 		}
 		if stop, err := s.ed.Prompt(sid, "again"); err != nil || stop != schema.StopEndTurn {
@@ -161,7 +161,7 @@ func TestModelHangsAfterHeaders(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no data from the API for "+idle.String()) {
 			t.Errorf("prompt error = %v; want one saying the API sent nothing for %s", err, idle)
 		}
-		if d > 2*time.Second {
+		if d > 5*time.Second {
 			t.Errorf("two stalled attempts of %s took %s", idle, d)
 		}
 		retried := false
@@ -395,7 +395,7 @@ func TestBashGroupIgnoringSIGTERM(t *testing.T) {
 			}
 			// SIGTERM, a second's grace, SIGKILL.
 			waitGone(t, m, 3*time.Second)
-			if d := time.Since(start); d > 6*time.Second {
+			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("took %s", d)
 			}
 			if tt.result != "" {
