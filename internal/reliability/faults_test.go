@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -23,7 +24,7 @@ import (
 // quits or crashes does, in the middle of a turn: the process exits and
 // nothing it started is left running.
 func TestEditorQuitsMidTurn(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	tests := []struct {
 		name string
 		turn func(m string) fake.Turn
@@ -74,7 +75,7 @@ func TestEditorQuitsMidTurn(t *testing.T) {
 // tool does not run, not even when a late "allow" arrives, and the
 // session goes on.
 func TestPermissionNeverAnswered(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	w := newWorld(t, nil)
 	model := fake.NewAnthropic(t,
 		fake.Turn{fake.ToolUse("toolu_1", "Write", `{"file_path":"x.txt","content":"x"}`)},
@@ -125,7 +126,7 @@ func TestPermissionNeverAnswered(t *testing.T) {
 // TestModelHangsAfterHeaders has a model server that sends its response
 // headers and then nothing.
 func TestModelHangsAfterHeaders(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	t.Run("cancel", func(t *testing.T) {
 		w := newWorld(t, nil)
 		model := fake.NewAnthropic(t, fake.Turn{fake.Hang(0)}, fake.Turn{fake.Text("ok")})
@@ -198,7 +199,7 @@ func bashInput(t *testing.T, fields map[string]any) string {
 // normal exit code, the whole group is gone, what the turn said so far is
 // in the session file, and the session resumes in a new sidecar.
 func TestSIGTERMMidTurn(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	m := marker()
 	w := newWorld(t, nil)
 	model := fake.NewAnthropic(t,
@@ -251,7 +252,7 @@ func TestSIGTERMMidTurn(t *testing.T) {
 // the first acknowledged, and sends the model a conversation the API
 // accepts.
 func TestKillDashNineThenResume(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	tests := []struct {
 		name string
 		turn fake.Turn // the second turn, interrupted
@@ -327,7 +328,7 @@ func TestKillDashNineThenResume(t *testing.T) {
 // gone after the command's timeout, after session/cancel and, run in the
 // background, after session/close.
 func TestBashGroupIgnoringSIGTERM(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	tests := []struct {
 		name  string
 		input func(m string) map[string]any
@@ -413,7 +414,7 @@ func TestBashGroupIgnoringSIGTERM(t *testing.T) {
 // failure is reported clearly, the file is not corrupted, and the
 // session keeps working and resumes.
 func TestDiskFull(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	tests := []struct {
 		name string
 		// wrap returns the command line that runs the binary (appended

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/engine"
-	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -23,7 +23,7 @@ import (
 // detector (the server is in process), it checks that each session gets
 // exactly its own updates, permission requests, edits and history.
 func TestConcurrentSessions(t *testing.T) {
-	editortest.Reaped(t)
+	proctest.Reaped(t)
 	const (
 		sessions = 20
 		prompts  = 3 // per session, one after the other

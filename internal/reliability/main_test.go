@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/providers/retry"
@@ -46,7 +47,7 @@ func run(m *testing.M) int {
 			return 1
 		}
 	}
-	return editortest.RunReaped(m)
+	return proctest.RunReaped(m)
 }
 
 // sidecar is the built binary with a fake editor on its stdio.
@@ -174,9 +175,9 @@ func marker() string {
 
 // procs returns the live descendants of the test binary whose command
 // line contains marker.
-func procs(marker string) []editortest.Proc {
-	var out []editortest.Proc
-	for _, p := range editortest.Descendants() {
+func procs(marker string) []proctest.Proc {
+	var out []proctest.Proc
+	for _, p := range proctest.Descendants() {
 		if strings.Contains(p.Cmdline, marker) {
 			out = append(out, p)
 		}
@@ -185,7 +186,7 @@ func procs(marker string) []editortest.Proc {
 }
 
 // waitProcs waits until n processes with marker are alive.
-func waitProcs(t *testing.T, marker string, n int) []editortest.Proc {
+func waitProcs(t *testing.T, marker string, n int) []proctest.Proc {
 	t.Helper()
 	deadline := time.Now().Add(editortest.Timeout)
 	for {

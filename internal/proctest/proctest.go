@@ -1,4 +1,9 @@
-package editortest
+// Package proctest checks that tests leave no process behind: every
+// process a test caused to be started (the sidecar, a shell command, a
+// grandchild it forked, an MCP server, a hook) must have ended when the
+// test ends. It depends on nothing of the project, so any package's tests
+// can use it.
+package proctest
 
 import (
 	"fmt"
@@ -9,11 +14,11 @@ import (
 	"time"
 )
 
-// ReapGrace is how long Reaped and RunReaped give processes to end after
+// Grace is how long Reaped and RunReaped give processes to end after
 // a test before they count as leaked: long enough for a process group
 // that ignores SIGTERM to get its SIGKILL (the Bash tool waits a second)
 // and for a sidecar to exit after its stdin closed.
-var ReapGrace = 5 * time.Second
+var Grace = 5 * time.Second
 
 // Reaped fails the test if a process started during it is still alive
 // once the test and its cleanups (registered before or after this call)
@@ -39,8 +44,8 @@ func Reaped(t testing.TB) {
 	becomeSubreaper()
 	before := descendants()
 	t.Cleanup(func() {
-		if leaked := waitLeaks(before, ReapGrace); len(leaked) > 0 {
-			t.Errorf("%d process(es) started by the test outlived it by %s:\n%s", len(leaked), ReapGrace, describe(leaked))
+		if leaked := waitLeaks(before, Grace); len(leaked) > 0 {
+			t.Errorf("%d process(es) started by the test outlived it by %s:\n%s", len(leaked), Grace, describe(leaked))
 			sweep(before, leaked)
 		}
 	})
@@ -50,7 +55,7 @@ func Reaped(t testing.TB) {
 // by the package's tests outlives them all; the leaked processes are
 // listed on stderr and killed. Use it in TestMain:
 //
-//	func TestMain(m *testing.M) { os.Exit(editortest.RunReaped(m)) }
+//	func TestMain(m *testing.M) { os.Exit(proctest.RunReaped(m)) }
 //
 // It catches what Reaped catches, without naming the test, and works in
 // packages whose tests run in parallel.
@@ -61,8 +66,8 @@ func RunReaped(m *testing.M) int {
 	becomeSubreaper()
 	before := descendants()
 	code := m.Run()
-	if leaked := waitLeaks(before, ReapGrace); len(leaked) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: %d process(es) started by the tests outlived them by %s:\n%s", len(leaked), ReapGrace, describe(leaked))
+	if leaked := waitLeaks(before, Grace); len(leaked) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d process(es) started by the tests outlived them by %s:\n%s", len(leaked), Grace, describe(leaked))
 		sweep(before, leaked)
 		if code == 0 {
 			code = 1

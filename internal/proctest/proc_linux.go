@@ -1,4 +1,4 @@
-package editortest
+package proctest
 
 import (
 	"bytes"

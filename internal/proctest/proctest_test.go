@@ -1,4 +1,4 @@
-package editortest
+package proctest
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ func TestReaped(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the reaping check needs /proc")
 	}
-	defer func(g time.Duration) { ReapGrace = g }(ReapGrace)
-	ReapGrace = 300 * time.Millisecond
+	defer func(g time.Duration) { Grace = g }(Grace)
+	Grace = 300 * time.Millisecond
 	tests := []struct {
 		name string
 		// script runs under sh -c and is waited for.

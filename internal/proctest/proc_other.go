@@ -1,6 +1,6 @@
 //go:build !linux
 
-package editortest
+package proctest
 
 // Without Linux's /proc and child subreapers the reaping checks are
 // skipped.
