@@ -21,10 +21,16 @@ local ok, err = pcall(function()
   -- The editor's answer to the approval request: "Allow". (Neovim's own
   -- handler asks with inputlist, which needs a person.)
   local asked = {}
+  local turn_done = false
   local handlers = {
     ["window/showMessageRequest"] = function(_, params)
       table.insert(asked, params.message)
       return params.actions[1]
+    end,
+    ["window/logMessage"] = function(_, params)
+      if params.message:find("agent: done", 1, true) then
+        turn_done = true
+      end
     end,
   }
   local id = vim.lsp.start({
@@ -63,5 +69,9 @@ local ok, err = pcall(function()
   end, 50)
   assert(fixed, "the buffer did not change: " .. table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"))
   assert(#asked == 1, "approvals asked: " .. vim.inspect(asked))
+  -- Let the turn finish (the model's last answer) before quitting.
+  assert(vim.wait(30000, function()
+    return turn_done
+  end, 50), "the turn did not end (no 'agent: done' log message)")
 end)
 finish(ok and "ok" or tostring(err))
