@@ -3,12 +3,14 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -175,7 +177,7 @@ func TestMCPStdioServerStopsWithSession(t *testing.T) {
 		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "allow_once"}}
 	})
 	e.editor.Initialize(e.root, nil)
-	marker := "agent-lsp-e2e-" + filepath.Base(e.root)
+	marker := fmt.Sprintf("agent-lsp-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
 	var res schema.NewSessionResult
 	e.editor.MustCall("session/new", schema.NewSessionParams{Cwd: e.root, MCPServers: []schema.MCPServer{
 		{Name: "everything", Command: "node", Args: []string{entry, "stdio", marker}},
