@@ -10,7 +10,9 @@
 //
 // With -sdk, the same figures are also measured by the official ACP
 // TypeScript SDK (the conformance client's "bench" scenario, run with the
-// machine's node and the SDK that scripts/install-acp-sdk.sh installed).
+// machine's node and the SDK that scripts/install-acp-sdk.sh installed):
+// one node process, warmed by an agent it does not measure, starts the
+// -runs agents one after another, as a running editor would.
 package main
 
 import (
@@ -56,8 +58,8 @@ func main() {
 		log.Fatalf("%v (build it first: go build -o %s ./cmd/agent-lsp)", err, *bin)
 	}
 
-	turns := make([]fake.Turn, 0, 2**runs)
-	for range 2 * *runs {
+	turns := make([]fake.Turn, 0, 2**runs+1)
+	for range 2**runs + 1 { // the SDK client warms up with one more
 		turns = append(turns, fake.Turn{fake.Text("Hello", " from the fake model.")})
 	}
 	model := fake.NewAnthropic(nil, turns...)
@@ -119,12 +121,8 @@ func main() {
 		if prefix == "" {
 			prefix = defaultSDKPrefix()
 		}
-		for i := range *runs {
-			s, err := measureSDK(client, prefix, abs, ws, env)
-			if err != nil {
-				log.Fatalf("SDK run %d: %v", i, err)
-			}
-			viaSDK = append(viaSDK, s)
+		if viaSDK, err = measureSDK(client, prefix, abs, ws, env, *runs); err != nil {
+			log.Fatalf("SDK runs: %v", err)
 		}
 	}
 	report(*runs, floor, direct, viaSDK)
@@ -235,22 +233,27 @@ type message struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-// measureSDK runs the conformance client's bench scenario once.
-func measureSDK(client, prefix, bin, cwd string, env []string) (sample, error) {
-	var s sample
+// measureSDK runs the conformance client's bench scenario: one node
+// process, already warm from a first agent it does not measure, starts
+// runs agents one after another, as a running editor would.
+func measureSDK(client, prefix, bin, cwd string, env []string, runs int) ([]sample, error) {
 	cmd := exec.Command("node", client, "bench")
 	cmd.Dir = cwd
-	cmd.Env = append(env, "ACP_SDK="+prefix, "AGENT_LSP="+bin, "WORKSPACE="+cwd)
+	cmd.Env = append(env, "ACP_SDK="+prefix, "AGENT_LSP="+bin, "WORKSPACE="+cwd, "BENCH_RUNS="+strconv.Itoa(runs))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return s, fmt.Errorf("node %s bench: %v\n%s", client, err, stderr.String())
+		return nil, fmt.Errorf("node %s bench: %v\n%s", client, err, stderr.String())
 	}
-	if err := json.Unmarshal(out, &s); err != nil {
-		return s, fmt.Errorf("node %s bench printed %q: %v", client, out, err)
+	var samples []sample
+	if err := json.Unmarshal(out, &samples); err != nil {
+		return nil, fmt.Errorf("node %s bench printed %q: %v", client, out, err)
 	}
-	return s, nil
+	if len(samples) != runs {
+		return nil, fmt.Errorf("node %s bench measured %d runs, want %d", client, len(samples), runs)
+	}
+	return samples, nil
 }
 
 func defaultSDKPrefix() string {
@@ -307,7 +310,7 @@ func column(samples []sample, f func(sample) float64) []float64 {
 
 func report(runs int, floor [][]float64, direct, viaSDK []sample) {
 	fmt.Printf("Machine: %d cores (nproc), %s; %s; load average after the runs: %s.\n", runtime.NumCPU(), cpuModel(), runtime.Version(), loadavg())
-	fmt.Printf("Medians of %d fresh processes (min-max in brackets).\n\n", runs)
+	fmt.Printf("Medians of %d fresh agent processes per client (min-max in brackets); the SDK client is one warm node process that starts them one after another.\n\n", runs)
 	fmt.Println("| measure | Go NDJSON client | ACP TypeScript SDK | target |")
 	fmt.Println("|---|---|---|---|")
 	rows := []struct {

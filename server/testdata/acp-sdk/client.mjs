@@ -345,21 +345,30 @@ const scenarios = {
   },
 
   // Timings for bench/acp: spawn -> initialize answered, session/new,
-  // prompt -> first agent_message_chunk, and the agent's peak memory.
+  // prompt -> first agent_message_chunk, and the agent's peak memory, for
+  // BENCH_RUNS fresh agent processes started one after another by this
+  // one client, after one warm-up agent that is not measured: an editor's
+  // client is already running, and its own first-use costs (the JIT, the
+  // SDK's schemas, node's first spawn) are not the agent's.
   async bench() {
-    const ed = new Editor();
-    await ed.initialize();
-    let t = performance.now();
-    const ns = await ed.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
-    const sessionNewMs = performance.now() - t;
-    t = performance.now();
-    const done = ed.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "hello" }] }, "PromptResponse");
-    await ed.waitFor("the first chunk", (n) => n.update.sessionUpdate === "agent_message_chunk");
-    const firstChunkMs = performance.now() - t;
-    await done;
-    const hwm = readFileSync(`/proc/${ed.child.pid}/status`, "utf8").match(/^VmHWM:\s+(\d+) kB/m);
-    await ed.close();
-    return { initializeMs: ed.initializeMs, sessionNewMs, firstChunkMs, peakRssKb: hwm ? Number(hwm[1]) : 0 };
+    const runs = Number(process.env.BENCH_RUNS ?? "1");
+    const results = [];
+    for (let i = 0; i <= runs; i++) {
+      const ed = new Editor();
+      await ed.initialize();
+      let t = performance.now();
+      const ns = await ed.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
+      const sessionNewMs = performance.now() - t;
+      t = performance.now();
+      const done = ed.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "hello" }] }, "PromptResponse");
+      await ed.waitFor("the first chunk", (n) => n.update.sessionUpdate === "agent_message_chunk");
+      const firstChunkMs = performance.now() - t;
+      await done;
+      const hwm = readFileSync(`/proc/${ed.child.pid}/status`, "utf8").match(/^VmHWM:\s+(\d+) kB/m);
+      await ed.close();
+      if (i > 0) results.push({ initializeMs: ed.initializeMs, sessionNewMs, firstChunkMs, peakRssKb: hwm ? Number(hwm[1]) : 0 });
+    }
+    return results;
   },
 };
 
