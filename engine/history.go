@@ -45,10 +45,13 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 		}
 		return open, nil
 	}
-	if err := checkCwd(opts.Cwd); err != nil {
+	if err := CheckCwd(opts.Cwd); err != nil {
 		return nil, err
 	}
 	log, hist, err := s.cfg.Store.Resume(opts.Cwd, id)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, fmt.Errorf("%w %q: no session with this id was saved for %s", ErrUnknownSession, id, opts.Cwd)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resuming session %s: %w", id, err)
 	}

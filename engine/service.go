@@ -95,6 +95,10 @@ type Usage = providers.Usage
 // configured; the error says what to set.
 var ErrNoProvider = errors.New("no model provider configured")
 
+// ErrUnknownSession is returned (wrapped, naming the id) for a session id
+// that is neither open in this service nor saved for the directory.
+var ErrUnknownSession = errors.New("unknown session")
+
 // Service owns the sessions of one sidecar process. Doors create, find and
 // close sessions through it.
 type Service struct {
@@ -143,7 +147,7 @@ type SessionOptions struct {
 
 // NewSession starts a session.
 func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
-	if err := checkCwd(opts.Cwd); err != nil {
+	if err := CheckCwd(opts.Cwd); err != nil {
 		return nil, err
 	}
 	if opts.Client == nil {
@@ -172,7 +176,7 @@ func (s *Service) Session(id string) (*Session, error) {
 	defer s.mu.Unlock()
 	sess, ok := s.sessions[id]
 	if !ok {
-		return nil, fmt.Errorf("unknown session %q", id)
+		return nil, fmt.Errorf("%w %q", ErrUnknownSession, id)
 	}
 	return sess, nil
 }
@@ -185,7 +189,7 @@ func (s *Service) CloseSession(id string) error {
 	delete(s.sessions, id)
 	s.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("unknown session %q", id)
+		return fmt.Errorf("%w %q", ErrUnknownSession, id)
 	}
 	sess.close()
 	return nil
@@ -266,7 +270,8 @@ func (s *Service) provider() (Provider, error) {
 }
 
 // checkCwd checks that a session's cwd is an absolute directory.
-func checkCwd(cwd string) error {
+// CheckCwd returns an error unless cwd is an absolute path to a directory.
+func CheckCwd(cwd string) error {
 	if !filepath.IsAbs(cwd) {
 		return fmt.Errorf("cwd %q is not an absolute path", cwd)
 	}

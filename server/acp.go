@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -65,12 +66,18 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 		return nil, rpc.InvalidParams("initialize: field \"protocolVersion\" is required")
 	}
 	caps := acpClientCapabilities(p.ClientCapabilities)
-	svc, err := s.opts.NewService(InitOptions{})
+	// The agent's own working directory is the project of this first
+	// service; sessions elsewhere get their own (see serviceFor).
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "initialize: the agent's working directory: %v", err)
+	}
+	svc, err := s.opts.NewService(InitOptions{Roots: []string{wd}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "initialize: %v", err)
 	}
 	s.mu.Lock()
-	s.svc, s.acpCaps, s.state = svc, caps, stateInitialized
+	s.svc, s.svcRoot, s.acpCaps, s.state = svc, filepath.Clean(wd), caps, stateInitialized
 	s.mu.Unlock()
 	if p.ClientInfo != nil {
 		s.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",

@@ -59,17 +59,24 @@ func startACP(t *testing.T, root string, configure func(*engine.Config), turns .
 	t.Helper()
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
+	return serveACP(t, func(server.InitOptions) (*engine.Service, error) {
+		cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf}
+		if configure != nil {
+			configure(&cfg)
+		}
+		return engine.NewService(cfg), nil
+	}), model
+}
+
+// serveACP serves the ACP door in process with newService and returns the
+// client's end of the byte stream; the door must stop by the test's end.
+func serveACP(t *testing.T, newService func(server.InitOptions) (*engine.Service, error)) net.Conn {
+	t.Helper()
 	a, b := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- server.ServeACP(ctx, a, server.Options{Version: "test", Logf: t.Logf, NewService: func(server.InitOptions) (*engine.Service, error) {
-			cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf}
-			if configure != nil {
-				configure(&cfg)
-			}
-			return engine.NewService(cfg), nil
-		}})
+		done <- server.ServeACP(ctx, a, server.Options{Version: "test", Logf: t.Logf, NewService: newService})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -83,7 +90,7 @@ func startACP(t *testing.T, root string, configure func(*engine.Config), turns .
 			t.Error("the ACP door did not stop")
 		}
 	})
-	return b, model
+	return b
 }
 
 // newACP starts a door whose model plays turns, with a client connected.
@@ -458,7 +465,7 @@ func TestACPInitialize(t *testing.T) {
 		t.Errorf("authenticate with a provider configured: %v", err)
 	}
 	wantCode(t, c.call("session/new", map[string]any{"cwd": 3}, nil), -32602, "cwd")
-	wantCode(t, c.call("session/prompt", schema.PromptParams{SessionID: "nope", Prompt: []schema.ContentBlock{schema.TextBlock("x")}}, nil), -32602, "nope")
+	wantCode(t, c.call("session/prompt", schema.PromptParams{SessionID: "nope", Prompt: []schema.ContentBlock{schema.TextBlock("x")}}, nil), -32002, "nope")
 	for _, m := range []string{"shutdown", "textDocument/codeAction", "workspace/executeCommand"} {
 		wantCode(t, c.call(m, map[string]any{}, nil), -32601, "method not found")
 	}

@@ -189,13 +189,7 @@ type initializeParams struct {
 }
 
 func (s *Server) shutdown(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	s.mu.Lock()
-	s.state = stateShutdown
-	svc := s.svc
-	s.mu.Unlock()
-	if svc != nil {
-		svc.Close()
-	}
+	s.closeServices()
 	return nil, nil
 }
 

@@ -60,12 +60,14 @@ type Server struct {
 	acp bool
 
 	mu       sync.Mutex
-	state    state                     // guarded by mu
-	svc      *engine.Service           // set by initialize, guarded by mu
-	roots    []string                  // workspace folders, guarded by mu
-	caps     clientCapabilities        // guarded by mu
-	acpCaps  schema.ClientCapabilities // ACP door, guarded by mu
-	exitCode int                       // guarded by mu
+	state    state                      // guarded by mu
+	svc      *engine.Service            // set by initialize, guarded by mu
+	svcRoot  string                     // the project of svc on the ACP door, guarded by mu
+	projects map[string]*projectService // ACP door: the services of other session cwds, guarded by mu
+	roots    []string                   // workspace folders, guarded by mu
+	caps     clientCapabilities         // guarded by mu
+	acpCaps  schema.ClientCapabilities  // ACP door, guarded by mu
+	exitCode int                        // guarded by mu
 	exited   chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
 	// was handed a connection without watchInput).
@@ -166,9 +168,7 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 		s.exitCode = 0
 	}
 	s.mu.Unlock()
-	if svc := s.service(); svc != nil {
-		svc.Close()
-	}
+	s.closeServices()
 	s.plain.turns.Wait()
 	// Closing the connection waits for its reader, which may sit in a
 	// read of stdin that nothing can interrupt: do not let that keep the

@@ -35,9 +35,13 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if !filepath.IsAbs(p.Cwd) {
 		return nil, rpc.InvalidParams("session/new: field \"cwd\" must be an absolute path, got %q", p.Cwd)
 	}
+	svc, err := s.serviceFor(p.Cwd)
+	if err != nil {
+		return nil, rpc.InvalidParams("session/new: %v", err)
+	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
 	opts.Model = p.Model
-	sess, err := s.service().NewSession(ctx, opts)
+	sess, err := svc.NewSession(ctx, opts)
 	if err != nil {
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
@@ -95,9 +99,9 @@ func (s *Server) session(method, id string) (*engine.Session, error) {
 	if err := rpc.Required(method, "sessionId", id); err != nil {
 		return nil, err
 	}
-	sess, err := s.service().Session(id)
+	sess, _, err := s.openSession(id)
 	if err != nil {
-		return nil, rpc.InvalidParams("%s: %v", method, err)
+		return nil, s.sessionError(method, id, err)
 	}
 	return sess, nil
 }
@@ -147,8 +151,12 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	if err := rpc.Required(req.Method(), "sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	if err := s.service().CloseSession(p.SessionID); err != nil {
-		return nil, rpc.InvalidParams("session/close: %v", err)
+	_, svc, err := s.openSession(p.SessionID)
+	if err == nil {
+		err = svc.CloseSession(p.SessionID)
+	}
+	if err != nil {
+		return nil, s.sessionError(req.Method(), p.SessionID, err)
 	}
 	return struct{}{}, nil
 }
@@ -220,11 +228,18 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 	if err := rpc.Required(req.Method(), "cwd", p.Cwd); err != nil {
 		return nil, err
 	}
+	// A session already open (in any project's service) is handed over.
+	_, svc, err := s.openSession(p.SessionID)
+	if err != nil {
+		if svc, err = s.serviceFor(p.Cwd); err != nil {
+			return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
+		}
+	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
 	bind(p.SessionID)
-	sess, err := s.service().ResumeSession(ctx, p.SessionID, opts, replay)
+	sess, err := svc.ResumeSession(ctx, p.SessionID, opts, replay)
 	if err != nil {
-		return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
+		return nil, s.sessionError(req.Method(), p.SessionID, err)
 	}
 	s.announce(sess)
 	return sessionResult(sess), nil

@@ -1,0 +1,135 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/rpc"
+)
+
+// A connection's sessions run in session services. On the LSP door there
+// is one, for the workspace initialize names. On the ACP door each
+// session's cwd is its project: the first session in a directory builds
+// that directory's service, so its .claude/settings.json (rules, hooks,
+// model, apiKeyHelper) and CLAUDE.md apply to its sessions, as they would
+// to claude started there. The service initialize builds is the one of
+// the agent's own working directory; it also answers authenticate and
+// session/list.
+
+// projectService is the service of one project directory, built once.
+type projectService struct {
+	once sync.Once
+	svc  *engine.Service // guarded by Server.mu
+	err  error           // guarded by Server.mu
+}
+
+// serviceFor returns the service that sessions in cwd run in. Its error
+// is the client's: cwd is not an absolute path to a directory.
+func (s *Server) serviceFor(cwd string) (*engine.Service, error) {
+	if !s.acp {
+		return s.service(), nil
+	}
+	if err := engine.CheckCwd(cwd); err != nil {
+		return nil, err
+	}
+	root := filepath.Clean(cwd)
+	s.mu.Lock()
+	if s.svc != nil && root == s.svcRoot {
+		svc := s.svc
+		s.mu.Unlock()
+		return svc, nil
+	}
+	p := s.projects[root]
+	if p == nil {
+		if s.projects == nil {
+			s.projects = make(map[string]*projectService)
+		}
+		p = &projectService{}
+		s.projects[root] = p
+	}
+	s.mu.Unlock()
+	// Building a service reads settings and may run an apiKeyHelper:
+	// other directories' sessions do not wait for it.
+	p.once.Do(func() {
+		svc, err := s.opts.NewService(InitOptions{Roots: []string{root}})
+		s.mu.Lock()
+		p.svc, p.err = svc, err
+		closed := s.state == stateShutdown
+		s.mu.Unlock()
+		if err == nil && closed {
+			// The connection ended while it was being built.
+			svc.Close()
+		}
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		return nil, fmt.Errorf("the agent is shutting down")
+	}
+	if p.err != nil {
+		return nil, fmt.Errorf("starting the agent for %s: %w", root, p.err)
+	}
+	return p.svc, nil
+}
+
+// services returns every session service of the connection.
+func (s *Server) services() []*engine.Service {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*engine.Service
+	if s.svc != nil {
+		out = append(out, s.svc)
+	}
+	for _, p := range s.projects {
+		// A service still being built is not listed; it has no session.
+		if p.svc != nil {
+			out = append(out, p.svc)
+		}
+	}
+	return out
+}
+
+// closeServices closes every session service of the connection.
+func (s *Server) closeServices() {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	for _, svc := range s.services() {
+		svc.Close()
+	}
+}
+
+// openSession returns the open session with id and its service.
+func (s *Server) openSession(id string) (*engine.Session, *engine.Service, error) {
+	err := fmt.Errorf("%w %q", engine.ErrUnknownSession, id)
+	for _, svc := range s.services() {
+		sess, serr := svc.Session(id)
+		if serr == nil {
+			return sess, svc, nil
+		}
+		err = serr
+	}
+	return nil, nil, err
+}
+
+// codeResourceNotFound is ACP's error for a session (or other resource)
+// that does not exist.
+const codeResourceNotFound = -32002
+
+// sessionError is the error for a request naming a session it cannot use:
+// on the ACP door, an unknown session is ACP's -32002 "resource not found"
+// with data.sessionId; on the LSP door (where -32002 means "server not
+// initialized") it is invalid params. Other failures are invalid params.
+func (s *Server) sessionError(method, id string, err error) error {
+	if s.acp && errors.Is(err, engine.ErrUnknownSession) {
+		data, _ := json.Marshal(map[string]string{"sessionId": id})
+		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("%s: %v", method, err), Data: data}
+	}
+	return rpc.InvalidParams("%s: %v", method, err)
+}
