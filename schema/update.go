@@ -190,3 +190,9 @@ type Cost struct {
 	Amount   float64 `json:"amount"`
 	Currency string  `json:"currency"`
 }
+
+// TerminalContent returns tool call content embedding the client's
+// terminal with id (one created with terminal/create).
+func TerminalContent(id string) ToolCallContent {
+	return ToolCallContent{Type: "terminal", TerminalID: id}
+}

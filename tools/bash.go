@@ -130,6 +130,9 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err := ctx.Err(); err != nil {
 		return Errorf("the command was cancelled before it started")
 	}
+	if t.env.Terminal != nil && !in.RunInBackground {
+		return t.runInTerminal(ctx, in, argv, timeout)
+	}
 	s, err := startShell(argv, t.env.Cwd)
 	if err != nil {
 		return Errorf("%v", err)
@@ -147,35 +150,55 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		}
 	}
 	timedOut, err := s.wait(ctx, timeout)
-	output := s.out.String()
+	state, code, _ := s.status()
+	res := bashResult(in, bashEnd{
+		output: s.out.String(), cancelled: err != nil, timedOut: timedOut,
+		timeout: timeout, code: code, state: state,
+	})
+	res.Display = []schema.ToolCallContent{schema.TextContent("```console\n$ " + in.Command + "\n" + res.Content + "```")}
+	return res
+}
+
+// bashEnd is how a foreground command ended.
+type bashEnd struct {
+	output    string
+	truncated bool // the start of output was cut
+	cancelled bool
+	timedOut  bool
+	timeout   time.Duration
+	code      int    // exit code; negative when a signal ended it
+	state     string // how it ended when code is negative
+}
+
+// bashResult is the tool result for a foreground command: its output and
+// a note on how it ended unless it succeeded.
+func bashResult(in bashInput, e bashEnd) *Result {
 	res := &Result{Title: bashTitle(in)}
 	var b strings.Builder
-	b.WriteString(output)
-	if output != "" && !strings.HasSuffix(output, "\n") {
+	if e.truncated {
+		fmt.Fprintf(&b, "[output truncated: only its last %d bytes were kept]\n", len(e.output))
+	}
+	b.WriteString(e.output)
+	if e.output != "" && !strings.HasSuffix(e.output, "\n") {
 		b.WriteByte('\n')
 	}
 	switch {
-	case err != nil:
+	case e.cancelled:
 		fmt.Fprintf(&b, "[the command was cancelled; it and every process it started were killed]\n")
 		res.IsError = true
-	case timedOut:
-		fmt.Fprintf(&b, "[the command timed out after %v; it and every process it started were killed. Use a longer timeout (at most 600000 ms), or run_in_background for long-running commands]\n", timeout)
+	case e.timedOut:
+		fmt.Fprintf(&b, "[the command timed out after %v; it and every process it started were killed. Use a longer timeout (at most 600000 ms), or run_in_background for long-running commands]\n", e.timeout)
 		res.IsError = true
-	default:
-		state, code, _ := s.status()
-		switch {
-		case code > 0:
-			fmt.Fprintf(&b, "[exit code %d]\n", code)
-			res.IsError = true
-		case code < 0:
-			fmt.Fprintf(&b, "[%s]\n", state)
-			res.IsError = true
-		case output == "":
-			b.WriteString("(no output)\n")
-		}
+	case e.code > 0:
+		fmt.Fprintf(&b, "[exit code %d]\n", e.code)
+		res.IsError = true
+	case e.code < 0:
+		fmt.Fprintf(&b, "[%s]\n", e.state)
+		res.IsError = true
+	case e.output == "":
+		b.WriteString("(no output)\n")
 	}
 	res.Content = b.String()
-	res.Display = []schema.ToolCallContent{schema.TextContent("```console\n$ " + in.Command + "\n" + res.Content + "```")}
 	return res
 }
 

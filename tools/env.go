@@ -32,6 +32,9 @@ type Env struct {
 	// WrapCommand, when set, rewrites a shell command's argv to run
 	// inside a sandbox. It returns an error when the command must not run.
 	WrapCommand func(argv []string) ([]string, error)
+	// Terminal, when set, is the editor's terminal: Bash runs foreground
+	// commands there so the user watches them.
+	Terminal Terminal
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.

@@ -108,13 +108,17 @@ type shell struct {
 	read   int64 // output offset BashOutput has read to; guarded by mu
 }
 
+// shellEnv are the variables every command runs with: no pager waits
+// for a key and git asks for no password.
+var shellEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+
 // startShell starts argv in dir, in a new process group, with stdout and
 // stderr going to one capped buffer and no standard input.
 func startShell(argv []string, dir string) (*shell, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(os.Environ(), shellEnv...)
 	out := newCappedBuffer(BashOutputLimit)
 	cmd.Stdout = out
 	cmd.Stderr = out
