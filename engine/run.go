@@ -82,6 +82,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
 
 	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})
+	})
 	var res *tools.Result
 	if verdict.edited != nil {
 		res = s.applyEdited(runCtx, preview, *verdict.edited)

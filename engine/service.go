@@ -139,6 +139,9 @@ type SessionOptions struct {
 	Client Client
 	// Files is the editor-aware file system (default: the disk).
 	Files tools.FileSystem
+	// Terminal is the editor's terminal, when it offers one: Bash runs
+	// foreground commands there.
+	Terminal tools.Terminal
 	// MCPServers are MCP servers the editor passed.
 	MCPServers []schema.MCPServer
 	// Model overrides the service's model.

@@ -82,11 +82,12 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 
 	s.env = &tools.Env{
-		Cwd:    s.cwd,
-		Roots:  roots,
-		Files:  opts.Files,
-		Reads:  tools.NewReadTracker(),
-		OnPlan: s.onPlan,
+		Cwd:      s.cwd,
+		Roots:    roots,
+		Files:    opts.Files,
+		Terminal: opts.Terminal,
+		Reads:    tools.NewReadTracker(),
+		OnPlan:   s.onPlan,
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand

@@ -22,7 +22,9 @@ import (
 // The ACP door serves the Agent Client Protocol v1 (Zed, JetBrains,
 // CodeCompanion, avante, ...) with newline-delimited JSON-RPC. It shares
 // the session methods with the LSP door; only initialize, authenticate,
-// request cancellation and the way files are read and written differ.
+// request cancellation, the way files are read and written, where Bash
+// runs (the client's terminal, when it offers one) and the projects
+// sessions run in (services.go) differ.
 
 func init() {
 	acpMethods.register("initialize", (*Server).acpInitialize)
@@ -170,9 +172,26 @@ type acpFS struct {
 	s     *Server
 	read  bool // the client serves fs/read_text_file
 	write bool // the client serves fs/write_text_file
+	ref   *sessionRef
+}
 
-	mu        sync.Mutex
-	sessionID string // set once the session exists, guarded by mu
+// sessionRef is the id of a session on the ACP door, known once the
+// session exists; requests to the client carry it.
+type sessionRef struct {
+	mu sync.Mutex
+	id string // guarded by mu
+}
+
+func (r *sessionRef) set(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.id = id
+}
+
+func (r *sessionRef) get() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.id
 }
 
 var (
@@ -183,11 +202,7 @@ var (
 // acpIOTimeout bounds a file request to the client.
 const acpIOTimeout = 30 * time.Second
 
-func (f *acpFS) session() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sessionID
-}
+func (f *acpFS) session() string { return f.ref.get() }
 
 // diskOnly are the kinds of files read from the disk even when the client
 // reads text files: fs/read_text_file carries text, and Read returns these
@@ -246,10 +261,11 @@ func (s *Server) acpSessionOptions(cwd string, mcp []schema.MCPServer) (engine.S
 	s.mu.Lock()
 	caps := s.acpCaps
 	s.mu.Unlock()
-	fs := &acpFS{s: s, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile}
-	return engine.SessionOptions{Cwd: cwd, Client: acpClient{s}, Files: fs, MCPServers: mcp}, func(id string) {
-		fs.mu.Lock()
-		fs.sessionID = id
-		fs.mu.Unlock()
+	ref := &sessionRef{}
+	opts := engine.SessionOptions{Cwd: cwd, Client: acpClient{s}, MCPServers: mcp}
+	opts.Files = &acpFS{s: s, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile, ref: ref}
+	if caps.Terminal {
+		opts.Terminal = &acpTerminal{s: s, ref: ref}
 	}
+	return opts, ref.set
 }

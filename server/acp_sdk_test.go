@@ -206,6 +206,30 @@ func TestACPConformanceSDK(t *testing.T) {
 			},
 		},
 		{
+			scenario: "terminal",
+			script: `[
+				[{"tool_use": {"id": "toolu_1", "name": "Bash", "input": {"command": "echo from-the-editor-terminal; exit 3"}}}],
+				[{"text": "It exited 3."}],
+				[{"tool_use": {"id": "toolu_2", "name": "Bash", "input": {"command": "sleep 30", "timeout": 500}}}],
+				[{"text": "Too slow."}]]`,
+			check: func(t *testing.T, result map[string]any, root string, requests []string) {
+				if len(requests) != 4 || !strings.Contains(requests[1], `from-the-editor-terminal\n[exit code 3]`) || !strings.Contains(requests[3], "timed out after 500ms") {
+					t.Errorf("the model did not get the terminal's output, exit code and timeout: %v", requests)
+				}
+				var got []string
+				for _, r := range result["requests"].([]any) {
+					got = append(got, r.(string))
+				}
+				want := []string{
+					"terminal/create /bin/bash", "terminal/wait_for_exit term_1", "terminal/output term_1", "terminal/release term_1",
+					"terminal/create /bin/bash", "terminal/wait_for_exit term_2", "terminal/kill term_2", "terminal/output term_2", "terminal/release term_2",
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("terminal requests:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			},
+		},
+		{
 			scenario: "load",
 			script:   `[[{"text": "I will remember 42."}], [{"text": "It was 42."}]]`,
 			check: func(t *testing.T, result map[string]any, root string, requests []string) {

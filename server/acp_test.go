@@ -45,6 +45,7 @@ type acpEditor struct {
 	perms     []schema.RequestPermissionParams                                     // guarded by mu
 	answer    func(*schema.RequestPermissionParams) schema.RequestPermissionResult // guarded by mu
 	changed   chan struct{}                                                        // closed and replaced on every event, guarded by mu
+	terminals *editorTerminals                                                     // serves terminal/* when set
 }
 
 // acpNote is a notification the door sent.
@@ -136,6 +137,13 @@ func (c *acpEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return nil, nil
 	}
 	jsonrpc2.Async(ctx) // answer like a user who takes their time
+	if strings.HasPrefix(method, "terminal/") && c.terminals != nil {
+		res, err := c.terminals.handle(method, params)
+		c.mu.Lock()
+		c.signal()
+		c.mu.Unlock()
+		return res, err
+	}
 	switch method {
 	case "session/request_permission":
 		var p schema.RequestPermissionParams

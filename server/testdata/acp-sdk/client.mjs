@@ -61,13 +61,84 @@ function validate(type, value) {
 }
 
 /**
+ * Terminals is an editor's terminal: terminal/create runs the command as a
+ * real process group, and the other terminal methods answer about it.
+ */
+class Terminals {
+  constructor() {
+    this.running = new Map();
+    this.requests = [];
+    this.next = 0;
+  }
+
+  handle(method, type, fn) {
+    return async ({ params }) => {
+      validate(type, params);
+      this.requests.push(`${method} ${params.terminalId ?? params.command}`);
+      if (method === "terminal/create") return fn(params);
+      const t = this.running.get(params.terminalId);
+      check(t, `${method} of an unknown terminal`, params);
+      return fn(t, params);
+    };
+  }
+
+  create(p) {
+    const env = { ...process.env };
+    for (const { name, value } of p.env ?? []) env[name] = value;
+    const child = spawn(p.command, p.args ?? [], { cwd: p.cwd ?? undefined, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const t = { child, output: "", truncated: false, limit: p.outputByteLimit ?? Infinity };
+    t.exit = new Promise((resolve) => child.on("exit", (exitCode, signal) => resolve({ exitCode, signal })));
+    const take = (chunk) => {
+      t.output += chunk;
+      const over = Buffer.byteLength(t.output) - t.limit;
+      if (over > 0) {
+        t.output = Buffer.from(t.output).subarray(over).toString();
+        t.truncated = true;
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", take);
+    child.stderr.setEncoding("utf8").on("data", take);
+    const terminalId = `term_${++this.next}`;
+    this.running.set(terminalId, t);
+    return validate("CreateTerminalResponse", { terminalId });
+  }
+
+  kill(t) {
+    if (t.child.exitCode === null && t.child.signalCode === null) process.kill(-t.child.pid, "SIGKILL");
+  }
+
+  /** on adds the terminal methods to a client app. */
+  on(app) {
+    return app
+      .onRequest("terminal/create", this.handle("terminal/create", "CreateTerminalRequest", (p) => this.create(p)))
+      .onRequest("terminal/output", this.handle("terminal/output", "TerminalOutputRequest", async (t) => {
+        const exitStatus = t.child.exitCode !== null || t.child.signalCode !== null ? await t.exit : undefined;
+        return validate("TerminalOutputResponse", { output: t.output, truncated: t.truncated, exitStatus });
+      }))
+      .onRequest("terminal/wait_for_exit", this.handle("terminal/wait_for_exit", "WaitForTerminalExitRequest", async (t) => validate("WaitForTerminalExitResponse", await t.exit)))
+      .onRequest("terminal/kill", this.handle("terminal/kill", "KillTerminalRequest", async (t) => {
+        this.kill(t);
+        await t.exit;
+        return {};
+      }))
+      .onRequest("terminal/release", this.handle("terminal/release", "ReleaseTerminalRequest", async (t, p) => {
+        this.kill(t);
+        this.running.delete(p.terminalId);
+        return {};
+      }));
+  }
+}
+
+/**
  * Editor is one ACP client connected to one agent-lsp process: it serves
  * fs/read_text_file from its buffers (and the disk), records
- * fs/write_text_file, answers permission requests and records updates.
+ * fs/write_text_file, answers permission requests, runs terminals when
+ * it offers them and records updates.
  */
 class Editor {
-  constructor({ fs = false, answer = "allow_once" } = {}) {
+  constructor({ fs = false, answer = "allow_once", terminal = false } = {}) {
     this.fs = fs;
+    this.terminals = terminal ? new Terminals() : null;
     this.answer = answer;
     this.buffers = new Map();
     this.reads = [];
@@ -118,7 +189,7 @@ class Editor {
         this.updates.push(params);
         for (const w of this.waiters.splice(0)) w();
       });
-    this.connection = app.connect(stream);
+    this.connection = (this.terminals ? this.terminals.on(app) : app).connect(stream);
     this.agent = this.connection.agent;
   }
 
@@ -133,7 +204,7 @@ class Editor {
       "initialize",
       {
         protocolVersion,
-        clientCapabilities: { fs: { readTextFile: this.fs, writeTextFile: this.fs }, terminal: false },
+        clientCapabilities: { fs: { readTextFile: this.fs, writeTextFile: this.fs }, terminal: this.terminals !== null },
         clientInfo: { name: "agent-lsp-conformance", version: "1" },
       },
       "InitializeResponse",
@@ -342,6 +413,27 @@ const scenarios = {
     check(replayed.length === 0, "session/resume must not replay", replayed);
     await third.close();
     return { sessionId: ns.sessionId, replay };
+  },
+
+  // Bash through the editor's terminal: the tool call embeds the
+  // terminal while it runs, a command that outlives its timeout is killed
+  // there, and every terminal is released.
+  async terminal() {
+    const ed = new Editor({ terminal: true });
+    await ed.initialize();
+    const session = await ed.agent.buildSession(workspace).start();
+    const stop = await session.prompt("run it");
+    check(stop.stopReason === "end_turn", "stopReason", stop);
+    const running = await ed.waitFor("the running terminal embedded", (n) =>
+      n.update.sessionUpdate === "tool_call_update" && n.update.status === "in_progress" && n.update.content?.[0]?.type === "terminal");
+    check(running.update.content[0].terminalId === "term_1", "the embedded terminal", running.update);
+    const failed = await ed.waitFor("the failed call", (n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed");
+    check(failed.update.content?.[0]?.terminalId === "term_1", "the finished call keeps its terminal", failed.update);
+    const slow = await session.prompt("run the slow one");
+    check(slow.stopReason === "end_turn", "stopReason", slow);
+    check(ed.terminals.running.size === 0, "every terminal released", [...ed.terminals.running.keys()]);
+    await ed.close();
+    return { requests: ed.terminals.requests };
   },
 
   // Timings for bench/acp: spawn -> initialize answered, session/new,
