@@ -173,7 +173,6 @@ type bashEnd struct {
 // bashResult is the tool result for a foreground command: its output and
 // a note on how it ended unless it succeeded.
 func bashResult(in bashInput, e bashEnd) *Result {
-	res := &Result{Title: bashTitle(in)}
 	var b strings.Builder
 	if e.truncated {
 		fmt.Fprintf(&b, "[output truncated: only its last %d bytes were kept]\n", len(e.output))
@@ -182,24 +181,29 @@ func bashResult(in bashInput, e bashEnd) *Result {
 	if e.output != "" && !strings.HasSuffix(e.output, "\n") {
 		b.WriteByte('\n')
 	}
+	note := e.note()
 	switch {
-	case e.cancelled:
-		fmt.Fprintf(&b, "[the command was cancelled; it and every process it started were killed]\n")
-		res.IsError = true
-	case e.timedOut:
-		fmt.Fprintf(&b, "[the command timed out after %v; it and every process it started were killed. Use a longer timeout (at most 600000 ms), or run_in_background for long-running commands]\n", e.timeout)
-		res.IsError = true
-	case e.code > 0:
-		fmt.Fprintf(&b, "[exit code %d]\n", e.code)
-		res.IsError = true
-	case e.code < 0:
-		fmt.Fprintf(&b, "[%s]\n", e.state)
-		res.IsError = true
+	case note != "":
+		b.WriteString(note + "\n")
 	case e.output == "":
 		b.WriteString("(no output)\n")
 	}
-	res.Content = b.String()
-	return res
+	return &Result{Title: bashTitle(in), Content: b.String(), IsError: note != ""}
+}
+
+// note says why a command failed, or is empty when it succeeded.
+func (e bashEnd) note() string {
+	switch {
+	case e.cancelled:
+		return "[the command was cancelled; it and every process it started were killed]"
+	case e.timedOut:
+		return fmt.Sprintf("[the command timed out after %v; it and every process it started were killed. Use a longer timeout (at most 600000 ms), or run_in_background for long-running commands]", e.timeout)
+	case e.code > 0:
+		return fmt.Sprintf("[exit code %d]", e.code)
+	case e.code < 0:
+		return fmt.Sprintf("[%s]", e.state)
+	}
+	return ""
 }
 
 // Close kills the session's background shells (see Env.Close).

@@ -78,10 +78,9 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 	}
 	res := bashResult(in, end)
 	res.Display = display
-	if res.IsError && (end.cancelled || end.timedOut) {
-		// The terminal shows the output; the note says why it stopped.
-		lines := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
-		res.Display = append(res.Display, schema.TextContent(lines[len(lines)-1]))
+	if end.cancelled || end.timedOut {
+		// The terminal shows the output, not why the agent stopped it.
+		res.Display = append(res.Display, schema.TextContent(end.note()))
 	}
 	return res
 }
