@@ -272,7 +272,6 @@ func (s *Service) provider() (Provider, error) {
 	return s.cfg.Provider, nil
 }
 
-// checkCwd checks that a session's cwd is an absolute directory.
 // CheckCwd returns an error unless cwd is an absolute path to a directory.
 func CheckCwd(cwd string) error {
 	if !filepath.IsAbs(cwd) {

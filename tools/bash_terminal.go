@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"maps"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -20,12 +20,7 @@ const terminalCleanupTimeout = 10 * time.Second
 // cancellation kill it there, and the model gets the same result text as
 // for a local command.
 func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []string, timeout time.Duration) *Result {
-	env := make(map[string]string, len(shellEnv))
-	for _, kv := range shellEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	p, err := t.env.Terminal.Start(ctx, TerminalCommand{Argv: argv, Dir: t.env.Cwd, Env: env, OutputLimit: BashOutputLimit})
+	p, err := t.env.Terminal.Start(ctx, TerminalCommand{Argv: argv, Dir: t.env.Cwd, Env: maps.Clone(shellEnv), OutputLimit: BashOutputLimit})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Errorf("the command was cancelled before it started")
@@ -35,16 +30,7 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 	display := []schema.ToolCallContent{schema.TerminalContent(p.ID())}
 	reportProgress(ctx, display)
 
-	// Stopping and freeing the terminal happen even when the turn was
-	// cancelled; they are bounded instead.
-	cleanup := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.WithoutCancel(ctx), terminalCleanupTimeout)
-	}
-	defer func() {
-		c, cancel := cleanup()
-		defer cancel()
-		_ = p.Release(c)
-	}()
+	defer detached(ctx, p.Release)
 
 	waitCtx, cancelWait := context.WithTimeout(ctx, timeout)
 	defer cancelWait()
@@ -57,16 +43,15 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 		case errors.Is(waitCtx.Err(), context.DeadlineExceeded):
 			end.timedOut = true
 		}
-		c, cancel := cleanup()
-		_ = p.Kill(c) // Release below kills it too, should this fail
-		cancel()
+		_ = detached(ctx, p.Kill) // Release kills it too, should this fail
 		if !end.cancelled && !end.timedOut {
 			return Errorf("the editor's terminal failed while the command ran (it was stopped): %v", werr)
 		}
 	}
-	c, cancel := cleanup()
-	end.output, end.truncated, err = p.Output(c)
-	cancel()
+	err = detached(ctx, func(c context.Context) (err error) {
+		end.output, end.truncated, err = p.Output(c)
+		return err
+	})
 	if err != nil {
 		end.output = fmt.Sprintf("(its output could not be read from the editor's terminal: %v)", err)
 	}
@@ -83,4 +68,12 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 		res.Display = append(res.Display, schema.TextContent(end.note()))
 	}
 	return res
+}
+
+// detached runs a request that stops, reads or frees a terminal: it runs
+// even when the turn was cancelled, bounded by terminalCleanupTimeout.
+func detached(ctx context.Context, request func(context.Context) error) error {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminalCleanupTimeout)
+	defer cancel()
+	return request(c)
 }

@@ -108,9 +108,10 @@ type shell struct {
 	read   int64 // output offset BashOutput has read to; guarded by mu
 }
 
-// shellEnv are the variables every command runs with: no pager waits
-// for a key and git asks for no password.
-var shellEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+// shellEnv are the variables every command runs with, locally or in the
+// editor's terminal: no pager waits for a key and git asks for no
+// password. Read-only.
+var shellEnv = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 // startShell starts argv in dir, in a new process group, with stdout and
 // stderr going to one capped buffer and no standard input.
@@ -118,7 +119,10 @@ func startShell(argv []string, dir string) (*shell, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), shellEnv...)
+	cmd.Env = os.Environ()
+	for k, v := range shellEnv {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	out := newCappedBuffer(BashOutputLimit)
 	cmd.Stdout = out
 	cmd.Stderr = out
