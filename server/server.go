@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -76,6 +75,8 @@ type Server struct {
 	closing chan struct{}  // closed when Run ends
 	bg      sync.WaitGroup // goroutines Run waits for
 
+	dispatch *dispatcher // orders the messages (dispatch.go)
+
 	callsMu sync.Mutex
 	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
 }
@@ -141,6 +142,7 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 		closing:  make(chan struct{}),
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
+		dispatch: newDispatcher(),
 	}
 }
 
@@ -150,6 +152,11 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	if s.acp {
 		s.peer.CancelNotice = rpc.ACPCancelNotice
 	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.dispatch.run(s.closing, s.serveNotification)
+	}()
 	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
@@ -192,25 +199,16 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 const closeWait = 500 * time.Millisecond
 
 // handler handles one method. Notification handlers' errors are logged,
-// never returned to jsonrpc2 (which would end the connection).
+// never returned to jsonrpc2 (which would end the connection). A handler
+// may call the editor and wait for its answer: none runs on jsonrpc2's
+// read loop (dispatch.go).
 type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
 
-// method is a registered handler. Async handlers run concurrently with
-// the messages that follow them; the others run in order on the read loop
-// (document sync must stay ordered).
-type method struct {
-	h     handler
-	async bool
-}
-
 // methodTable maps method names to handlers; see the files per group.
-type methodTable map[string]method
+// Every method, whatever it does, is dispatched as dispatch.go describes.
+type methodTable map[string]handler
 
-func (t methodTable) register(name string, h handler) { t[name] = method{h: h} }
-
-// registerAsync registers a long-running handler, such as the prompt,
-// that makes requests to the editor while it runs.
-func (t methodTable) registerAsync(name string, h handler) { t[name] = method{h: h, async: true} }
+func (t methodTable) register(name string, h handler) { t[name] = h }
 
 // Each door serves a table of its own and the session methods they share.
 var (
@@ -226,71 +224,12 @@ var (
 )
 
 // lookup returns the handler of a method on this connection's door.
-func (s *Server) lookup(name string) (method, bool) {
+func (s *Server) lookup(name string) (handler, bool) {
 	if m, ok := s.door[name]; ok {
 		return m, true
 	}
 	m, ok := sessionMethods[name]
 	return m, ok
-}
-
-// handle dispatches a request, recovering from panics so one bad request
-// never ends the connection.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	method := req.Method()
-	defer func() {
-		if r := recover(); r != nil {
-			s.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
-			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
-		}
-		if !req.IsCall() {
-			if err != nil {
-				s.logf("notification %s: %v", method, err)
-			}
-			result, err = nil, nil
-		}
-	}()
-	m, ok := s.lookup(method)
-	if !ok {
-		if !req.IsCall() {
-			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
-		}
-		return nil, rpc.MethodNotFound(method)
-	}
-	if err := s.checkState(method); err != nil {
-		return nil, err
-	}
-	if m.async {
-		// Release the read loop: the handler outlives this message and
-		// makes calls whose answers that loop must read.
-		jsonrpc2.Async(ctx)
-	}
-	// jsonrpc2 recycles the request context when the handler returns, so
-	// handlers get a context of their own, cancelled by $/cancelRequest.
-	hctx := jsonrpc2.DetachContext(ctx)
-	if req.IsCall() {
-		var cancel context.CancelFunc
-		hctx, cancel = context.WithCancel(hctx)
-		id := req.ID()
-		s.callsMu.Lock()
-		s.calls[id] = cancel
-		s.callsMu.Unlock()
-		defer func() {
-			s.callsMu.Lock()
-			delete(s.calls, id)
-			s.callsMu.Unlock()
-			cancel()
-		}()
-	}
-	result, err = m.h(s, hctx, req)
-	if err == nil && req.IsCall() {
-		raw, err := rpc.Raw(result)
-		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding result of %s: %v", method, err)
-		}
-		return raw, nil
-	}
-	return result, err
 }
 
 // Error codes beyond JSON-RPC's.
