@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -466,8 +467,17 @@ func TestLocking(t *testing.T) {
 	if _, err := s.Create(cwd, id); !errors.Is(err, os.ErrExist) {
 		t.Fatalf("second Create: %v", err)
 	}
-	if _, _, err := s.Resume(cwd, id); !errors.Is(err, ErrInUse) {
+	_, _, err = s.Resume(cwd, id)
+	if !errors.Is(err, ErrInUse) {
 		t.Fatalf("Resume of an open session: %v", err)
+	}
+	// The error names the holder: this process, which holds the first Log.
+	var inUse *InUseError
+	if !errors.As(err, &inUse) {
+		t.Fatalf("Resume of an open session: %T %v, want an *InUseError", err, err)
+	}
+	if runtime.GOOS == "linux" && (inUse.PID != os.Getpid() || inUse.Command == "") {
+		t.Errorf("InUseError names process %d (%q), want this one, %d", inUse.PID, inUse.Command, os.Getpid())
 	}
 	if _, err := s.Load(cwd, id); err != nil {
 		t.Fatalf("Load of an open session: %v", err)

@@ -31,6 +31,31 @@ var (
 	ErrClosed = errors.New("session log is closed")
 )
 
+// InUseError is the error (matching ErrInUse) of a session whose file
+// another Log holds locked: in another process, or in this one.
+type InUseError struct {
+	// Path is the session file.
+	Path string
+	// PID is the process holding the lock; 0 when the system does not
+	// tell (only Linux does, in /proc/locks).
+	PID int
+	// Command is that process's command line, when known.
+	Command string
+}
+
+func (e *InUseError) Error() string {
+	switch {
+	case e.PID != 0 && e.Command != "":
+		return fmt.Sprintf("%v: process %d (%s) holds %s", ErrInUse, e.PID, e.Command, e.Path)
+	case e.PID != 0:
+		return fmt.Sprintf("%v: process %d holds %s", ErrInUse, e.PID, e.Path)
+	}
+	return fmt.Sprintf("%v: another process holds %s", ErrInUse, e.Path)
+}
+
+// Is makes errors.Is(err, ErrInUse) true.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
+
 // headSize is how much of a file's start is read for its title and cwd.
 const headSize = 32 << 10
 
