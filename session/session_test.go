@@ -580,3 +580,57 @@ func TestMessageBeforeType(t *testing.T) {
 		t.Fatalf("message = %+v", e.Message)
 	}
 }
+
+// TestToolUseResults: what a tool call did for display is stored beside
+// its result, as Claude Code's toolUseResult for a line with one result
+// and as toolUseResults for a line with several, and Load returns it by
+// tool_use_id, from our files and from Claude Code's.
+func TestToolUseResults(t *testing.T) {
+	s, _ := newTestStore(t)
+	const cwd, id = "/p", "results"
+	l, err := s.Create(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := func(id string) providers.Block {
+		return providers.Block{Type: providers.BlockToolUse, ID: id, Name: "Edit", Input: json.RawMessage(`{}`)}
+	}
+	msgs := []struct {
+		m       providers.Message
+		results map[string]json.RawMessage
+	}{
+		{text(providers.RoleUser, "go"), nil},
+		{providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{use("t1")}}, nil},
+		{providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.ToolResultBlock("t1", "ok", false)}},
+			map[string]json.RawMessage{"t1": json.RawMessage(`{"filePath":"/p/a","oldString":"a","newString":"b"}`)}},
+		{providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{use("t2"), use("t3")}}, nil},
+		{providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.ToolResultBlock("t2", "ok", false), providers.ToolResultBlock("t3", "ok", false)}},
+			map[string]json.RawMessage{"t2": json.RawMessage(`{"type":"create"}`), "t3": json.RawMessage(`"Error: no"`)}},
+	}
+	for _, m := range msgs {
+		if err := l.AppendResults(m.m, m.results); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	raw, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"toolUseResult":{"filePath":"/p/a"`) {
+		t.Errorf("a line with one result does not carry Claude Code's toolUseResult:\n%s", raw)
+	}
+	h, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"t1": `{"filePath":"/p/a","oldString":"a","newString":"b"}`, "t2": `{"type":"create"}`, "t3": `"Error: no"`}
+	for tid, w := range want {
+		if got := string(h.ToolUseResults[tid]); got != w {
+			t.Errorf("ToolUseResults[%s] = %s, want %s", tid, got, w)
+		}
+	}
+	if len(h.Messages) != 5 {
+		t.Errorf("Load: %d messages, want 5", len(h.Messages))
+	}
+}
