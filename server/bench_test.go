@@ -25,7 +25,7 @@ import (
 // history with 300 Edit calls on the ACP door, answered by a client that
 // serves fs/read_text_file (and every other request) after a delay. The
 // load must not depend on the delay: it calls the client for nothing.
-// Reported: ns/op per session/load (replay included: about 2,300
+// Reported: ns/op per session/load (replay included: about 2,900
 // session/update notifications read by the client) and editor-calls/op.
 func BenchmarkLoad1000Turns300Edits(b *testing.B) {
 	for _, delay := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond} {
