@@ -637,11 +637,11 @@ func sessionSteps() []step {
 		{method: "session/cancel", notify: true, params: func(d *doorEnv) any { return schema.SessionIDParams{SessionID: d.sid} }},
 		{method: "session/list", params: func(d *doorEnv) any { return schema.ListSessionsParams{Cwd: d.root} }, check: mustSucceed},
 		closeStep(ours),
-		{method: "session/load", params: load(ours), check: checkReplay(ours, ourEdits)},
+		{method: "session/load", params: load(ours), check: checkReplay(ours, ourEdits, []string{"toolu_w", "toolu_e", "toolu_m", "toolu_b", "toolu_r", "toolu_g"})},
 		closeStep(ours),
 		{method: "session/resume", params: load(ours), check: mustSucceed},
 		closeStep(ours),
-		{method: "session/load", params: load(theirs), check: checkReplay(theirs, claudeEdits)},
+		{method: "session/load", params: load(theirs), check: checkReplay(theirs, claudeEdits, []string{"toolu_w1", "toolu_e1", "toolu_m1", "toolu_b1", "toolu_r1", "toolu_g1"})},
 		closeStep(theirs),
 		{method: "session/resume", params: load(theirs), check: mustSucceed},
 		closeStep(theirs),
@@ -681,11 +681,23 @@ var claudeEdits = []replayedEdit{
 
 // checkReplay checks that a session/load succeeded and replayed each edit
 // with the diff it made (not one against the file as it is now).
-func checkReplay(id func(*doorEnv) string, edits []replayedEdit) func(d *doorEnv, raw json.RawMessage, err error) {
+func checkReplay(id func(*doorEnv) string, edits []replayedEdit, ended []string) func(d *doorEnv, raw json.RawMessage, err error) {
 	return func(d *doorEnv, raw json.RawMessage, err error) {
 		d.t.Helper()
 		mustSucceed(d, raw, err)
 		ups := d.ed.updates(id(d))
+		// Every call ends as it ended, parallel ones included.
+		for _, call := range ended {
+			found := false
+			for _, u := range ups {
+				tc := u.ToolCall
+				found = found || tc != nil && tc.ToolCallID == call && u.SessionUpdate == schema.UpdateToolCallUpdate &&
+					(tc.Status == schema.StatusCompleted || tc.Status == schema.StatusFailed)
+			}
+			if !found {
+				d.t.Errorf("the replay of %s never ends it", call)
+			}
+		}
 		for _, want := range edits {
 			var got *schema.ToolCallContent
 			for _, u := range ups {

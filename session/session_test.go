@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -632,5 +633,77 @@ func TestToolUseResults(t *testing.T) {
 	}
 	if len(h.Messages) != 5 {
 		t.Errorf("Load: %d messages, want 5", len(h.Messages))
+	}
+}
+
+// TestParallelToolResults: Claude Code writes each tool_use of a response
+// as its own line, chained, and each result under its own tool_use line,
+// so the results of parallel calls branch off the chain. Every result is
+// found, by Load and by Resume, and a result the chain already holds is
+// not taken twice.
+func TestParallelToolResults(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/par", "parallel"
+	line := func(typ, uuid, parent, msgID string, content string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		msg := `{"role":"` + typ + `","content":` + content + `}`
+		if msgID != "" {
+			msg = `{"id":"` + msgID + `","role":"` + typ + `","content":` + content + `}`
+		}
+		return `{"parentUuid":` + p + `,"isSidechain":false,"type":"` + typ + `","message":` + msg + `,"uuid":"` + uuid + `","sessionId":"` + id + `","cwd":"` + cwd + `"}`
+	}
+	use := func(tid string) string { return `[{"type":"tool_use","id":"` + tid + `","name":"Read","input":{}}]` }
+	result := func(tid string) string {
+		return `[{"type":"tool_result","tool_use_id":"` + tid + `","content":"r-` + tid + `"}]`
+	}
+	lines := []string{
+		line("user", "u1", "", "", `"read both"`),
+		line("assistant", "a1", "u1", "m1", use("t1")),
+		line("assistant", "a2", "a1", "m1", use("t2")),
+		line("assistant", "a3", "a2", "m1", use("t3")),
+		line("user", "r1", "a1", "", result("t1")),
+		line("user", "r2", "a2", "", result("t2")),
+		line("user", "r3", "a3", "", result("t3")),
+		line("user", "r1dup", "a1", "", result("t3")), // answers a call the chain answers: not taken
+		line("assistant", "f", "r3", "m2", `[{"type":"text","text":"both read"}]`),
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := func(msgs []providers.Message) []string {
+		var got []string
+		for _, m := range msgs {
+			for _, b := range m.Content {
+				if b.Type == providers.BlockToolResult {
+					got = append(got, b.ToolUseID)
+				}
+			}
+		}
+		return got
+	}
+	full, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, live, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]*History{"Load": full, "Resume": live} {
+		if len(h.Messages) != 4 {
+			t.Errorf("%s: %d messages, want 4 (prompt, calls, results, answer)", name, len(h.Messages))
+		}
+		got := results(h.Messages)
+		slices.Sort(got)
+		if strings.Join(got, ",") != "t1,t2,t3" {
+			t.Errorf("%s: tool results %v, want t1, t2 and t3 once each", name, got)
+		}
 	}
 }
