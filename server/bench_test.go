@@ -52,7 +52,7 @@ func benchLoad(b *testing.B, delay time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		s.Run(ctx, jsonrpc2.NewConn(rpc.NewNDJSONStream(s.watchInput(a), s.logf)))
+		s.Run(ctx, jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(a), s.logf))))
 		close(done)
 	}()
 	var calls, updates atomic.Int64

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"reflect"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -130,24 +132,102 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	id := req.ID()
 	s.callsMu.Lock()
 	s.calls[id] = cancel
+	s.received++
 	s.callsMu.Unlock()
 	defer func() {
 		s.callsMu.Lock()
 		delete(s.calls, id)
+		delete(s.running, id)
 		s.callsMu.Unlock()
 		cancel()
 	}()
 	// Release the read loop: from here the request runs concurrently
 	// with the messages that follow it.
 	jsonrpc2.Async(ctx)
+	if err := s.waitTurn(hctx, req.Method(), after); err != nil {
+		return nil, err
+	}
+	s.callsMu.Lock()
+	s.running[id] = true
+	s.callsMu.Unlock()
+	return s.serve(hctx, req)
+}
+
+// waitTurn waits until the ordered messages before a request have been
+// applied. A request whose turn has come runs even if it was cancelled
+// meanwhile (the method sees its context's end).
+func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struct{}) error {
 	select {
 	case <-after:
-	case <-hctx.Done():
-		return nil, jsonrpc2.Errorf(codeRequestCancelled, "%s was cancelled", req.Method())
-	case <-s.closing:
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the connection is closing", req.Method())
+		return nil
+	default:
 	}
-	return s.serve(hctx, req)
+	select {
+	case <-after:
+		return nil
+	case <-ctx.Done():
+		return jsonrpc2.Errorf(codeRequestCancelled, "%s was cancelled", method)
+	case <-s.closing:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the connection is closing", method)
+	}
+}
+
+// drain lets the requests in flight answer when the editor's input ends
+// (it may still read the answers: a pipe, a script): the running ones are
+// cancelled, so that long ones (a prompt) end as cancelled, those still
+// waiting for their turn run, and all get up to closeWait for their
+// answers to be written. jsonrpc2 writes nothing once its reader
+// has seen the end of the input, so watchInput holds that end back until
+// drain returns.
+func (s *Server) drain() {
+	s.callsMu.Lock()
+	for id := range s.running {
+		s.calls[id]()
+	}
+	s.callsMu.Unlock()
+	deadline := time.Now().Add(closeWait)
+	for time.Now().Before(deadline) {
+		s.callsMu.Lock()
+		done := s.answered >= s.received
+		s.callsMu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// answerCounter counts the responses written, for drain.
+type answerCounter struct {
+	jsonrpc2.Stream
+	s *Server
+}
+
+// countAnswers wraps the connection's stream so that drain knows when
+// every request received has been answered.
+func (s *Server) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
+	return answerCounter{Stream: stream, s: s}
+}
+
+func (c answerCounter) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	n, err := c.Stream.Write(ctx, msg)
+	if isResponse(msg) {
+		c.s.callsMu.Lock()
+		c.s.answered++
+		c.s.callsMu.Unlock()
+	}
+	return n, err
+}
+
+// isResponse reports whether msg is a response. jsonrpc2 writes its
+// handlers' answers as a value of its unexported responseWire type; should
+// that change, drain waits out its bound instead of returning early.
+func isResponse(msg jsonrpc2.Message) bool {
+	if _, ok := msg.(*jsonrpc2.Response); ok {
+		return true
+	}
+	t := reflect.TypeOf(msg)
+	return t.PkgPath() == "go.lsp.dev/jsonrpc2" && t.Name() == "responseWire"
 }
 
 // serveNotification runs a queued notification. Its error is logged,

@@ -459,9 +459,9 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	var conn jsonrpc2.Conn
 	if acp {
 		s.door, s.acp = acpMethods, true
-		conn = jsonrpc2.NewConn(rpc.NewNDJSONStream(s.watchInput(a), s.logf))
+		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(a), s.logf)))
 	} else {
-		conn = jsonrpc2.NewConn(rpc.NewHeaderStream(s.watchInput(a), s.logf))
+		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(a), s.logf)))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -803,4 +803,53 @@ func concat(parts ...[]step) []step {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// scriptedInput is an editor that writes its messages and closes its end
+// at once (a pipe, a script), then reads what comes back.
+type scriptedInput struct {
+	r *strings.Reader
+	w *bytes.Buffer
+}
+
+func (x scriptedInput) Read(p []byte) (int, error)  { return x.r.Read(p) }
+func (x scriptedInput) Write(p []byte) (int, error) { return x.w.Write(p) }
+func (x scriptedInput) Close() error                { return nil }
+
+// TestAnswersAfterInputEnds: requests received just before the input ends
+// are still answered, although none runs on the read loop (which sees the
+// end at once).
+func TestAnswersAfterInputEnds(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(lsp bool, body string) string {
+		if lsp {
+			return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+		}
+		return body + "\n"
+	}
+	for _, lsp := range []bool{false, true} {
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`
+		if lsp {
+			init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"` + string(uri.File(root)) + `","capabilities":{}}}`
+		}
+		input := frame(lsp, init) + frame(lsp, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"`+root+`","mcpServers":[]}}`)
+		for i := range 10 {
+			out := &bytes.Buffer{}
+			opts := Options{Logf: t.Logf, TranscriptDir: t.TempDir(), NewService: func(InitOptions) (*engine.Service, error) {
+				return engine.NewService(engine.Config{Logf: t.Logf, Home: root}), nil
+			}}
+			rw := scriptedInput{strings.NewReader(input), out}
+			if lsp {
+				Serve(context.Background(), rw, opts)
+			} else {
+				ServeACP(context.Background(), rw, opts)
+			}
+			if got := out.String(); !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, `"id":2,"result"`) {
+				t.Fatalf("lsp %v, run %d: the answers to initialize and session/new are missing:\n%s", lsp, i, got)
+			}
+		}
+	}
 }

@@ -69,16 +69,21 @@ type Server struct {
 	exitCode int                        // guarded by mu
 	exited   chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
-	// was handed a connection without watchInput).
-	inputEnded <-chan struct{}
+	// was handed a connection without watchInput); releaseInput then lets
+	// jsonrpc2 see that end.
+	inputEnded   <-chan struct{}
+	releaseInput func()
 
 	closing chan struct{}  // closed when Run ends
 	bg      sync.WaitGroup // goroutines Run waits for
 
 	dispatch *dispatcher // orders the messages (dispatch.go)
 
-	callsMu sync.Mutex
-	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
+	callsMu  sync.Mutex
+	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
+	running  map[jsonrpc2.ID]bool               // requests whose method has started, guarded by callsMu
+	received int                                // requests received, guarded by callsMu
+	answered int                                // responses written, guarded by callsMu
 }
 
 type state int
@@ -95,32 +100,56 @@ const (
 // every process it started stopped) before Serve returns.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := New(opts)
-	conn := jsonrpc2.NewConn(rpc.NewHeaderStream(s.watchInput(rwc), s.logf))
+	conn := jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(rwc), s.logf)))
 	return s.Run(ctx, conn)
 }
 
 // inputWatch closes ended when a read of the editor's stream fails: the
 // editor closed its end or went away. jsonrpc2's Done waits for the
 // requests in flight, which a running prompt may never finish on its own.
+// The failure itself reaches jsonrpc2 only once hold is closed (by
+// releaseInput, or Close): jsonrpc2 writes nothing after its reader has
+// seen it, and the requests in flight get to answer first (Server.drain).
 type inputWatch struct {
 	io.ReadWriteCloser
-	once  sync.Once
-	ended chan struct{}
+	once    sync.Once
+	ended   chan struct{}
+	release sync.Once
+	hold    chan struct{}
+	err     error // the read failure, kept for after hold; only the reader touches it
 }
 
 func (w *inputWatch) Read(p []byte) (int, error) {
+	if w.err != nil {
+		<-w.hold
+		return 0, w.err
+	}
 	n, err := w.ReadWriteCloser.Read(p)
 	if err != nil {
+		w.err = err
 		w.once.Do(func() { close(w.ended) })
+		if n > 0 {
+			return n, nil
+		}
+		<-w.hold
 	}
 	return n, err
 }
 
+// releaseInput lets jsonrpc2's reader see the end of the input.
+func (w *inputWatch) releaseInput() { w.release.Do(func() { close(w.hold) }) }
+
+// Close releases the reader and closes the stream.
+func (w *inputWatch) Close() error {
+	w.releaseInput()
+	return w.ReadWriteCloser.Close()
+}
+
 // watchInput makes Run stop serving when rwc's input ends, even with
-// requests in flight.
+// requests in flight, once they have answered.
 func (s *Server) watchInput(rwc io.ReadWriteCloser) io.ReadWriteCloser {
-	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{})}
-	s.inputEnded = w.ended
+	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{}), hold: make(chan struct{})}
+	s.inputEnded, s.releaseInput = w.ended, w.releaseInput
 	return w
 }
 
@@ -142,6 +171,7 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 		closing:  make(chan struct{}),
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
+		running:  make(map[jsonrpc2.ID]bool),
 		dispatch: newDispatcher(),
 	}
 }
@@ -164,8 +194,12 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 			s.logf("connection ended: %v", err)
 		}
 	case <-s.inputEnded:
+		s.drain()
 	case <-s.exited:
 	case <-ctx.Done():
+	}
+	if s.releaseInput != nil {
+		s.releaseInput()
 	}
 	close(s.closing)
 	s.bg.Wait()
