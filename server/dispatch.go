@@ -137,7 +137,6 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	defer func() {
 		s.callsMu.Lock()
 		delete(s.calls, id)
-		delete(s.running, id)
 		s.callsMu.Unlock()
 		cancel()
 	}()
@@ -147,9 +146,6 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if err := s.waitTurn(hctx, req.Method(), after); err != nil {
 		return nil, err
 	}
-	s.callsMu.Lock()
-	s.running[id] = true
-	s.callsMu.Unlock()
 	return s.serve(hctx, req)
 }
 
@@ -173,18 +169,13 @@ func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struc
 }
 
 // drain lets the requests in flight answer when the editor's input ends
-// (it may still read the answers: a pipe, a script): the running ones are
-// cancelled, so that long ones (a prompt) end as cancelled, those still
-// waiting for their turn run, and all get up to closeWait for their
-// answers to be written. jsonrpc2 writes nothing once its reader
+// (it may still read the answers: a pipe, a script): they get up to
+// closeWait for their answers to be written. What is still running then
+// (a prompt) is cancelled when the sessions close, unanswered: the editor
+// has quit. jsonrpc2 writes nothing once its reader
 // has seen the end of the input, so watchInput holds that end back until
 // drain returns.
 func (s *Server) drain() {
-	s.callsMu.Lock()
-	for id := range s.running {
-		s.calls[id]()
-	}
-	s.callsMu.Unlock()
 	deadline := time.Now().Add(closeWait)
 	for time.Now().Before(deadline) {
 		s.callsMu.Lock()

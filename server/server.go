@@ -81,7 +81,6 @@ type Server struct {
 
 	callsMu  sync.Mutex
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
-	running  map[jsonrpc2.ID]bool               // requests whose method has started, guarded by callsMu
 	received int                                // requests received, guarded by callsMu
 	answered int                                // responses written, guarded by callsMu
 }
@@ -171,7 +170,6 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 		closing:  make(chan struct{}),
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
-		running:  make(map[jsonrpc2.ID]bool),
 		dispatch: newDispatcher(),
 	}
 }
