@@ -28,5 +28,8 @@
 //
 // A request's cancellation ($/cancelRequest) is registered before the
 // read loop reads the next message, so it reaches a request still waiting
-// for its turn.
+// for its turn. When the editor's input ends, the requests in flight get
+// a short while to answer (a script that pipes its requests and closes
+// its end still reads the answers); jsonrpc2 writes nothing once its
+// reader has seen that end, so watchInput holds it back meanwhile.
 package server
