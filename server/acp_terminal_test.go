@@ -213,7 +213,7 @@ func TestACPTerminalBash(t *testing.T) {
 		t.Errorf("the model got %s, want the timeout", m)
 	}
 	b, _ := os.ReadFile(filepath.Join(c.root, "child.pid"))
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || syscall.Kill(pid, 0) == nil && !zombie(pid) {
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !gone(pid) {
 		t.Errorf("the timed-out command's child %q still runs", b)
 	}
 	log := et.log()
@@ -234,8 +234,9 @@ func TestACPTerminalBash(t *testing.T) {
 	var res schema.PromptResult
 	wait := c.goCall("session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("run forever")}}, &res)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		_, err := os.Stat(filepath.Join(c.root, "cancelled.pid"))
-		if err == nil && len(et.log()) >= 11 {
+		// Once the shell has written the pid, not merely opened the file.
+		b, err := os.ReadFile(filepath.Join(c.root, "cancelled.pid"))
+		if err == nil && bytes.HasSuffix(b, []byte("\n")) && len(et.log()) >= 11 {
 			break // the command runs and the agent waits for it
 		}
 		if time.Now().After(deadline) {
@@ -247,11 +248,25 @@ func TestACPTerminalBash(t *testing.T) {
 		t.Fatalf("prompt cancelled mid-command: %+v, %v", res, err)
 	}
 	b, _ = os.ReadFile(filepath.Join(c.root, "cancelled.pid"))
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || syscall.Kill(pid, 0) == nil && !zombie(pid) {
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !gone(pid) {
 		t.Errorf("the cancelled command's child %q still runs", b)
 	}
 	if got, want := strings.Join(et.log()[9:], ", "), "terminal/create , terminal/wait_for_exit term_3, terminal/kill term_3, terminal/output term_3, terminal/release term_3"; got != want {
 		t.Errorf("terminal requests: %s\nwant %s", got, want)
+	}
+}
+
+// gone reports whether pid has ended (or is a zombie) within a second: a
+// killed process closes its files (which ends the terminal's wait) a
+// moment before it becomes a zombie.
+func gone(pid int) bool {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
 	}
 }
 
