@@ -19,6 +19,15 @@ type word struct {
 	expands bool
 	// src is the word as written.
 	src string
+	// glob is, for a word that only holds patterns (no expansions), the
+	// pattern in filepath.Match syntax, "" when it cannot be expressed
+	// (brace expansion, ~user). tilde says it starts at the home
+	// directory: glob is then the rest after "~".
+	glob  string
+	tilde bool
+	// quoted says every part of the word is quoted: its value, even when
+	// only known at run time, stays one word.
+	quoted bool
 }
 
 // canon is the word's token for rule matching: a literal word in a
@@ -44,15 +53,18 @@ func nodeSource(n syntax.Node) string {
 
 // resolveWord works out w's value when it is literal.
 func resolveWord(w *syntax.Word) word {
-	out := word{src: nodeSource(w), literal: true}
+	out := word{src: nodeSource(w), literal: true, quoted: len(w.Parts) > 0}
 	var (
 		b   strings.Builder
+		g   strings.Builder // the filepath.Match pattern
 		pat patternState
 	)
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
+			out.quoted = false
 			b.WriteString(pat.unescape(p.Value, i == 0))
+			pat.toGlob(&g, p.Value, i == 0, &out.tilde)
 			if pat.pattern {
 				out.literal = false
 			}
@@ -61,6 +73,7 @@ func resolveWord(w *syntax.Word) word {
 				out.literal, out.expands = false, true // $'...' escapes: not worth decoding
 			}
 			b.WriteString(p.Value)
+			g.WriteString(escapeMatch(p.Value))
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				out.literal, out.expands = false, true
@@ -72,15 +85,63 @@ func resolveWord(w *syntax.Word) word {
 					continue
 				}
 				b.WriteString(unescapeDouble(lit.Value))
+				g.WriteString(escapeMatch(unescapeDouble(lit.Value)))
 			}
 		default:
+			out.quoted = false
 			out.literal, out.expands = false, true
 		}
 	}
 	if out.literal {
 		out.value = b.String()
+		out.tilde = false
+	} else if !out.expands && !pat.brace {
+		out.glob = g.String()
+		if out.tilde && out.glob != "" && !strings.HasPrefix(out.glob, "/") {
+			out.glob, out.tilde = "", false // ~user
+		}
 	}
 	return out
+}
+
+// escapeMatch escapes filepath.Match's special characters.
+func escapeMatch(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// toGlob appends the unquoted literal s to a filepath.Match pattern: glob
+// characters stay, escaped ones are escaped, [!...] becomes [^...], a
+// leading ~ sets tilde.
+func (ps *patternState) toGlob(g *strings.Builder, s string, first bool, tilde *bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					g.WriteString(escapeMatch(string(s[i])))
+				}
+			}
+		case c == '~' && i == 0 && first:
+			*tilde = true
+		case c == '[':
+			g.WriteByte('[')
+			if i+1 < len(s) && s[i+1] == '!' {
+				g.WriteByte('^')
+				i++
+			}
+		default:
+			g.WriteByte(c)
+		}
+	}
 }
 
 // patternState follows the unquoted parts of one word, to tell whether
