@@ -114,11 +114,7 @@ func (a *analysis) checkDenied(p string) {
 		return
 	}
 	for _, cwd := range a.cwds {
-		lex := p
-		if !filepath.IsAbs(lex) {
-			lex = filepath.Join(cwd, lex)
-		}
-		for _, q := range []string{filepath.Clean(lex), realPath(cwd, p)} {
+		for _, q := range []string{lexAbs(cwd, p), realPath(cwd, p)} {
 			if a.env.readDenied(q) {
 				msg := fmt.Sprintf("reads %s, which a Read deny rule covers", p)
 				if !contains(a.s.denied, msg) {
@@ -128,6 +124,15 @@ func (a *analysis) checkDenied(p string) {
 			}
 		}
 	}
+}
+
+// lexAbs makes p absolute from cwd and cleans it lexically: the path as
+// a rule written on it would name it.
+func lexAbs(cwd, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
 }
 
 // denyRisk records that a command may read what a deny rule covers, or

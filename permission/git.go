@@ -216,6 +216,13 @@ sub:
 	if why != "" {
 		return why
 	}
+	for _, o := range p.opts {
+		if o.kind == optFile {
+			if why := a.outside(o.value); why != "" {
+				return why
+			}
+		}
+	}
 	switch sub {
 	case "branch", "tag":
 		if len(p.operands) > 0 && !p.has("-l", "--list") {
@@ -271,7 +278,7 @@ func (a *analysis) gitProvablyAllowed(p *parsedArgs) bool {
 		for _, cwd := range a.cwds {
 			rp := realPath(cwd, o)
 			fi, err := os.Stat(rp)
-			if err != nil || !fi.Mode().IsRegular() || a.env.readDenied(rp) || a.env.readDenied(filepath.Join(cwd, o)) {
+			if err != nil || !fi.Mode().IsRegular() || a.env.readDenied(rp) || a.env.readDenied(lexAbs(cwd, o)) {
 				return false
 			}
 		}

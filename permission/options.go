@@ -177,6 +177,13 @@ func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs,
 			if why != "" {
 				return nil, why
 			}
+			if len(vals) == 1 && vals[0] == unmatched(w) {
+				// Nothing matches: bash passes the pattern as is
+				// (--include=*.go), so it is judged as a literal word.
+				args[i] = word{value: vals[0], literal: true, src: w.src}
+				i--
+				continue
+			}
 			for _, v := range vals {
 				if !dashdash && strings.HasPrefix(v, "-") && v != "-" {
 					return nil, fmt.Sprintf("pattern %s expands to %s, which %s would read as an option", w.src, v, name)
@@ -249,6 +256,14 @@ func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs,
 		}
 	}
 	return p, ""
+}
+
+// unmatched is what bash passes for pattern word w when nothing matches.
+func unmatched(w word) string {
+	if w.tilde {
+		return ""
+	}
+	return unescapeMatch(w.glob)
 }
 
 func allDigits(s string) bool {

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -252,6 +253,10 @@ func (a *analysis) visit(n syntax.Node) bool {
 		}
 	case *syntax.TestDecl:
 		a.hazard("unsupported syntax")
+	case *syntax.ArrayElem:
+		if n.Index != nil {
+			a.hazard("array element index (arithmetic)")
+		}
 	case *syntax.FuncDecl:
 		// A function can shadow any command, and its calls look like
 		// plain commands.
@@ -499,7 +504,39 @@ func (a *analysis) command(words []word, open bool) *command {
 		a.gitRules(c)
 	}
 	c.readOnly, c.notRO = a.readOnly(name.value, args, open)
+	if !c.readOnly && a.env.denyRules() {
+		a.deniedOperands(args)
+	}
 	return c
+}
+
+// deniedOperands records a deny risk when a command that is not judged
+// read-only names a file a Read deny rule covers (awk 1 .env): what it
+// does with the file is not known.
+func (a *analysis) deniedOperands(args []word) {
+	for _, w := range args {
+		vals, why := a.expandAll(w)
+		if why != "" {
+			continue
+		}
+		for _, v := range vals {
+			if _, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
+				v = val
+			}
+			if v == "" || strings.HasPrefix(v, "-") {
+				continue
+			}
+			for _, cwd := range a.cwds {
+				p := realPath(cwd, v)
+				if _, err := os.Lstat(p); err != nil {
+					continue
+				}
+				if a.env.readDenied(p) || a.env.readDenied(lexAbs(cwd, v)) {
+					a.denyRisk("the command names %s, which a Read deny rule covers", v)
+				}
+			}
+		}
+	}
 }
 
 // gitRules prepares a git command for Bash rules: its normal form
