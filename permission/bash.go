@@ -111,10 +111,9 @@ func (p *Policy) shellEnv(st snapshot, cwd string) *shellEnv {
 	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
 		for i := range rules {
 			r := &rules[i]
-			switch {
-			case r.Tool == "Bash" && (r.kind == kindTool || r.fallback):
-				env.gitRules = true
-			case r.Tool == "Bash" && (len(r.tokens) > 0 && r.tokens[0] == "git" || r.pattern != nil && strings.Contains(r.Content, "git")):
+			// A git alias or a -c setting can run any command, so any
+			// Bash deny or ask rule could be dodged through git.
+			if r.Tool == "Bash" {
 				env.gitRules = true
 			}
 		}

@@ -40,6 +40,22 @@ func workspace(t testing.TB) (project, home string) {
 		"inner/notes.txt": "notes\n",
 		"sub/.git":        "gitdir: ../../outside/repo\n",
 		"sub/file.txt":    "sub\n",
+		// Repositories whose config names programs git would run.
+		"repos/clean/.git/config":                       "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = x\n[alias]\n\tst = status\n",
+		"repos/fsmonitor/.git/config":                   "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+		"repos/pager/.git/config":                       "[core]\n\tpager = sh -c id\n",
+		"repos/textconv/.git/config":                    "[diff \"x\"]\n\ttextconv = id\n",
+		"repos/external/.git/config":                    "[diff]\n\texternal = id\n",
+		"repos/filter/.git/config":                      "[filter \"lfs\"]\n\tsmudge = id\n",
+		"repos/gpg/.git/config":                         "[gpg]\n\tprogram = id\n[log]\n\tshowSignature = true\n",
+		"repos/include/.git/config":                     "[include]\n\tpath = /tmp/evil.config\n",
+		"repos/alias/.git/config":                       "[alias]\n\tst = !id\n",
+		"repos/hooks/.git/config":                       "[core]\n\thooksPath = /tmp/hooks\n",
+		"repos/worktree/.git/config":                    "[core]\n\tworktree = /\n",
+		"repos/partial/.git/config":                     "[extensions]\n\tpartialClone = origin\n",
+		"repos/trace/.git/config":                       "[trace2]\n\teventTarget = /tmp/x\n",
+		"repos/dotted/.git/config":                      "[diff.x]\n\ttextconv = id\n",
+		"repos/alternates/.git/objects/info/alternates": "/tmp/objects\n",
 	} {
 		p := filepath.Join(project, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -310,13 +310,23 @@ func (a *analysis) gitRepoCheck(dir string) string {
 			if !withinAny(a.env.roots, gitDir) {
 				return fmt.Sprintf("the repository's git directory %s lies outside the workspace", gitDir)
 			}
+			common := gitDir
 			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-				common := strings.TrimSpace(string(b))
+				common = strings.TrimSpace(string(b))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(gitDir, common)
 				}
-				if c := realPath("/", common); !withinAny(a.env.roots, c) {
-					return fmt.Sprintf("the repository's common directory %s lies outside the workspace", c)
+				common = realPath("/", common)
+				if !withinAny(a.env.roots, common) {
+					return fmt.Sprintf("the repository's common directory %s lies outside the workspace", common)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(common, "objects", "info", "alternates")); err == nil {
+				return "the repository borrows objects from other repositories (objects/info/alternates)"
+			}
+			for _, f := range []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")} {
+				if why := gitConfigPrograms(f); why != "" {
+					return why
 				}
 			}
 			return ""
@@ -343,4 +353,75 @@ func readGitdir(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("reading %s: no gitdir line", path)
+}
+
+// gitRiskyKeys are repository config keys (section.key, or
+// section.*.key for any subsection) that make read-only git commands
+// run programs, read or write files elsewhere, or reach the network.
+var gitRiskyKeys = map[string]bool{
+	"core.fsmonitor": true, "core.pager": true, "core.sshcommand": true, "core.hookspath": true,
+	"core.editor": true, "core.askpass": true, "core.gitproxy": true, "core.worktree": true,
+	"core.alternaterefscommand": true, "diff.external": true, "diff.*.textconv": true, "diff.*.command": true,
+	"diff.orderfile": true, "filter.*.clean": true, "filter.*.smudge": true, "filter.*.process": true,
+	"gpg.program": true, "gpg.*.program": true, "credential.helper": true, "credential.*.helper": true,
+	"log.showsignature": true, "merge.*.driver": true, "interactive.difffilter": true, "sequence.editor": true,
+	"remote.*.uploadpack": true, "remote.*.receivepack": true, "remote.*.promisor": true,
+	"extensions.partialclone": true, "blame.ignorerevsfile": true, "status.showsignature": true,
+	"uploadpack.packobjectshook": true, "format.signature": false,
+}
+
+// gitRiskySections are config sections any key of which is risky.
+var gitRiskySections = map[string]bool{"include": true, "includeif": true, "pager": true, "trace2": true}
+
+// gitConfigPrograms returns why the git config file at path makes git
+// commands unsafe to run without asking, or "".
+func gitConfigPrograms(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	section, sub := "", false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return "the repository's git config does not parse"
+			}
+			head := strings.TrimSpace(line[1:end])
+			name, _, hasSub := strings.Cut(head, " ")
+			if !hasSub {
+				name, _, hasSub = strings.Cut(head, ".")
+			}
+			section, sub = strings.ToLower(name), hasSub
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				if gitRiskySections[section] {
+					return fmt.Sprintf("the repository's git config has a [%s] section", head)
+				}
+				continue
+			}
+		}
+		key, value, _ := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		full := section + "." + key
+		if sub {
+			full = section + ".*." + key
+		}
+		switch {
+		case gitRiskySections[section], gitRiskyKeys[full]:
+			return fmt.Sprintf("the repository's git config sets %s, which git may run or follow", full)
+		case section == "alias" && strings.HasPrefix(strings.TrimSpace(value), "!"):
+			return fmt.Sprintf("the repository's git config defines the shell alias %s", key)
+		}
+	}
+	if sc.Err() != nil {
+		return "the repository's git config cannot be read"
+	}
+	return ""
 }

@@ -105,13 +105,13 @@ func check(f func(a *analysis, p *parsedArgs) string) func(*cmdSpec) {
 }
 
 // recursiveWhen marks a recursive command: rec lists the options that
-// make it recurse ("*" for always), follow those that make it follow
-// symlinks.
+// make it recurse, follow those that make it follow symlinks ("*" for
+// always, in both).
 func recursiveWhen(rec, follow []string, dot bool) func(*cmdSpec) {
 	return func(s *cmdSpec) {
 		s.dotDefault = dot
 		s.recurse = func(p *parsedArgs) (bool, bool) {
-			f := p.has(follow...)
+			f := contains(follow, "*") || p.has(follow...)
 			return f || contains(rec, "*") || p.has(rec...), f
 		}
 	}

@@ -33,8 +33,7 @@ func init() {
 		"nl":   spec("b:n:w:s:v:i:", "body-numbering= number-format= number-width= number-separator="),
 		"tac":  spec("brs:", "before regex separator="),
 		"stat": spec("tfc:", "terse file-system format= printf="),
-		"du": spec("sahckmbxd:", "summarize human-readable all total apparent-size max-depth= exclude= si bytes",
-			recursiveWhen([]string{"*"}, nil, true)),
+		"du": spec("sahckmbxd:", "summarize human-readable all total apparent-size max-depth= exclude= si bytes"),
 		"md5sum": sums, "sha1sum": sums, "sha256sum": sums, "sha512sum": sums, "b2sum": sums,
 		"cksum":   spec("", ""),
 		"rev":     spec("", ""),
@@ -51,8 +50,9 @@ func init() {
 		"diff": spec("uU:cC:rNqsywbBiatTpx:", "unified? context? recursive new-file brief report-identical-files "+
 			"side-by-side ignore-all-space ignore-space-change ignore-blank-lines ignore-case text expand-tabs "+
 			"initial-tab show-c-function label= normal minimal color? exclude= no-dereference",
-			// diff -r follows symlinks inside the trees it compares.
-			recursiveWhen([]string{"-r", "--recursive"}, []string{"-r", "--recursive"}, false)),
+			// diff follows symlinks inside the directories it compares,
+			// at the top level and, with -r, below.
+			recursiveWhen([]string{"*"}, []string{"*"}, false)),
 		"df":       spec("hHkTali", "human-readable si local print-type all inodes"),
 		"realpath": spec("emsLPqz", "canonicalize-existing canonicalize-missing no-symlinks logical physical quiet zero relative-to= relative-base=", text),
 		"readlink": spec("femnqsvz", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero", text),
@@ -103,7 +103,7 @@ func init() {
 		"sort":     spec("bdfgiMhnRrVsucCzmk:t:S:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort stable unique check? zero-terminated merge key= field-separator= buffer-size= parallel= random-source=@ debug"),
 		"uniq":     spec("cdDuizf:s:w:", "count repeated all-repeated? unique ignore-case zero-terminated skip-fields= skip-chars= check-chars= group?", maxOps(1)),
 		"xxd":      spec("abEeiuc:C:g:l:o:s:d", "", maxOps(1)),
-		"tree":     spec("adfiFnChsDpugJXL:P:I:", "noreport dirsfirst du prune filelimit= charset= sort=", recursiveWhen([]string{"*"}, nil, true)),
+		"tree":     spec("adfiFnChsDpugJXL:P:I:", "noreport dirsfirst du prune filelimit= charset= sort="),
 		"file":     spec("bikLhzNE0", "brief mime mime-type mime-encoding keep-going dereference no-dereference uncompress no-pad print0"),
 		"cut":      spec("b:c:d:f:snz", "bytes= characters= delimiter= fields= only-delimited complement output-delimiter= zero-terminated"),
 		"date":     spec("d:f@r@uRI?", "date= file=@ reference=@ utc universal rfc-email iso-8601? rfc-3339= debug", text, check(checkDate)),

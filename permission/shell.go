@@ -23,8 +23,8 @@ type shellEnv struct {
 	// invalid one that now covers the whole tool).
 	readDeny     []string
 	denyAllReads bool
-	// gitRules says some Bash deny or ask rule names git: a git alias
-	// could then run what it forbids.
+	// gitRules says some Bash deny or ask rule exists: a git alias or
+	// -c setting could then run what it forbids.
 	gitRules bool
 }
 
@@ -550,14 +550,22 @@ func (a *analysis) gitRules(c *command) {
 	if !a.env.gitRules {
 		return
 	}
+	for _, w := range c.words[1:] {
+		if w.literal && !strings.HasPrefix(w.value, "-") {
+			break
+		}
+		if n, _, _ := strings.Cut(w.value, "="); contains([]string{"-c", "--config-env", "--exec-path", "--git-dir", "--work-tree"}, n) {
+			a.denyRisk("git %s can make git run programs that Bash rules do not see", n)
+		}
+	}
 	switch {
 	case !ok:
-		a.denyRisk("git options only known at run time, and Bash rules name git")
+		a.denyRisk("git options only known at run time, and Bash rules exist")
 	case len(norm) < 2:
 	case !norm[1].literal:
-		a.denyRisk("git subcommand %s only known at run time, and Bash rules name git", norm[1].src)
+		a.denyRisk("git subcommand %s only known at run time, and Bash rules exist", norm[1].src)
 	case !gitKnown[norm[1].value]:
-		a.denyRisk("git %s may be an alias, and Bash rules name git", norm[1].value)
+		a.denyRisk("git %s may be an alias, which can run what Bash rules forbid", norm[1].value)
 	}
 }
 
