@@ -152,6 +152,9 @@ var gitPatchOpts = []string{"-p", "-u", "-U", "--patch", "--patch-with-raw", "--
 // allowlist, in a repository inside the workspace, naming no path
 // outside it.
 func checkGit(a *analysis, args []word) string {
+	if len(args) == 1 && args[0].literal && args[0].value == "--version" {
+		return ""
+	}
 	dirs := []string{"."}
 	i := 0
 	for ; i < len(args); i++ {

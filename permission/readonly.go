@@ -102,7 +102,7 @@ func init() {
 		"git":      {},           // see checkGit
 		"sort":     spec("bdfgiMhnRrVsucCzmk:t:S:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort stable unique check? zero-terminated merge key= field-separator= buffer-size= parallel= random-source=@ debug"),
 		"uniq":     spec("cdDuizf:s:w:", "count repeated all-repeated? unique ignore-case zero-terminated skip-fields= skip-chars= check-chars= group?", maxOps(1)),
-		"xxd":      spec("abEeiuc:C:g:l:o:s:d", "", maxOps(1)),
+		"xxd":      spec("abEeipuc:C:g:l:o:s:d", "", maxOps(1)),
 		"tree":     spec("adfiFnChsDpugJXL:P:I:", "noreport dirsfirst du prune filelimit= charset= sort="),
 		"file":     spec("bikLhzNE0", "brief mime mime-type mime-encoding keep-going dereference no-dereference uncompress no-pad print0"),
 		"cut":      spec("b:c:d:f:snz", "bytes= characters= delimiter= fields= only-delimited complement output-delimiter= zero-terminated"),
@@ -524,7 +524,9 @@ func sedReadOnly(sc string) string {
 		c := sc[i]
 		i++
 		switch {
-		case strings.IndexByte("pP=dDnNgGhHxz{", c) >= 0:
+		case c == '{':
+			continue // a block: the next command follows at once
+		case strings.IndexByte("pP=dDnNgGhHxzF", c) >= 0:
 		case c == 'q' || c == 'Q' || c == 'l':
 			for i < len(sc) && sc[i] >= '0' && sc[i] <= '9' {
 				i++

@@ -69,11 +69,26 @@ func resolveWord(w *syntax.Word) word {
 				out.literal = false
 			}
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				out.literal, out.expands = false, true // $'...' escapes: not worth decoding
+				var ok bool
+				if v, ok = decodeANSIC(v); !ok {
+					out.literal, out.expands = false, true
+				}
 			}
-			b.WriteString(p.Value)
-			g.WriteString(escapeMatch(p.Value))
+			b.WriteString(v)
+			g.WriteString(escapeMatch(v))
+		case *syntax.ProcSubst:
+			if p.Op != syntax.CmdIn || len(w.Parts) != 1 {
+				out.quoted = false
+				out.literal, out.expands = false, true
+				continue
+			}
+			// <(cmd) is a pipe holding cmd's output; cmd is checked
+			// as a command of its own.
+			out.quoted = false
+			b.WriteString("/dev/stdin")
+			g.WriteString("/dev/stdin")
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				out.literal, out.expands = false, true
@@ -95,13 +110,42 @@ func resolveWord(w *syntax.Word) word {
 	if out.literal {
 		out.value = b.String()
 		out.tilde = false
-	} else if !out.expands && !pat.brace {
+	} else if !out.expands && !pat.braceExp {
 		out.glob = g.String()
 		if out.tilde && out.glob != "" && !strings.HasPrefix(out.glob, "/") {
 			out.glob, out.tilde = "", false // ~user
 		}
 	}
 	return out
+}
+
+// decodeANSIC decodes the body of $'...' when it only uses the common
+// escapes; ok is false otherwise.
+func decodeANSIC(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(s[i])
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 // escapeMatch escapes filepath.Match's special characters.
@@ -151,6 +195,10 @@ func (ps *patternState) toGlob(g *strings.Builder, s string, first bool, tilde *
 type patternState struct {
 	bracket, brace bool // an unquoted [ or { was seen
 	pattern        bool
+	// braceBody is the unquoted text since the last {; braceExp says a
+	// {...} held a , or .. (a brace expansion: "@{u}" is not one).
+	braceBody strings.Builder
+	braceExp  bool
 }
 
 // unescape removes backslashes from an unquoted literal and updates the
@@ -174,10 +222,18 @@ func (ps *patternState) unescape(s string, first bool) string {
 			ps.bracket = true
 		case c == '{':
 			ps.brace = true
-		case c == ']' && ps.bracket, c == '}' && ps.brace:
+			ps.braceBody.Reset()
+		case c == '}' && ps.brace:
+			if body := ps.braceBody.String(); strings.Contains(body, ",") || strings.Contains(body, "..") {
+				ps.pattern, ps.braceExp = true, true
+			}
+		case c == ']' && ps.bracket:
 			ps.pattern = true
 		case c == '~' && i == 0 && first:
 			ps.pattern = true
+		}
+		if ps.brace {
+			ps.braceBody.WriteByte(c)
 		}
 		b.WriteByte(c)
 	}
