@@ -114,7 +114,7 @@ func (p *Policy) shellEnv(st snapshot, cwd string) *shellEnv {
 			// A git alias or a -c setting can run any command, so any
 			// Bash deny or ask rule could be dodged through git.
 			if r.Tool == "Bash" {
-				env.gitRules = true
+				env.bashRules = true
 			}
 		}
 	}

@@ -23,9 +23,10 @@ type shellEnv struct {
 	// invalid one that now covers the whole tool).
 	readDeny     []string
 	denyAllReads bool
-	// gitRules says some Bash deny or ask rule exists: a git alias or
-	// -c setting could then run what it forbids.
-	gitRules bool
+	// bashRules says some Bash deny or ask rule exists: a git alias, a
+	// git -c setting or code only known at run time could then run what
+	// it forbids.
+	bashRules bool
 }
 
 // script is what a shell command line would do, as far as parsing can
@@ -457,6 +458,7 @@ func (a *analysis) command(words []word, open bool) *command {
 	name := words[0]
 	if !name.literal {
 		a.hazard("the command name %s is only known at run time", name.src)
+		a.unseen("the command name %s is only known at run time", name.src)
 		c.notRO = "command name only known at run time"
 		if !name.expands {
 			// A glob: deny rules see what it expands to now.
@@ -478,6 +480,7 @@ func (a *analysis) command(words []word, open bool) *command {
 			a.nested(c, opaque, script)
 		} else {
 			a.hazard("eval of code only known at run time")
+			a.unseen("eval of code only known at run time")
 		}
 		return c
 	case "exec", "command", "builtin", "nice", "nohup", "timeout", "stdbuf", "env", "xargs", "time":
@@ -547,7 +550,7 @@ func (a *analysis) gitRules(c *command) {
 	if ok {
 		c.norm = norm
 	}
-	if !a.env.gitRules {
+	if !a.env.bashRules {
 		return
 	}
 	for _, w := range c.words[1:] {
@@ -752,6 +755,7 @@ func (a *analysis) shell(c *command, args []word) {
 		w := args[i]
 		if !w.literal {
 			c.notRO = "shell options only known at run time"
+			a.unseen("a shell runs %s, only known at run time", w.src)
 			return
 		}
 		v := w.value
@@ -760,6 +764,7 @@ func (a *analysis) shell(c *command, args []word) {
 			i++
 			if i >= len(args) || !args[i].literal || !contains([]string{"pipefail", "errexit", "nounset", "xtrace"}, args[i].value) {
 				c.notRO = "shell option"
+				a.unseen("a shell with an option that changes how it reads code")
 				return
 			}
 		case v == "--norc" || v == "--noprofile" || v == "--posix":
@@ -769,10 +774,14 @@ func (a *analysis) shell(c *command, args []word) {
 			}
 		case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
 			c.notRO = "shell option " + v
+			a.unseen("a shell with option %s may run code from its input", v)
 			return
 		default:
 			if !hasC {
 				c.notRO = "runs a script file"
+				if c.open {
+					a.unseen("a shell runs a script named at run time")
+				}
 				return
 			}
 			a.nested(c, transparent, v)
@@ -784,6 +793,16 @@ func (a *analysis) shell(c *command, args []word) {
 		return
 	}
 	c.notRO = "runs commands from its input"
+	a.unseen("a shell runs commands from its input")
+}
+
+// unseen records, when Bash deny or ask rules exist, that code only
+// known at run time could do what they forbid: it asks, and is refused
+// where nothing asks (bypassPermissions).
+func (a *analysis) unseen(format string, args ...any) {
+	if a.env.bashRules {
+		a.denyRisk(format, args...)
+	}
 }
 
 // skipOptions drops leading options; valued lists the short options that
