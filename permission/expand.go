@@ -173,7 +173,11 @@ func (a *analysis) walkCheck(dir string, follow bool) string {
 				a.denyRisk("a recursive read of %s reaches %s, which a Read deny rule covers", dir, p)
 			}
 			if d.Type()&fs.ModeSymlink != 0 && follow {
-				if t := realPath("/", p); !withinAny(a.env.roots, t) {
+				t := realPath("/", p)
+				if a.env.denyRules() && a.env.readDenied(t) {
+					a.denyRisk("a recursive read of %s follows %s to %s, which a Read deny rule covers", dir, p, t)
+				}
+				if !withinAny(a.env.roots, t) {
 					why = fmt.Sprintf("%s is a symlink to %s, outside the workspace, and the read follows symlinks", p, t)
 					return filepath.SkipAll
 				}

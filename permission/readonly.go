@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -102,7 +103,7 @@ func init() {
 		"git":      {},           // see checkGit
 		"sort":     spec("bdfgiMhnRrVsucCzmk:t:S:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort stable unique check? zero-terminated merge key= field-separator= buffer-size= parallel= random-source=@ debug"),
 		"uniq":     spec("cdDuizf:s:w:", "count repeated all-repeated? unique ignore-case zero-terminated skip-fields= skip-chars= check-chars= group?", maxOps(1)),
-		"xxd":      spec("abEeipuc:C:g:l:o:s:d", "", maxOps(1)),
+		"xxd":      {}, // see checkXxd
 		"tree":     spec("adfiFnChsDpugJXL:P:I:", "noreport dirsfirst du prune filelimit= charset= sort="),
 		"file":     spec("bikLhzNE0", "brief mime mime-type mime-encoding keep-going dereference no-dereference uncompress no-pad print0"),
 		"cut":      spec("b:c:d:f:snz", "bytes= characters= delimiter= fields= only-delimited complement output-delimiter= zero-terminated"),
@@ -138,6 +139,7 @@ var special = map[string]func(a *analysis, args []word) string{
 	"sed":      checkSed,
 	"go":       checkGo,
 	"ps":       checkPs,
+	"xxd":      checkXxd,
 }
 
 // readOnly reports whether the command name with args only reads, and
@@ -610,3 +612,40 @@ var psSpec = spec("eAfFlyjHTMaxdNo:p:u:U:g:G:", "forest sort= pid= ppid= user= n
 		}
 		return ""
 	}), text)
+
+// checkXxd: xxd has its own parser, which takes options by prefix
+// (-r is -revert, -s is -seek, and -ps is -postscript), so only exact
+// spellings pass, values must be numbers, and one file at most is read
+// (a second is written).
+func checkXxd(a *analysis, args []word) string {
+	var files []string
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.literal {
+			return "xxd with arguments only known at run time"
+		}
+		switch v := w.value; {
+		case contains([]string{"-a", "-b", "-C", "-E", "-e", "-i", "-p", "-ps", "-plain", "-u", "-d"}, v):
+		case contains([]string{"-c", "-g", "-l", "-o", "-s"}, v):
+			i++
+			if i >= len(args) || !args[i].literal || !xxdNumberRE.MatchString(args[i].value) {
+				return "xxd " + v + " without a number"
+			}
+		case strings.HasPrefix(v, "-") && v != "-":
+			return "xxd option " + v + " is not on the list"
+		default:
+			files = append(files, v)
+		}
+	}
+	if len(files) > 1 {
+		return "xxd with a second file, which it writes"
+	}
+	for _, f := range files {
+		if why := a.outside(f); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+var xxdNumberRE = regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)$`)
