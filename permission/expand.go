@@ -28,6 +28,13 @@ func (a *analysis) expand(w word, cwd string) (names []string, why string) {
 		}
 		pat = escapeMatch(a.env.home) + pat
 	}
+	for _, comp := range strings.Split(pat, "/") {
+		// Before bash 5.2 (globskipdots), ".*" also matches "." and
+		// "..", which filepath.Glob never returns.
+		if m, _ := filepath.Match(comp, ".."); m && strings.HasPrefix(comp, ".") && strings.ContainsAny(comp, "*?[") {
+			return nil, "pattern " + w.src + " may match .."
+		}
+	}
 	abs := pat
 	if !filepath.IsAbs(pat) {
 		abs = escapeMatch(cwd) + "/" + pat

@@ -219,6 +219,10 @@ sub:
 	if why != "" {
 		return why
 	}
+	if p.dynamic > 0 {
+		// A run-time word may be an option (--output=F).
+		return "git " + sub + " with arguments only known at run time"
+	}
 	for _, o := range p.opts {
 		if o.kind == optFile {
 			if why := a.outside(o.value); why != "" {

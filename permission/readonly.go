@@ -81,7 +81,7 @@ func init() {
 		"return":   {operands: operandText},
 		"break":    {operands: operandText},
 		"continue": {operands: operandText},
-		"wait":     spec("n", "", text, check(checkWait)),
+		"wait":     {}, // see checkWait
 		"tr":       spec("cdstC", "complement delete squeeze-repeats truncate-set1", text, maxOps(2)),
 		"cd":       {operands: operandText}, // where it goes is checked by the analysis
 		"set":      {},                      // see checkSet
@@ -140,6 +140,7 @@ var special = map[string]func(a *analysis, args []word) string{
 	"go":       checkGo,
 	"ps":       checkPs,
 	"xxd":      checkXxd,
+	"wait":     checkWait,
 }
 
 // readOnly reports whether the command name with args only reads, and
@@ -269,12 +270,16 @@ func checkPrintf(_ *analysis, args []word) string {
 	return ""
 }
 
-// checkWait: wait -p assigns a variable (evaluating subscripts); only
-// job numbers and -n are allowed.
-func checkWait(_ *analysis, p *parsedArgs) string {
-	for _, o := range p.operands {
-		if !allDigits(strings.TrimPrefix(o, "%")) {
-			return "wait " + o
+// checkWait: wait -p assigns a variable (evaluating subscripts), and a
+// run-time word could split into it; only job numbers, $! and -n are
+// allowed.
+func checkWait(a *analysis, args []word) string {
+	for _, w := range args {
+		switch {
+		case w.src == "$!" || w.src == `"$!"`:
+		case w.literal && (allDigits(strings.TrimPrefix(w.value, "%")) || w.value == "-n"):
+		default:
+			return "wait " + w.src
 		}
 	}
 	return ""

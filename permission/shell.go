@@ -138,12 +138,19 @@ func (a *analysis) cdClosure(f *syntax.File, start []string) []string {
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		if name := resolveWord(call.Args[0]); name.literal && (name.value == "cd" || name.value == "pushd") {
-			var args []word
-			for _, w := range call.Args[1:] {
-				args = append(args, resolveWord(w))
+		words := make([]word, len(call.Args))
+		for i, w := range call.Args {
+			words[i] = resolveWord(w)
+		}
+		// builtin cd and command cd are cd too.
+		for len(words) > 1 && words[0].literal && (words[0].value == "builtin" || words[0].value == "command") {
+			words = words[1:]
+			for len(words) > 1 && words[0].literal && (words[0].value == "-p" || words[0].value == "--") {
+				words = words[1:]
 			}
-			targets = append(targets, args)
+		}
+		if name := words[0]; name.literal && (name.value == "cd" || name.value == "pushd") {
+			targets = append(targets, words[1:])
 		}
 		return true
 	})
