@@ -26,6 +26,10 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 		}
 		switch st.mode {
 		case BypassPermissions:
+			if p.shellEnv(st, cwd).bashRules {
+				// What bash would run cannot be matched against them.
+				return Decision{Verdict: Deny, Reason: "The command does not parse, so the Bash deny rules cannot be checked: " + err.Error()}
+			}
 			return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 		case Plan:
 			return Decision{Verdict: Deny, Reason: "The command does not parse, and in plan mode only read-only commands run: " + err.Error()}
