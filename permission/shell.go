@@ -268,7 +268,7 @@ func (a *analysis) visit(n syntax.Node) bool {
 	case *syntax.FuncDecl:
 		// A function can shadow any command, and its calls look like
 		// plain commands.
-		a.hazard("defines the function %s", n.Name.Value)
+		a.hazard("defines a function")
 	case *syntax.CoprocClause:
 		a.hazard("coproc")
 	}
