@@ -140,7 +140,9 @@ func init() {
 // gitContent are the subcommands that can print files' contents (and so
 // bypass a Read deny rule).
 var gitContent = map[string]bool{
-	"show": true, "grep": true, "cat-file": true, "diff": true, "blame": true, "stash": true,
+	// blame is not here: it prints the one file it is given, and that
+	// operand is checked against the deny rules like any other.
+	"show": true, "grep": true, "cat-file": true, "diff": true, "stash": true,
 	"log": true, "whatchanged": true, "archive": true,
 }
 
@@ -260,7 +262,7 @@ sub:
 		content = p.has(gitPatchOpts...)
 	}
 	if content && a.env.denyRules() {
-		if !a.gitProvablyAllowed(p) {
+		if !a.gitProvablyAllowed(p) && !((sub == "show" || sub == "cat-file") && a.gitObjectsAllowed(p)) {
 			a.denyRisk("git %s can print files that a Read deny rule covers", sub)
 		}
 	}
@@ -286,6 +288,39 @@ func (a *analysis) gitProvablyAllowed(p *parsedArgs) bool {
 			rp := realPath(cwd, o)
 			fi, err := os.Stat(rp)
 			if err != nil || !fi.Mode().IsRegular() || a.env.readDenied(rp) || a.env.readDenied(lexAbs(cwd, o)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gitObjectsAllowed reports whether every operand names an object by
+// REV:path, and no path is one a Read deny rule covers (a tree only
+// lists names).
+func (a *analysis) gitObjectsAllowed(p *parsedArgs) bool {
+	if len(p.operands) == 0 {
+		return false
+	}
+	for _, o := range p.operands {
+		_, path, ok := strings.Cut(o, ":")
+		if !ok {
+			return false
+		}
+		var candidates []string
+		if strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+			for _, cwd := range a.cwds {
+				candidates = append(candidates, lexAbs(cwd, path))
+			}
+		} else {
+			// Relative to the top of the repository, which lies in one
+			// of the roots or in a directory a command runs in.
+			for _, dir := range append(append([]string(nil), a.env.roots...), a.cwds...) {
+				candidates = append(candidates, lexAbs(dir, path))
+			}
+		}
+		for _, c := range candidates {
+			if a.env.readDenied(c) || a.env.readDenied(realPath("/", c)) {
 				return false
 			}
 		}
