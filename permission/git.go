@@ -133,6 +133,10 @@ func init() {
 		"tag": spec("ln?i", "list sort= contains? no-contains? points-at= merged? no-merged? format= column? "+
 			"no-column ignore-case omit-empty", text),
 		"remote": spec("v", "verbose", text),
+		"reflog": log,
+		"for-each-ref": spec("", "format= sort= count= points-at= merged? no-merged? contains? no-contains? "+
+			"ignore-case omit-empty exclude= shell perl python tcl", text),
+		"check-ignore": spec("qvnz", "quiet verbose non-matching no-index", text),
 		"stash":  spec(gitDiffShort, gitDiffLong+"include-untracked only-untracked", text),
 	}
 }
@@ -215,6 +219,13 @@ sub:
 	case "remote":
 		if len(rest) == 2 && rest[0].literal && rest[0].value == "get-url" && rest[1].literal {
 			return ""
+		}
+	case "reflog":
+		if len(rest) > 0 && rest[0].literal && contains([]string{"expire", "delete", "drop", "exists", "write"}, rest[0].value) {
+			return "git reflog " + rest[0].value + " changes the reflog"
+		}
+		if len(rest) > 0 && rest[0].literal && (rest[0].value == "show" || rest[0].value == "list") {
+			rest = rest[1:]
 		}
 	}
 	p, why := a.parseArgs("git "+sub, s, rest)
