@@ -137,7 +137,7 @@ func init() {
 		"for-each-ref": spec("", "format= sort= count= points-at= merged? no-merged? contains? no-contains? "+
 			"ignore-case omit-empty exclude= shell perl python tcl", text),
 		"check-ignore": spec("qvnz", "quiet verbose non-matching no-index", text),
-		"stash":  spec(gitDiffShort, gitDiffLong+"include-untracked only-untracked", text),
+		"stash":        spec(gitDiffShort, gitDiffLong+"include-untracked only-untracked", text),
 	}
 }
 
