@@ -207,7 +207,25 @@ func spellings(c *command) [][]word {
 			}
 		}
 	}
+	// git's plumbing does what its porcelain does: a rule on git push
+	// also holds for git send-pack.
+	for _, ws := range out {
+		if len(ws) > 1 && ws[0].literal && filepath.Base(ws[0].value) == "git" && ws[1].literal {
+			if porcelain, ok := gitPlumbing[ws[1].value]; ok {
+				alt := append([]word{{value: "git", literal: true, src: "git"}, {value: porcelain, literal: true, src: porcelain}}, ws[2:]...)
+				out = append(out, alt)
+			}
+		}
+	}
 	return out
+}
+
+// gitPlumbing maps git plumbing commands to the porcelain command whose
+// rules they must obey.
+var gitPlumbing = map[string]string{
+	"send-pack": "push", "http-push": "push", "fetch-pack": "fetch", "commit-tree": "commit",
+	"update-ref": "branch", "read-tree": "checkout", "checkout-index": "checkout", "update-index": "add",
+	"merge-tree": "merge", "mktag": "tag",
 }
 
 // rawMatch matches a Bash rule against command text that does not parse:

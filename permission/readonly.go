@@ -76,7 +76,14 @@ func init() {
 		"free":     spec("bkmghtwl", "bytes kibi mebi gibi human total wide lohi si", none),
 		"uptime":   spec("ps", "pretty since", none),
 		"nproc":    spec("", "all ignore=", none),
-		"printenv": spec("0", "null", text),
+		"printenv": spec("0", "null", text, check(func(_ *analysis, p *parsedArgs) string {
+			for _, o := range p.operands {
+				if secretVar(o) {
+					return "printenv " + o + " may print a secret"
+				}
+			}
+			return ""
+		})),
 		"exit":     {operands: operandText},
 		"return":   {operands: operandText},
 		"break":    {operands: operandText},

@@ -250,6 +250,9 @@ func (a *analysis) visit(n syntax.Node) bool {
 		if !safeParam(n) {
 			a.hazard("parameter expansion %s", nodeSource(n))
 		}
+		if n.Param != nil && secretVar(n.Param.Value) {
+			a.hazard("expands %s, which may hold a secret", n.Param.Value)
+		}
 	case *syntax.BinaryTest:
 		switch n.Op {
 		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
@@ -289,6 +292,18 @@ func safeParam(p *syntax.ParamExp) bool {
 		}
 	}
 	return true
+}
+
+// secretVar reports whether a variable's name says it holds a secret
+// (ANTHROPIC_API_KEY, GITHUB_TOKEN, ...): printing it asks.
+func secretVar(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // safeVars are the variables that may be set (as NAME=value words, with
