@@ -77,6 +77,9 @@ func init() {
 		"uptime":   spec("ps", "pretty since", none),
 		"nproc":    spec("", "all ignore=", none),
 		"printenv": spec("0", "null", text, check(func(_ *analysis, p *parsedArgs) string {
+			if len(p.operands) == 0 && p.dynamic == 0 {
+				return "printenv prints the whole environment, which may hold secrets"
+			}
 			for _, o := range p.operands {
 				if secretVar(o) {
 					return "printenv " + o + " may print a secret"
@@ -234,6 +237,9 @@ func checkTest(_ *analysis, args []word) string {
 // checkSet allows the set options that change nothing about later words:
 // -e, -u, -x, -v, -C and -o pipefail and the like, and "set --".
 func checkSet(_ *analysis, args []word) string {
+	if len(args) == 0 {
+		return "set prints every variable, which may hold secrets"
+	}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.literal {

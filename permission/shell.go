@@ -667,8 +667,10 @@ func (a *analysis) wrapper(c *command, args []word) {
 	}
 	if len(rest) == 0 {
 		switch name {
-		case "env", "nice", "exec", "command", "builtin", "time":
-			c.readOnly = true // prints the environment or niceness, or does nothing
+		case "env":
+			c.notRO = "env prints the whole environment, which may hold secrets"
+		case "nice", "exec", "command", "builtin", "time":
+			c.readOnly = true // prints the niceness, or does nothing
 		default:
 			c.notRO = name + " without a command"
 		}
