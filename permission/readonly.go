@@ -424,7 +424,7 @@ func checkJq(a *analysis, args []word) string {
 			return ""
 		}
 		filter := p.operands[0]
-		for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env", "$ENV", "getpath", "$__loc__"} {
+		for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env", "$ENV"} {
 			if strings.Contains(filter, kw) {
 				return "jq filter uses " + kw + " (modules, or the environment, which may hold secrets)"
 			}
