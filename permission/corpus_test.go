@@ -75,6 +75,7 @@ func workspace(t testing.TB) (project, home string) {
 		"dangling":     filepath.Join(outside, "new.txt"),   // not there yet, outside
 		"passwd-link":  filepath.Join(outside, "passwd"),    // a file outside
 		"envlink":      filepath.Join(project, ".env"),      // a second name for .env
+		"chain":        "dangling",                          // inside, but leads to the missing file outside
 	} {
 		if err := os.Symlink(target, filepath.Join(project, link)); err != nil {
 			t.Fatal(err)

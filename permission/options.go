@@ -162,6 +162,7 @@ func (p *parsedArgs) values(names ...string) []string {
 // operand.
 func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs, string) {
 	p := &parsedArgs{dashdash: -1}
+	args = append([]word(nil), args...) // unmatched patterns are replaced below
 	dashdash := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]

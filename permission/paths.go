@@ -32,6 +32,17 @@ func withinAny(roots []string, p string) bool {
 // A link inside the workspace that points out of it is seen for what it
 // is.
 func realPath(cwd, p string) string {
+	return realPathDepth(cwd, p, 0)
+}
+
+// maxLinks bounds the symlinks followed for one path, as the kernel's
+// ELOOP does.
+const maxLinks = 40
+
+func realPathDepth(cwd, p string, depth int) string {
+	if depth > maxLinks {
+		return "/proc/self/loop" // outside any workspace: asks
+	}
 	cur := "/"
 	if !filepath.IsAbs(p) {
 		cur = filepath.Clean(cwd)
@@ -54,13 +65,17 @@ func realPath(cwd, p string) string {
 		if fi.Mode()&os.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(next)
 			if err != nil {
-				// A dangling or looping link: where it points is not
-				// known to lie inside, so say where it points as written.
-				target, _ := os.Readlink(next)
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(cur, target)
+				// A dangling link (or a chain ending in one): follow it
+				// hop by hop to where a write would create the file.
+				target, err := os.Readlink(next)
+				if err != nil {
+					return "/proc/self/unreadable-link"
 				}
-				return filepath.Join(append([]string{target}, parts[i+1:]...)...)
+				rest := strings.Join(parts[i+1:], "/")
+				if rest != "" {
+					target += "/" + rest
+				}
+				return realPathDepth(cur, target, depth+1)
 			}
 			next = real
 		}
