@@ -23,7 +23,7 @@ func workspace(t testing.TB) (project, home string) {
 	for _, d := range []string{
 		filepath.Join(project, "src"), filepath.Join(project, ".git"), filepath.Join(project, "deep/a/b"),
 		filepath.Join(project, "dash"), filepath.Join(project, "sub"), filepath.Join(project, "inner"),
-		filepath.Join(outside, "repo"), home,
+		filepath.Join(outside, "repo"), filepath.Join(project, "linkedrepo"), home,
 	} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -69,13 +69,14 @@ func workspace(t testing.TB) (project, home string) {
 		t.Fatal(err)
 	}
 	for link, target := range map[string]string{
-		"escape":       outside,                             // a directory outside
-		"deep/a/b/out": outside,                             // nested, for recursive reads
-		"inner/readme": filepath.Join(project, "README.md"), // inside: fine
-		"dangling":     filepath.Join(outside, "new.txt"),   // not there yet, outside
-		"passwd-link":  filepath.Join(outside, "passwd"),    // a file outside
-		"envlink":      filepath.Join(project, ".env"),      // a second name for .env
-		"chain":        "dangling",                          // inside, but leads to the missing file outside
+		"escape":          outside,                             // a directory outside
+		"deep/a/b/out":    outside,                             // nested, for recursive reads
+		"inner/readme":    filepath.Join(project, "README.md"), // inside: fine
+		"dangling":        filepath.Join(outside, "new.txt"),   // not there yet, outside
+		"passwd-link":     filepath.Join(outside, "passwd"),    // a file outside
+		"envlink":         filepath.Join(project, ".env"),      // a second name for .env
+		"chain":           "dangling",                          // inside, but leads to the missing file outside
+		"linkedrepo/.git": filepath.Join(outside, "repo"),      // a .git symlink leading out
 	} {
 		if err := os.Symlink(target, filepath.Join(project, link)); err != nil {
 			t.Fatal(err)
