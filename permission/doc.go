@@ -90,7 +90,10 @@
 // -p, grep, cat-file, diff, blame) unless its "--" pathspecs are proved
 // clear, and any other command naming a covered file ask. Those that
 // ask are refused in plan and bypassPermissions modes, where nothing
-// asks. Commands whose name is computed at run time ($(echo rm)) cannot
-// be matched; they ask, except in bypassPermissions mode, which is why
-// that mode should be paired with the sandbox.
+// asks. Code only known at run time ($(echo rm) as a command name,
+// eval "$x", a shell reading its input, a line that does not parse)
+// cannot be matched against Bash rules: when any Bash deny or ask rule
+// exists it asks, and bypassPermissions refuses it; without such rules
+// bypassPermissions runs it, which is why that mode should be paired
+// with the sandbox.
 package permission
