@@ -43,6 +43,7 @@ func (a *analysis) expand(w word, cwd string) (names []string, why string) {
 	if err != nil {
 		return nil, "pattern " + w.src + " is malformed"
 	}
+	matches = bashDots(abs, matches)
 	if len(matches) == 0 {
 		return []string{unescapeMatch(pat)}, ""
 	}
@@ -60,6 +61,30 @@ func (a *analysis) expand(w word, cwd string) (names []string, why string) {
 		}
 	}
 	return matches, ""
+}
+
+// bashDots drops the matches bash would not make: a name starting with
+// "." is only matched by a pattern component that starts with "." too.
+// When the components cannot be lined up, every match is kept (a
+// superset is safe).
+func bashDots(pattern string, matches []string) []string {
+	pcs := strings.Split(filepath.Clean(pattern), "/")
+	var out []string
+	for _, m := range matches {
+		mcs := strings.Split(m, "/")
+		keep := true
+		if len(mcs) == len(pcs) {
+			for i, pc := range pcs {
+				if strings.ContainsAny(pc, "*?[") && !strings.HasPrefix(pc, ".") && !strings.HasPrefix(pc, `\.`) && strings.HasPrefix(mcs[i], ".") {
+					keep = false
+				}
+			}
+		}
+		if keep {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // unescapeMatch undoes escapeMatch.
