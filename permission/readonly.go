@@ -123,7 +123,6 @@ func init() {
 		"sed":      {}, // see checkSed
 		"go":       {}, // see checkGo
 		"ps":       {}, // see checkPs
-		"env":      {}, // handled as a wrapper
 	}
 }
 
