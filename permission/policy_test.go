@@ -112,7 +112,7 @@ func TestSuggestedRules(t *testing.T) {
 		"curl https://example.com":        "Bash(curl https://example.com)",
 		"python3 manage.py migrate":       "Bash(python3 manage.py:*)",
 		"npx prettier --write src":        "Bash(npx prettier:*)",
-		"FOO=1 npm install":               "Bash(npm install:*)",
+		"CI=1 npm install":                "Bash(npm install:*)",
 		"timeout 60 cargo test":           "Bash(cargo test:*)",
 		"bash -c 'npm ci'":                "Bash(npm ci:*)",
 		"npm ci && cargo fetch":           "Bash(npm ci:*), Bash(cargo fetch:*)",
