@@ -35,6 +35,10 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	// editorMCP are the MCP servers the editor passed; mcpNames the
+	// servers started (or reported) so far.
+	editorMCP []schema.MCPServer
+	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	log     *session.Log // nil when sessions are not persisted
@@ -60,6 +64,7 @@ type Session struct {
 	overhead      int64                   // tokens of system prompt and tools, estimated, guarded by mu
 	usage         providers.Usage         // of the last model call, guarded by mu
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
+	trustedMCP    *mcp.Manager            // servers started once the folder was trusted, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -78,7 +83,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		model:  opts.Model,
 	}
 	if s.model == "" {
-		s.model = svc.cfg.Model
+		s.model = svc.defaultModel()
 	}
 
 	s.env = &tools.Env{
@@ -94,7 +99,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
+	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
+	s.noticeHeldBack(st)
 	s.startWatching()
 	return s
 }
@@ -195,6 +202,12 @@ func (s *Session) close() {
 	}
 	if s.mcp != nil {
 		s.mcp.Close()
+	}
+	s.mu.Lock()
+	trusted := s.trustedMCP
+	s.mu.Unlock()
+	if trusted != nil {
+		trusted.Close()
 	}
 	s.stopWatching()
 	if s.log != nil {
