@@ -224,6 +224,9 @@ func (s *Service) adopt(next Config) {
 	}
 	for _, sess := range open {
 		sess.trusted(old, st)
+		for _, n := range next.Notices {
+			sess.status(context.Background(), Status{Kind: StatusWarning, Message: n})
+		}
 	}
 }
 
