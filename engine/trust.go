@@ -178,11 +178,7 @@ func folderFile(folder, rel string) string {
 }
 
 func stayOff(held []settings.HeldBack) string {
-	n := 0
-	for _, h := range held {
-		n += h.Hooks + h.MCPServers + len(h.Other)
-	}
-	if n == 1 {
+	if settings.IsSingular(held) {
 		return "is"
 	}
 	return "are"

@@ -273,15 +273,38 @@ func TrustQuestion(folder string, held []HeldBack) string {
 		return q
 	}
 	q += " Its " + strings.Join(parts, ", and its ")
+	verb := func(plural, singular string) string {
+		if IsSingular(held) {
+			return singular
+		}
+		return plural
+	}
 	switch {
 	case runs && loosens:
-		q += " that run code or change what the agent may do"
+		q += " that " + verb("run", "runs") + " code or " + verb("change", "changes") + " what the agent may do"
 	case runs:
-		q += " that run code"
+		q += " that " + verb("run", "runs") + " code"
 	default:
-		q += " that change what the agent may do"
+		q += " that " + verb("change", "changes") + " what the agent may do"
 	}
 	return q
+}
+
+// IsSingular reports whether held lists one thing, not counted above one
+// ("1 hook", "an apiKeyHelper", "env"), for the verb that follows.
+func IsSingular(held []HeldBack) bool {
+	var things []string
+	for _, h := range held {
+		things = append(things, h.things()...)
+	}
+	if len(things) != 1 {
+		return false
+	}
+	var n int
+	if _, err := fmt.Sscanf(things[0], "%d", &n); err == nil {
+		return n == 1
+	}
+	return true
 }
 
 // restrict keeps only what tightens the rules of an untrusted project

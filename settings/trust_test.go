@@ -110,6 +110,8 @@ func TestTrustQuestionWording(t *testing.T) {
 			"Trust the folder /p? Its .claude/settings.json has 3 hooks and 1 MCP server that run code"},
 		{[]HeldBack{{File: ".claude/settings.json", Other: []string{"2 allow rules"}, Loosens: true}},
 			"Trust the folder /p? Its .claude/settings.json has 2 allow rules that change what the agent may do"},
+		{[]HeldBack{{File: ".claude/settings.json", Hooks: 1, RunsCode: true}},
+			"Trust the folder /p? Its .claude/settings.json has 1 hook that runs code"},
 		{nil, "Trust the folder /p?"},
 	} {
 		if got := TrustQuestion("/p", tc.held); got != tc.want {

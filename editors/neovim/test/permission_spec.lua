@@ -138,7 +138,7 @@ return {
       local float = vim.api.nvim_get_current_win()
       local cfg = vim.api.nvim_win_get_config(float)
       local title = type(cfg.title) == 'table' and cfg.title[1][1] or tostring(cfg.title)
-      h.contains(title, 'Trust the folder ' .. root .. '? Its .claude/settings.json has 1 hook that run code', 'the float title is the question')
+      h.contains(title, 'Trust the folder ' .. root .. '? Its .claude/settings.json has 1 hook that runs code', 'the float title is the question')
       local footer = type(cfg.footer) == 'table' and cfg.footer[1][1] or tostring(cfg.footer)
       h.contains(footer, 'a Trust this folder', 'the footer names the trust option')
       h.contains(footer, 'n Not now', 'the footer names the refusal')
