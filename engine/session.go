@@ -65,6 +65,11 @@ type Session struct {
 	usage         providers.Usage         // of the last model call, guarded by mu
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
 	trustedMCP    *mcp.Manager            // servers started once the folder was trusted, guarded by mu
+	// startSettings and startModel are the settings and default model the
+	// session started with; startSettings becomes the trusted folder's
+	// settings once they apply. Guarded by mu.
+	startSettings *settings.Settings
+	startModel    string
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -82,9 +87,11 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		client: opts.Client,
 		model:  opts.Model,
 	}
+	s.startModel = svc.defaultModel()
 	if s.model == "" {
-		s.model = svc.defaultModel()
+		s.model = s.startModel
 	}
+	s.startSettings = st
 
 	s.env = &tools.Env{
 		Cwd:      s.cwd,

@@ -72,6 +72,7 @@ func (s *Service) heldBack() ([]settings.HeldBack, *Trust) {
 // not answered yet in this process. Concurrent prompts wait for the one
 // question. After "trust" the service adopts the full configuration.
 func (s *Service) settleTrust(ctx context.Context, sess *Session) {
+	defer sess.catchUp()
 	for {
 		held, tr := s.heldBack()
 		if tr == nil {
@@ -219,15 +220,37 @@ func (s *Service) adopt(next Config) {
 		return
 	}
 	for _, sess := range open {
-		sess.trusted(old, st)
-		for _, n := range next.Notices {
-			sess.status(context.Background(), Status{Kind: StatusWarning, Message: n})
+		if sess.trusted(st) {
+			for _, n := range next.Notices {
+				sess.status(context.Background(), Status{Kind: StatusWarning, Message: n})
+			}
 		}
 	}
 }
 
-// trusted applies the trusted folder's full settings to the session.
-func (s *Session) trusted(old Config, st *settings.Settings) {
+// catchUp applies the trusted settings to a session that started with the
+// restricted ones while the folder was being trusted.
+func (s *Session) catchUp() {
+	st, _ := s.svc.settings()
+	if st != nil && !st.ProjectRestricted {
+		s.trusted(st)
+	}
+}
+
+// trusted applies the trusted folder's full settings to a session that
+// started with the restricted ones; it reports false when the session
+// has them already.
+func (s *Session) trusted(st *settings.Settings) bool {
+	s.mu.Lock()
+	start := s.startSettings
+	if start == nil || !start.ProjectRestricted {
+		s.mu.Unlock()
+		return false
+	}
+	s.startSettings = st
+	startModel := s.startModel
+	s.mu.Unlock()
+	old := Config{Mode: s.svc.cfg.Mode, Settings: start, Model: startModel}
 	ctx := context.Background()
 	s.gate.policy.Update(st)
 	s.hooks.Update(st)
@@ -269,6 +292,7 @@ func (s *Session) trusted(old Config, st *settings.Settings) {
 		}
 	}
 	s.status(ctx, Status{Kind: StatusInfo, Message: "the folder is trusted: its settings are on"})
+	return true
 }
 
 // startMode is the mode a session starts in under st.
