@@ -271,6 +271,9 @@ func (s *Server) plainSession() (*engine.Session, *plainClient, error) {
 	}
 	pc.transcript = filepath.Join(s.opts.TranscriptDir, sess.ID+".md")
 	d.sess, d.client = sess, pc
+	// The session's queued notices (settings problems, what an untrusted
+	// folder holds back) go out as log messages.
+	sess.AnnounceCommands(context.Background())
 	return sess, pc, nil
 }
 

@@ -394,6 +394,15 @@ func TestTrustPlainDoor(t *testing.T) {
 			if trusts != 1 {
 				t.Errorf("trust asked %d times with showMessageRequest, want 1: %q", trusts, asked)
 			}
+			logged := false
+			for _, n := range ed.Notifications() {
+				if n.Method == "window/logMessage" && strings.Contains(string(n.Params), "are off until you trust this folder") {
+					logged = true
+				}
+			}
+			if !logged {
+				t.Error("the held-back notice was not logged")
+			}
 			if answer == "Trust" {
 				r.waitRan(t, "sessionstart", "prompt", "mcp-json")
 				return
