@@ -5,4 +5,10 @@
 // The engine knows nothing of JSON-RPC. Each protocol door (LSP, ACP,
 // plain LSP) adapts a Service to its wire format and gives each session a
 // Client through which updates and permission requests reach the editor.
+//
+// A service whose project folder is not trusted (Config.Trust) runs with
+// the folder's settings restricted to what tightens the rules. At the
+// first prompt, before the turn starts, it asks once, with a permission
+// request marked as a folder trust request (IsTrustRequest); after "trust"
+// it adopts the configuration rebuilt with the folder's settings in full.
 package engine

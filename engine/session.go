@@ -36,6 +36,10 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	// editorMCP are the MCP servers the editor passed; mcpNames the
+	// servers started (or reported) so far.
+	editorMCP []schema.MCPServer
+	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	log     *session.Log // nil when sessions are not persisted
@@ -63,7 +67,13 @@ type Session struct {
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
 	// shown are what finished file-changing calls did (toolUseResult),
 	// by tool_use_id, until their results are saved; guarded by mu.
-	shown map[string]json.RawMessage
+	shown      map[string]json.RawMessage
+	trustedMCP *mcp.Manager // servers started once the folder was trusted, guarded by mu
+	// startSettings and startModel are the settings and default model the
+	// session started with; startSettings becomes the trusted folder's
+	// settings once they apply. Guarded by mu.
+	startSettings *settings.Settings
+	startModel    string
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -81,9 +91,11 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		client: opts.Client,
 		model:  opts.Model,
 	}
+	s.startModel = svc.defaultModel()
 	if s.model == "" {
-		s.model = svc.cfg.Model
+		s.model = s.startModel
 	}
+	s.startSettings = st
 
 	s.env = &tools.Env{
 		Cwd:      s.cwd,
@@ -98,7 +110,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
+	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
+	s.noticeHeldBack(st)
 	s.startWatching()
 	return s
 }
@@ -199,6 +213,12 @@ func (s *Session) close() {
 	}
 	if s.mcp != nil {
 		s.mcp.Close()
+	}
+	s.mu.Lock()
+	trusted := s.trustedMCP
+	s.mu.Unlock()
+	if trusted != nil {
+		trusted.Close()
 	}
 	s.stopWatching()
 	if s.log != nil {

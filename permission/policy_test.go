@@ -151,7 +151,7 @@ func TestSuggestedRules(t *testing.T) {
 
 func TestAllowAlwaysPersistsBashRules(t *testing.T) {
 	project, home := workspace(t)
-	opts := settings.Options{Project: project, Home: home, CheckRule: CheckRule}
+	opts := settings.Options{Project: project, Home: home, CheckRule: CheckRule, TrustProject: true}
 	s, _ := settings.Load(opts)
 	p := NewPolicy(project, s, "")
 
