@@ -88,6 +88,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
+		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand

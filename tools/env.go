@@ -35,10 +35,43 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
+	// Hide, when set, names the files the search tools (Grep, Glob, LS)
+	// must leave out of their results: those a deny rule forbids reading.
+	Hide Hider
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
 	shells *shellManager
+}
+
+// Hider says which files a permission rule keeps from the model. A deny
+// rule on Read covers every tool that reads files (Claude Code's rule
+// families), so a file Read may not open must not surface through a
+// search either: not its content (Grep), nor its name (Glob, LS).
+type Hider interface {
+	// Hides reports whether tool must not show path (absolute, clean,
+	// symlinks resolved) nor anything under it.
+	Hides(tool, path string) bool
+	// HiddenGlobs returns the absolute doublestar patterns behind Hides
+	// for tool, so a search can skip those files without reading them.
+	HiddenGlobs(tool string) []string
+}
+
+// hides reports whether tool must leave path out of its results.
+func (e *Env) hides(tool, path string) bool {
+	return e.Hide != nil && e.Hide.Hides(tool, path)
+}
+
+// hider returns the check a walk of tool applies to each path, or nil
+// when nothing is hidden.
+func (e *Env) hider(tool string) func(string) bool {
+	if e.Hide == nil {
+		return nil
+	}
+	if len(e.Hide.HiddenGlobs(tool)) == 0 {
+		return nil
+	}
+	return func(p string) bool { return e.Hide.Hides(tool, p) }
 }
 
 // FileSystem is the session's view of files: the editor's open buffers

@@ -104,7 +104,7 @@ func (t *globTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern)
+	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern, t.env.hider("Glob"))
 	if err != nil {
 		return Errorf("glob %s in %s: %v", pattern, dir, err)
 	}
@@ -131,8 +131,9 @@ type timedFile struct {
 	mtime time.Time
 }
 
-// globFiles returns the files under dir matching pattern, newest first.
-func globFiles(ctx context.Context, dir, base, pattern string) ([]timedFile, error) {
+// globFiles returns the files under dir matching pattern, newest first,
+// leaving out those hide reports (nil: none).
+func globFiles(ctx context.Context, dir, base, pattern string, hide func(string) bool) ([]timedFile, error) {
 	staticBase, _ := doublestar.SplitPattern(pattern)
 	start := dir
 	if staticBase != "." {
@@ -164,7 +165,7 @@ func globFiles(ctx context.Context, dir, base, pattern string) ([]timedFile, err
 	}
 	var mu sync.Mutex
 	var files []timedFile
-	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true}, func(e walkEntry) error {
+	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true, hide: hide}, func(e walkEntry) error {
 		if e.dir {
 			return nil
 		}

@@ -48,6 +48,10 @@ type walkOptions struct {
 	parallel bool
 	// noIgnore disables .gitignore handling.
 	noIgnore bool
+	// hide, when set, leaves out every entry whose absolute path it
+	// reports (a directory with all it holds): files a deny rule keeps
+	// from the model. It beats overrides and .gitignore.
+	hide func(path string) bool
 }
 
 // walkDir is a directory waiting to be read.
@@ -189,6 +193,10 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 		if d.rel != "" {
 			rel = d.rel + "/" + name
 		}
+		path := filepath.Join(d.path, name)
+		if w.opts.hide != nil && w.opts.hide(path) {
+			continue
+		}
 		decision := 0
 		if w.opts.override != nil {
 			decision = w.opts.override(rel, isDir)
@@ -203,7 +211,6 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 				continue
 			}
 		}
-		path := filepath.Join(d.path, name)
 		if isDir {
 			if w.opts.skipDir != nil && w.opts.skipDir(rel) {
 				continue
