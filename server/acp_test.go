@@ -41,6 +41,7 @@ type acpEditor struct {
 	writes    map[string]string                                                    // fs/write_text_file by path, guarded by mu
 	reads     []string                                                             // fs/read_text_file paths, guarded by mu
 	failWrite string                                                               // error for fs/write_text_file, guarded by mu
+	failRead  map[string]*jsonrpc2.Error                                           // path -> error for fs/read_text_file, guarded by mu
 	notes     []acpNote                                                            // guarded by mu
 	perms     []schema.RequestPermissionParams                                     // guarded by mu
 	answer    func(*schema.RequestPermissionParams) schema.RequestPermissionResult // guarded by mu
@@ -169,6 +170,9 @@ func (c *acpEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		c.signal()
 		if p.SessionID == "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sessionId is required")
+		}
+		if e := c.failRead[p.Path]; e != nil {
+			return nil, e
 		}
 		text, ok := c.buffers[p.Path]
 		if !ok {
@@ -540,9 +544,10 @@ func TestACPFileSystem(t *testing.T) {
 	}
 }
 
-// TestACPFileSystemFailures: a file the client cannot read is read from
-// the disk; a write the client refuses is an error the model sees, and
-// the disk is left alone.
+// TestACPFileSystemFailures: a file missing from the disk is reported
+// without asking the client, and creating one does not ask either; a write
+// the client refuses is an error the model sees, and the disk is left
+// alone.
 func TestACPFileSystemFailures(t *testing.T) {
 	c := newACP(t, nil,
 		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"missing.py"}`)},
@@ -561,6 +566,48 @@ func TestACPFileSystemFailures(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.root, "new.py")); err == nil {
 		t.Error("a write the client refused reached the disk")
+	}
+	if len(c.reads) != 0 {
+		t.Errorf("the client was asked for files that do not exist: %v", c.reads)
+	}
+}
+
+// TestACPClientRefusesRead: when the client refuses fs/read_text_file, the
+// file is not read from the disk behind its back; the model gets the
+// client's own reason. Only a client that does not serve the method at all
+// (-32601) is read around.
+func TestACPClientRefusesRead(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      *jsonrpc2.Error
+		want     string // in the tool result
+		fromDisk bool
+	}{
+		{"internal error with details", &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: "Internal error", Data: jsonrpc2.RawMessage(`{"details":"blocked by the workspace policy"}`)}, "blocked by the workspace policy", false},
+		{"permission denied", &jsonrpc2.Error{Code: -32000, Message: "permission denied: secret.txt is excluded"}, "permission denied: secret.txt is excluded", false},
+		{"not found", &jsonrpc2.Error{Code: -32002, Message: "Resource not found", Data: jsonrpc2.RawMessage(`"no buffer for secret.txt"`)}, "no buffer for secret.txt", false},
+		{"method not found", &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "Method not found"}, "DISK SECRET", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newACP(t, nil,
+				fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"secret.txt"}`)},
+				fake.Turn{fake.Text("done")},
+			)
+			path := filepath.Join(c.root, "secret.txt")
+			c.write(path, "DISK SECRET\n")
+			c.failRead = map[string]*jsonrpc2.Error{path: tt.err}
+			c.initialize(true)
+			sid := c.newSession().SessionID
+			c.prompt(sid, "read it")
+			m := lastMessage(t, c.model, 1)
+			if !strings.Contains(m, tt.want) {
+				t.Errorf("the model got %s, want %q in it", m, tt.want)
+			}
+			if !tt.fromDisk && (strings.Contains(m, "DISK SECRET") || !strings.Contains(m, `"is_error":true`)) {
+				t.Errorf("a read the client refused was served from the disk: %s", m)
+			}
+		})
 	}
 }
 
