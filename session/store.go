@@ -168,6 +168,9 @@ type History struct {
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
+	// State is the session's last saved state (mode, model, "always"
+	// answers); nil when none was saved.
+	State *State
 }
 
 // Resume opens a session to continue it. It reads only from the last
@@ -264,6 +267,14 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 		ti.add(&p.entries[i].e)
 	}
 	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	h.State = stateOf(p.entries)
+	if h.State == nil && len(lines) > 0 && lines[0].off > 0 {
+		// Not in the live part (a compaction by another writer): the
+		// last one before it.
+		if h.State, err = lastState(r, lines[0].off); err != nil {
+			return nil, tail{}, err
+		}
+	}
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
@@ -352,6 +363,7 @@ func loadAll(data []byte) *History {
 		ti.add(&p.entries[i].e)
 	}
 	h.Title = ti.title()
+	h.State = stateOf(p.entries)
 	for _, seg := range splitSegments(p.entries) {
 		b := build(seg, &warn)
 		h.ContextStart = len(h.Messages)
@@ -360,4 +372,14 @@ func loadAll(data []byte) *History {
 	}
 	h.Warnings = warn.result()
 	return h
+}
+
+// stateOf returns the state of the last state line of entries, or nil.
+func stateOf(entries []parsed) *State {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i].e; e.Type == typeState && e.State != nil {
+			return e.State
+		}
+	}
+	return nil
 }
