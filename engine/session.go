@@ -39,6 +39,9 @@ type Session struct {
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	log     *session.Log // nil when sessions are not persisted
 
+	stateMu    sync.Mutex     // serializes saveState
+	savedState *session.State // what the file holds last, guarded by stateMu
+
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
 	model         string                  // guarded by mu
@@ -118,6 +121,7 @@ func (s *Session) SetModel(model string) error {
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()
+	s.saveState()
 	return nil
 }
 

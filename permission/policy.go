@@ -619,6 +619,47 @@ func (p *Policy) AllowAlways(c Call, d Decision) error {
 	return errors.Join(errs...)
 }
 
+// SessionRules returns the rules granted with AllowAlways (or Grant) in
+// this session, in the order they were granted, so the session can save
+// them.
+func (p *Policy) SessionRules() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]string, len(p.session))
+	for i, r := range p.session {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// Grant adds rules for the rest of the session, as AllowAlways does but
+// without writing them to any settings file: the grants of a session
+// being restored. A rule that does not parse is skipped and reported.
+func (p *Policy) Grant(rules []string) error {
+	var errs []error
+	var add []compiledRule
+	for _, text := range rules {
+		r, err := ParseRule(text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("restoring the grant %q: %w", text, err))
+			continue
+		}
+		cr := compiledRule{Rule: r, where: "granted in this session"}
+		if r.kind == kindPath {
+			cr.glob = pathGlob(r.Content, p.project, p.home)
+		}
+		add = append(add, cr)
+	}
+	p.mu.Lock()
+	for _, cr := range add {
+		if !containsRule(p.session, cr.String()) {
+			p.session = append(p.session, cr)
+		}
+	}
+	p.mu.Unlock()
+	return errors.Join(errs...)
+}
+
 func containsRule(rules []compiledRule, text string) bool {
 	for _, r := range rules {
 		if r.String() == text {
