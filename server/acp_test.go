@@ -824,3 +824,41 @@ func TestACPLoadAndResume(t *testing.T) {
 		}
 	}
 }
+
+// TestACPReadDenyHidesFilesFromSearches: over the ACP door, with the
+// client serving fs/read_text_file, a Read(./.env) deny rule keeps the
+// file from Grep, Glob and LS as well as from Read.
+func TestACPReadDenyHidesFilesFromSearches(t *testing.T) {
+	var c *acpEditor
+	c = newACP(t, func(cfg *engine.Config) { cfg.Settings = denySettings(c.root) }, denyTurns()...)
+	for name, text := range denyFiles {
+		os.MkdirAll(filepath.Dir(filepath.Join(c.root, name)), 0o755)
+		c.write(filepath.Join(c.root, name), text)
+	}
+	c.initialize(true)
+	sid := c.newSession().SessionID
+	c.prompt(sid, "find the token")
+	var msg struct {
+		Content []struct {
+			Type    string `json:"type"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(lastMessage(t, c.model, 1)), &msg); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, b := range msg.Content {
+		if b.Type == "tool_result" && len(b.Content) > 0 {
+			texts = append(texts, b.Content[0].Text)
+		}
+	}
+	checkDenied(t, c.root, texts)
+	for _, p := range c.reads {
+		if strings.HasSuffix(p, "/.env") && filepath.Dir(p) == c.root {
+			t.Errorf("the client was asked for the denied file %s", p)
+		}
+	}
+}
