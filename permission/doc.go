@@ -28,6 +28,15 @@
 // what other commands run, and anything that does not parse. Only a bare
 // "Bash" allow rule overrides those.
 //
+// A deny path rule on Read covers every tool that reads files, as in
+// Claude Code: besides refusing Read, Grep, Glob and LS calls on the
+// file, it hides the file from their results (Policy.Hides and
+// Policy.HiddenGlobs, which the engine hands to the tools).
+//
+// What the user allowed always in a session (Policy.SessionRules) can be
+// saved with the session and granted again when it is restored
+// (Policy.Grant), without being written to a settings file.
+//
 // Deny rules for Bash are matched against every simple command, including
 // those inside wrappers (sudo rm, find -exec rm, bash -c 'rm ...') and
 // commands given by path (/bin/rm). They cannot see commands whose name
