@@ -22,6 +22,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/session"
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 // acpEditor is a minimal ACP client over newline-delimited JSON-RPC,
@@ -861,4 +862,40 @@ func TestACPReadDenyHidesFilesFromSearches(t *testing.T) {
 			t.Errorf("the client was asked for the denied file %s", p)
 		}
 	}
+}
+
+// TestACPRestoredModeTheSettingsForbid: a session saved in
+// bypassPermissions comes back in default when the settings now disable
+// that mode, never looser than they allow.
+func TestACPRestoredModeTheSettingsForbid(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	store := session.NewStore(t.TempDir(), "-")
+	raw, model := startACP(t, root, func(cfg *engine.Config) { cfg.Store = store })
+	first := connectACP(t, raw, root, model)
+	first.initialize(false)
+	sid := first.newSession().SessionID
+	first.mustCall("session/set_mode", schema.SetModeParams{SessionID: sid, ModeID: "bypassPermissions"}, nil)
+	first.mustCall("session/close", schema.SessionIDParams{SessionID: sid}, nil)
+
+	forbid := func(cfg *engine.Config) {
+		cfg.Store = store
+		cfg.Settings = &settings.Settings{Project: root, Home: root}
+		cfg.Settings.Permissions.DisableBypassPermissions = true
+	}
+	raw2, model2 := startACP(t, root, forbid)
+	second := connectACP(t, raw2, root, model2)
+	second.initialize(false)
+	var res schema.NewSessionResult
+	second.mustCall("session/resume", schema.LoadSessionParams{SessionID: sid, Cwd: root, MCPServers: []schema.MCPServer{}}, &res)
+	if res.Modes == nil || res.Modes.CurrentModeID != "default" {
+		t.Errorf("resumed modes = %+v, want default", res.Modes)
+	}
+	second.waitFor("a notice that the mode changed", func() bool {
+		for _, u := range second.updatesLocked(sid) {
+			if u.Content != nil && strings.Contains(u.Content.Text, `"bypassPermissions" mode, which is not available now`) {
+				return true
+			}
+		}
+		return false
+	})
 }
