@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -255,26 +257,56 @@ func Within(root, path string) bool {
 	return strings.HasPrefix(path, root)
 }
 
-// resolveExisting evaluates symlinks in the longest existing prefix of p
-// and appends the rest.
+// maxLinks bounds the symbolic links followed resolving one path, as the
+// kernel's ELOOP does.
+const maxLinks = 255
+
+// resolveExisting resolves every symbolic link in the absolute path p,
+// component by component, and keeps the part that does not exist as
+// written. A dangling link counts as its target: a file written through
+// it lands there, so that is where the path leads (filepath.EvalSymlinks
+// fails on it, and treating the link as missing would judge a path
+// inside the workspace that writes outside it).
 func resolveExisting(p string) (string, error) {
-	rest := ""
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(real, rest), nil
+	resolved := string(filepath.Separator)
+	rest := strings.Split(p, string(filepath.Separator))
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
 		}
-		if !os.IsNotExist(err) {
+		next := filepath.Join(resolved, c)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			// Nothing exists from here down: the rest as written.
+			return filepath.Join(append([]string{next}, rest...)...), nil
+		}
+		if err != nil {
 			return "", err
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
 		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		if links++; links > maxLinks {
+			return "", &os.PathError{Op: "resolve", Path: p, Err: syscall.ELOOP}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = string(filepath.Separator)
+		}
+		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
 	}
+	return resolved, nil
 }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping

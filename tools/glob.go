@@ -138,8 +138,19 @@ func globFiles(ctx context.Context, dir, base, pattern string, hide func(string)
 	start := dir
 	if staticBase != "." {
 		start = filepath.Join(dir, filepath.FromSlash(staticBase))
+		if !Within(dir, start) {
+			return nil, nil // "../x/**" leaves the searched directory
+		}
 		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
 			return nil, nil
+		}
+		// Symbolic links are not followed, in the pattern's leading
+		// directories either: "link/**" must not list where link leads
+		// (outside the workspace, perhaps).
+		for cur := start; cur != dir && Within(dir, cur); cur = filepath.Dir(cur) {
+			if fi, err := os.Lstat(cur); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+				return nil, nil
+			}
 		}
 	}
 	prefix := ""
