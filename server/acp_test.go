@@ -836,6 +836,7 @@ func TestACPReadDenyHidesFilesFromSearches(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(c.root, name)), 0o755)
 		c.write(filepath.Join(c.root, name), text)
 	}
+	linkToEnv(t, c.root)
 	c.initialize(true)
 	sid := c.newSession().SessionID
 	c.prompt(sid, "find the token")

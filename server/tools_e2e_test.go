@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,6 +91,7 @@ func denyTurns() []fake.Turn {
 			fake.ToolUse("toolu_glob", "Glob", `{"pattern":"**/.env*"}`),
 			fake.ToolUse("toolu_ls", "LS", `{"path":"."}`),
 			fake.ToolUse("toolu_read", "Read", `{"file_path":".env"}`),
+			fake.ToolUse("toolu_link", "Read", `{"file_path":"envlink"}`),
 		},
 		{fake.Text("nothing found")},
 	}
@@ -105,8 +108,8 @@ var denyFiles = map[string]string{
 func checkDenied(t *testing.T, root string, results []string) {
 	t.Helper()
 	denied := root + "/.env"
-	if len(results) != 5 {
-		t.Fatalf("got %d results, want 5: %q", len(results), results)
+	if len(results) != 6 {
+		t.Fatalf("got %d results, want 6: %q", len(results), results)
 	}
 	for i, r := range results[:4] {
 		if strings.Contains(r, "SECRET-VALUE") || strings.Contains(r, denied+"\n") || strings.Contains(r, denied+":") || strings.Contains(r, "\n  - .env\n") {
@@ -119,8 +122,18 @@ func checkDenied(t *testing.T, root string, results []string) {
 	if !strings.Contains(results[3], ".env.example") {
 		t.Errorf("LS hid more than the rule denies: %s", results[3])
 	}
-	if !strings.Contains(results[4], "denied") || strings.Contains(results[4], "SECRET-VALUE") {
-		t.Errorf("Read of the denied file: %s", results[4])
+	for _, r := range results[4:] {
+		if !strings.Contains(r, "denied") || strings.Contains(r, "SECRET-VALUE") {
+			t.Errorf("Read of the denied file, or of a link to it: %s", r)
+		}
+	}
+}
+
+// linkToEnv adds envlink -> .env under root: a link to a denied file.
+func linkToEnv(t *testing.T, root string) {
+	t.Helper()
+	if err := os.Symlink(filepath.Join(root, ".env"), filepath.Join(root, "envlink")); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -136,6 +149,7 @@ func denySettings(root string) *settings.Settings {
 func TestReadDenyHidesFilesFromSearches(t *testing.T) {
 	var e *env
 	e = newEnvWith(t, denyFiles, func(cfg *engine.Config) { cfg.Settings = denySettings(e.root) }, denyTurns()...)
+	linkToEnv(t, e.root)
 	e.editor.Initialize(e.root, nil)
 	e.editor.Open(e.path(".env"), "TOKEN=SECRET-VALUE unsaved\n")
 	sid := e.editor.NewSession(e.root)
