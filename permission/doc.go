@@ -31,7 +31,9 @@
 // A deny path rule on Read covers every tool that reads files, as in
 // Claude Code: besides refusing Read, Grep, Glob and LS calls on the
 // file, it hides the file from their results (Policy.Hides and
-// Policy.HiddenGlobs, which the engine hands to the tools).
+// Policy.HiddenGlobs, which the engine hands to the tools). An ask path
+// rule on Read hides its files too, so a search never shows what Read
+// would have asked about.
 //
 // What the user allowed always in a session (Policy.SessionRules) can be
 // saved with the session and granted again when it is restored

@@ -485,38 +485,42 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 	return p.askOr(st, c, d)
 }
 
-// Hides reports whether a deny rule keeps path (absolute, clean, symlinks
-// resolved) from tool, or anything holding path: a path rule on tool
-// itself or on its family (Read covers Grep, Glob and LS). The search
+// Hides reports whether a deny or ask rule keeps path (absolute, clean,
+// symlinks resolved) from tool, or anything holding path: a path rule on
+// tool itself or on its family (Read covers Grep, Glob and LS). The search
 // tools leave such files out of their results, so a file Read may not
-// open does not surface through a search either. Deny rules hold in
-// every mode.
+// open does not surface through a search either, and one Read would ask
+// about is not shown without asking. These rules hold in every mode.
 func (p *Policy) Hides(tool, path string) bool {
 	st := p.snapshot()
-	for i := range st.rules.deny {
-		r := &st.rules.deny[i]
-		if hidesFor(r, tool) && matchPath(r.glob, path) {
-			return true
+	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
+		for i := range rules {
+			r := &rules[i]
+			if hidesFor(r, tool) && matchPath(r.glob, path) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// HiddenGlobs returns the absolute doublestar patterns of the deny rules
+// HiddenGlobs returns the absolute doublestar patterns of the rules
 // behind Hides for tool.
 func (p *Policy) HiddenGlobs(tool string) []string {
 	st := p.snapshot()
 	var out []string
-	for i := range st.rules.deny {
-		if r := &st.rules.deny[i]; hidesFor(r, tool) {
-			out = append(out, strings.TrimSuffix(r.glob, "/"))
+	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
+		for i := range rules {
+			if r := &rules[i]; hidesFor(r, tool) {
+				out = append(out, strings.TrimSuffix(r.glob, "/"))
+			}
 		}
 	}
 	return out
 }
 
-// hidesFor reports whether r is a deny path rule that covers tool, a
-// tool that reads files.
+// hidesFor reports whether r is a path rule that covers tool, a tool
+// that reads files.
 func hidesFor(r *compiledRule, tool string) bool {
 	return r.kind == kindPath && !r.fallback && family(tool) == "Read" && (r.Tool == tool || r.Tool == "Read")
 }

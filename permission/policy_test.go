@@ -327,6 +327,7 @@ func TestHides(t *testing.T) {
 	in := func(rel string) string { return filepath.Join(project, rel) }
 	s := &settings.Settings{Home: home}
 	s.Permissions.Deny = rules("Read(./.env)", "Read(secrets/)", "Grep(*.key)", "Edit(src/**)", "Bash(curl:*)", "Read(bad[)")
+	s.Permissions.Ask = rules("Read(./private/**)", "Edit(docs/**)")
 	p := NewPolicy(project, s, BypassPermissions)
 	tests := []struct {
 		tool, path string
@@ -342,14 +343,16 @@ func TestHides(t *testing.T) {
 		{"Glob", in("b.key"), false},    // a Grep rule covers Grep alone
 		{"Grep", in("src/x.go"), false}, // Edit rules hide nothing
 		{"Grep", in("README.md"), false},
+		{"Glob", in("private/notes.md"), true}, // Read would ask: not shown unasked
+		{"Grep", in("docs/a.md"), false},
 	}
 	for _, tt := range tests {
 		if got := p.Hides(tt.tool, tt.path); got != tt.want {
 			t.Errorf("Hides(%s, %s) = %v, want %v", tt.tool, tt.path, got, tt.want)
 		}
 	}
-	if got := len(p.HiddenGlobs("Grep")); got != 3 {
-		t.Errorf("HiddenGlobs(Grep) = %q, want the three Read and Grep path rules", p.HiddenGlobs("Grep"))
+	if got := len(p.HiddenGlobs("Grep")); got != 4 {
+		t.Errorf("HiddenGlobs(Grep) = %q, want the four Read and Grep path rules", p.HiddenGlobs("Grep"))
 	}
 	if got := p.HiddenGlobs("Edit"); len(got) != 0 {
 		t.Errorf("HiddenGlobs(Edit) = %q, want none", got)
