@@ -45,8 +45,8 @@
 // whose \w, \d, \s and \b are ASCII-only where ripgrep's are Unicode-aware;
 // on ASCII text the two agree.
 //
-// A file a deny rule keeps from the model (Env.Hide, set by the engine
-// from the session's permission policy: a Read rule covers every
+// A file a permission rule keeps from the model (Env.Hide, set by the
+// engine from the session's policy: a Read deny or ask rule covers every
 // file-reading tool) is left out of all three: the walk prunes it (a
 // directory with everything under it), ripgrep gets it as an exclusion
 // where the rule can be written as one and its output is filtered by the

@@ -38,7 +38,8 @@ type Env struct {
 	// commands there so the user watches them.
 	Terminal Terminal
 	// Hide, when set, names the files the search tools (Grep, Glob, LS)
-	// must leave out of their results: those a deny rule forbids reading.
+	// must leave out of their results: those a permission rule forbids
+	// reading (or would ask about).
 	Hide Hider
 
 	// shells holds the session's background shells; New sets it and
@@ -46,8 +47,8 @@ type Env struct {
 	shells *shellManager
 }
 
-// Hider says which files a permission rule keeps from the model. A deny
-// rule on Read covers every tool that reads files (Claude Code's rule
+// Hider says which files a permission rule keeps from the model. A rule
+// on Read covers every tool that reads files (Claude Code's rule
 // families), so a file Read may not open must not surface through a
 // search either: not its content (Grep), nor its name (Glob, LS).
 type Hider interface {
