@@ -43,6 +43,7 @@ type acpEditor struct {
 	reads     []string                                                             // fs/read_text_file paths, guarded by mu
 	failWrite string                                                               // error for fs/write_text_file, guarded by mu
 	failRead  map[string]*jsonrpc2.Error                                           // path -> error for fs/read_text_file, guarded by mu
+	writeErr  *jsonrpc2.Error                                                      // answer to fs/write_text_file when set, guarded by mu
 	notes     []acpNote                                                            // guarded by mu
 	perms     []schema.RequestPermissionParams                                     // guarded by mu
 	answer    func(*schema.RequestPermissionParams) schema.RequestPermissionResult // guarded by mu
@@ -194,6 +195,9 @@ func (c *acpEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		defer c.mu.Unlock()
 		if c.failWrite != "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", c.failWrite)
+		}
+		if c.writeErr != nil {
+			return nil, c.writeErr
 		}
 		c.writes[p.Path] = p.Content
 		c.buffers[p.Path] = p.Content
@@ -899,4 +903,38 @@ func TestACPRestoredModeTheSettingsForbid(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestACPClientFailsWrite: a write the client fails is not made on the
+// disk instead, and the model gets the reason in the error's data; only
+// -32601 (the method is not served) writes the disk.
+func TestACPClientFailsWrite(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    *jsonrpc2.Error
+		want   string
+		onDisk bool
+	}{
+		{"internal error with details", &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: "Internal error", Data: jsonrpc2.RawMessage(`{"details":"the project is read-only"}`)}, "the project is read-only", false},
+		{"method not found", &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "Method not found"}, "File created successfully", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newACP(t, nil,
+				fake.Turn{fake.ToolUse("toolu_1", "Write", `{"file_path":"new.txt","content":"hello\n"}`)},
+				fake.Turn{fake.Text("done")},
+			)
+			c.writeErr = tt.err
+			c.initialize(true)
+			sid := c.newSession().SessionID
+			c.prompt(sid, "write it")
+			if m := lastMessage(t, c.model, 1); !strings.Contains(m, tt.want) {
+				t.Errorf("the model got %s, want %q in it", m, tt.want)
+			}
+			_, err := os.Stat(filepath.Join(c.root, "new.txt"))
+			if got := err == nil; got != tt.onDisk {
+				t.Errorf("written to disk = %v, want %v", got, tt.onDisk)
+			}
+		})
+	}
 }
