@@ -138,6 +138,10 @@ type compiledRule struct {
 	where string
 	// glob is a path rule's absolute pattern.
 	glob string
+	// lit is the last segment of glob when it holds no wildcard (".env"
+	// in ".../**/.env"): a path can only match with that segment in it,
+	// which Hides checks first, as it runs for every file a search walks.
+	lit string
 	// fallback marks an invalid deny or ask rule that now asks for every
 	// use of its tool.
 	fallback bool
@@ -241,6 +245,7 @@ func (p *Policy) compile(rules []settings.Rule, cautious bool) []compiledRule {
 		cr.Rule = r
 		if r.kind == kindPath {
 			cr.glob = pathGlob(r.Content, p.project, p.home)
+			cr.lit = literalTail(cr.glob)
 		}
 		out = append(out, cr)
 	}
@@ -496,7 +501,7 @@ func (p *Policy) Hides(tool, path string) bool {
 	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
 		for i := range rules {
 			r := &rules[i]
-			if hidesFor(r, tool) && matchPath(r.glob, path) {
+			if hidesFor(r, tool) && (r.lit == "" || strings.Contains(path, r.lit)) && matchPath(r.glob, path) {
 				return true
 			}
 		}
@@ -517,6 +522,17 @@ func (p *Policy) HiddenGlobs(tool string) []string {
 		}
 	}
 	return out
+}
+
+// literalTail returns "/" and the last segment of an absolute glob when
+// that segment holds no wildcard or escape, else "".
+func literalTail(glob string) string {
+	tail := glob[strings.LastIndexByte(strings.TrimSuffix(glob, "/"), '/')+1:]
+	tail = strings.TrimSuffix(tail, "/")
+	if tail == "" || strings.ContainsAny(tail, `*?[]{}\`) {
+		return ""
+	}
+	return "/" + tail
 }
 
 // hidesFor reports whether r is a path rule that covers tool, a tool

@@ -337,6 +337,9 @@ func TestHides(t *testing.T) {
 		{"Glob", in(".env"), true},
 		{"LS", in(".env"), true},
 		{"Grep", in("sub/.env"), false}, // ./ anchors the rule at the root
+		{"Grep", in(".envrc"), false},
+		{"Grep", in("x.env"), false},
+		{"Grep", in(".env/inside"), true},
 		{"Grep", in("secrets"), true},
 		{"LS", in("a/secrets/x"), true}, // a bare name matches at any depth
 		{"Grep", in("b.key"), true},
