@@ -193,10 +193,6 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 		if d.rel != "" {
 			rel = d.rel + "/" + name
 		}
-		path := filepath.Join(d.path, name)
-		if w.opts.hide != nil && w.opts.hide(path) {
-			continue
-		}
 		decision := 0
 		if w.opts.override != nil {
 			decision = w.opts.override(rel, isDir)
@@ -210,6 +206,10 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 			if ignored(ignore, comps, isDir) {
 				continue
 			}
+		}
+		path := filepath.Join(d.path, name)
+		if w.opts.hide != nil && w.opts.hide(path) {
+			continue
 		}
 		if isDir {
 			if w.opts.skipDir != nil && w.opts.skipDir(rel) {
