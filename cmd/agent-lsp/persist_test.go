@@ -82,7 +82,9 @@ type acpDoor struct {
 func startACPDoor(t *testing.T, root string, env []string) door {
 	t.Helper()
 	cmd := exec.Command(binary, "acp")
-	cmd.Dir = root
+	// Started elsewhere, so the session's directory is a project of its
+	// own (a per-project service), as when an editor opens several.
+	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
