@@ -56,8 +56,8 @@ type entry struct {
 	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
 	Summary        string
 	CustomTitle    string
-	Deleted        []string // tombstone: uuids of deleted lines
 	State          *State   // an agent-lsp-state line's state
+	Deleted        []string // tombstone: uuids of deleted lines
 	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
 	Message        *providers.Message
 }
@@ -260,6 +260,15 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.Summary, err = readString(dec)
 		case "customTitle":
 			e.CustomTitle, err = readString(dec)
+		case "state":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var st State
+			if err = json.UnmarshalDecode(dec, &st); err == nil {
+				e.State = &st
+			}
 		case "isSidechain":
 			e.Sidechain, err = readBool(dec)
 		case "isMeta":
@@ -270,15 +279,6 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.APIError, err = readBool(dec)
 		case "deleted":
 			err = readStrings(dec, &e.Deleted)
-		case "state":
-			if dec.PeekKind() != '{' {
-				err = dec.SkipValue()
-				break
-			}
-			var st State
-			if err = json.UnmarshalDecode(dec, &st); err == nil {
-				e.State = &st
-			}
 		case "message":
 			switch e.Type {
 			case typeUser, typeAssistant:

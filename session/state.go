@@ -81,3 +81,13 @@ func lastState(r io.ReaderAt, end int64) (*State, error) {
 	}
 	return st, nil
 }
+
+// stateOf returns the state of the last state line of entries, or nil.
+func stateOf(entries []parsed) *State {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i].e; e.Type == typeState && e.State != nil {
+			return e.State
+		}
+	}
+	return nil
+}

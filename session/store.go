@@ -165,12 +165,12 @@ type History struct {
 	Title string
 	// Summary is the text of the last compaction summary, if any.
 	Summary string
-	// Warnings describe what loading skipped: a torn last line left by a
-	// crash, unreadable lines, a broken message chain.
-	Warnings []string
 	// State is the session's last saved state (mode, model, "always"
 	// answers); nil when none was saved.
 	State *State
+	// Warnings describe what loading skipped: a torn last line left by a
+	// crash, unreadable lines, a broken message chain.
+	Warnings []string
 }
 
 // Resume opens a session to continue it. It reads only from the last
@@ -363,7 +363,6 @@ func loadAll(data []byte) *History {
 		ti.add(&p.entries[i].e)
 	}
 	h.Title = ti.title()
-	h.State = stateOf(p.entries)
 	for _, seg := range splitSegments(p.entries) {
 		b := build(seg, &warn)
 		h.ContextStart = len(h.Messages)
@@ -371,15 +370,6 @@ func loadAll(data []byte) *History {
 		h.Summary = b.summary
 	}
 	h.Warnings = warn.result()
+	h.State = stateOf(p.entries)
 	return h
-}
-
-// stateOf returns the state of the last state line of entries, or nil.
-func stateOf(entries []parsed) *State {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if e := &entries[i].e; e.Type == typeState && e.State != nil {
-			return e.State
-		}
-	}
-	return nil
 }
