@@ -88,7 +88,19 @@ func (t *globTool) parse(input json.RawMessage) (pattern, dir string, err error)
 		return "", "", fmt.Errorf("pattern: invalid glob pattern %q", in.Pattern)
 	}
 	dir, err = t.env.searchDir(in.Path)
-	return pattern, dir, err
+	if err != nil {
+		return "", "", err
+	}
+	// The pattern's leading directories are a path like any other: links
+	// in them are resolved and judged (a link out of the workspace is
+	// refused, as LS and Grep refuse it), and the walk starts there.
+	if base, rest := doublestar.SplitPattern(pattern); base != "." && base != "" {
+		if dir, err = t.env.Resolve(filepath.Join(dir, filepath.FromSlash(base))); err != nil {
+			return "", "", fmt.Errorf("pattern: %w", err)
+		}
+		pattern = rest
+	}
+	return pattern, dir, nil
 }
 
 func (t *globTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
@@ -143,14 +155,6 @@ func globFiles(ctx context.Context, dir, base, pattern string, hide func(string)
 		}
 		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
 			return nil, nil
-		}
-		// Symbolic links are not followed, in the pattern's leading
-		// directories either: "link/**" must not list where link leads
-		// (outside the workspace, perhaps).
-		for cur := start; cur != dir && Within(dir, cur); cur = filepath.Dir(cur) {
-			if fi, err := os.Lstat(cur); err != nil || fi.Mode()&os.ModeSymlink != 0 {
-				return nil, nil
-			}
 		}
 	}
 	prefix := ""
