@@ -118,8 +118,8 @@ type grepQuery struct {
 	before     int
 	after      int
 	headLimit  int // 0: none
-	// hide, when set, reports the files a deny rule keeps from the
-	// model; they are neither searched nor shown.
+	// hide, when set, reports the files a permission rule keeps from
+	// the model (Env.Hide); they are neither searched nor shown.
 	hide func(path string) bool
 	// hideGlobs are the patterns behind hide as ripgrep exclusions
 	// relative to the searched directory, where they can be written so.

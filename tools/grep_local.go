@@ -69,6 +69,7 @@ func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResul
 	var err error
 	switch {
 	case q.targetFile && q.hidden(q.target):
+		// Kept from the model: nothing to search.
 	case q.targetFile:
 		err = searchOne(q.target)
 	default:
