@@ -259,8 +259,8 @@ func TestModesAndGrantsSurviveARestart(t *testing.T) {
 			// Second process: the session comes back in plan mode.
 			model2 := fake.NewAnthropic(t,
 				fake.Turn{fake.ToolUse("toolu_3", "Read", `{"file_path":"kept.txt"}`)},
-				fake.Turn{fake.ToolUse("toolu_4", "Write", `{"file_path":"kept.txt","content":"PLAN MODE BREACH\n"}`)},
 				fake.Turn{fake.ToolUse("toolu_4e", "Edit", `{"file_path":"kept.txt","old_string":"v1","new_string":"PLAN MODE BREACH"}`)},
+				fake.Turn{fake.ToolUse("toolu_4", "Write", `{"file_path":"kept.txt","content":"PLAN MODE BREACH\n"}`)},
 				fake.Turn{fake.ToolUse("toolu_5", "Bash", `{"command":"touch marker"}`)},
 				fake.Turn{fake.Text("refused")},
 				fake.Turn{fake.ToolUse("toolu_6", "Write", `{"file_path":"kept.txt","content":"v2\n"}`)},
@@ -275,7 +275,7 @@ func TestModesAndGrantsSurviveARestart(t *testing.T) {
 				t.Errorf("%s reports modes %+v, want plan", dt.reopen, res.Modes)
 			}
 			second.prompt(sid, "change kept.txt")
-			for n, tool := range map[int]string{2: "Write", 3: "Edit", 4: "Bash"} {
+			for n, tool := range map[int]string{2: "Edit", 3: "Write", 4: "Bash"} {
 				if got := toolResults(t, model2, n); len(got) != 1 || !strings.HasPrefix(got[0], "ERROR") || !strings.Contains(got[0], "plan mode") {
 					t.Errorf("%s in the restored plan mode: %q, want a refusal", tool, got)
 				}
