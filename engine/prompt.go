@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // identity is the stable head of every system prompt.
@@ -70,27 +69,6 @@ func (s *Session) instructions() string {
 		}
 		parts = append(parts, fmt.Sprintf("Instructions from %s:\n\n%s", path, strings.TrimSpace(string(b))))
 	}
-	// A project's file goes into the prompt only when it is what it
-	// seems: a file in the directory it was found in (or below it), not
-	// a link to a secret elsewhere (~/.ssh/id_rsa, /proc/self/environ, a
-	// file outside the workspace), and not one a Read rule keeps from the
-	// model. The repository chooses these links; nothing asks about them.
-	addProject := func(dir, path string) {
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
-			return
-		}
-		if realDir, err := filepath.EvalSymlinks(dir); err != nil || !tools.Within(realDir, real) {
-			if err == nil {
-				s.svc.cfg.Logf("session %s: %s leads to %s, outside %s: not read as instructions", s.ID, path, real, dir)
-			}
-			return
-		}
-		if s.gate.policy.Hides("Read", real) {
-			return
-		}
-		add(path)
-	}
 	if home := s.svc.cfg.Home; home != "" {
 		add(filepath.Join(home, ".claude", "CLAUDE.md"))
 	}
@@ -103,7 +81,9 @@ func (s *Session) instructions() string {
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for _, name := range instructionFiles {
-			addProject(dirs[i], filepath.Join(dirs[i], name))
+			if p := filepath.Join(dirs[i], name); s.projectFileOK(dirs[i], p) {
+				add(p)
+			}
 		}
 	}
 	if len(parts) == 0 {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -26,6 +24,10 @@ type Env struct {
 	Roots []string
 	// Files reads and writes files, seeing the editor's unsaved buffers.
 	Files FileSystem
+	// Hide, when set, names the files the search tools (Grep, Glob, LS)
+	// must leave out of their results: those a permission rule forbids
+	// reading (or would ask about).
+	Hide Hider
 	// Reads records what the model has read, so edits of stale files can
 	// be refused.
 	Reads *ReadTracker
@@ -37,44 +39,10 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
-	// Hide, when set, names the files the search tools (Grep, Glob, LS)
-	// must leave out of their results: those a permission rule forbids
-	// reading (or would ask about).
-	Hide Hider
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
 	shells *shellManager
-}
-
-// Hider says which files a permission rule keeps from the model. A rule
-// on Read covers every tool that reads files (Claude Code's rule
-// families), so a file Read may not open must not surface through a
-// search either: not its content (Grep), nor its name (Glob, LS).
-type Hider interface {
-	// Hides reports whether tool must not show path (absolute, clean,
-	// symlinks resolved) nor anything under it.
-	Hides(tool, path string) bool
-	// HiddenGlobs returns the absolute doublestar patterns behind Hides
-	// for tool, so a search can skip those files without reading them.
-	HiddenGlobs(tool string) []string
-}
-
-// hides reports whether tool must leave path out of its results.
-func (e *Env) hides(tool, path string) bool {
-	return e.Hide != nil && e.Hide.Hides(tool, path)
-}
-
-// hider returns the check a walk of tool applies to each path, or nil
-// when nothing is hidden.
-func (e *Env) hider(tool string) func(string) bool {
-	if e.Hide == nil {
-		return nil
-	}
-	if len(e.Hide.HiddenGlobs(tool)) == 0 {
-		return nil
-	}
-	return func(p string) bool { return e.Hide.Hides(tool, p) }
 }
 
 // FileSystem is the session's view of files: the editor's open buffers
@@ -256,58 +224,6 @@ func Within(root, path string) bool {
 		root += string(filepath.Separator)
 	}
 	return strings.HasPrefix(path, root)
-}
-
-// maxLinks bounds the symbolic links followed resolving one path, as the
-// kernel's ELOOP does.
-const maxLinks = 255
-
-// resolveExisting resolves every symbolic link in the absolute path p,
-// component by component, and keeps the part that does not exist as
-// written. A dangling link counts as its target: a file written through
-// it lands there, so that is where the path leads (filepath.EvalSymlinks
-// fails on it, and treating the link as missing would judge a path
-// inside the workspace that writes outside it).
-func resolveExisting(p string) (string, error) {
-	resolved := string(filepath.Separator)
-	rest := strings.Split(p, string(filepath.Separator))
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, c)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			// Nothing exists from here down: the rest as written.
-			return filepath.Join(append([]string{next}, rest...)...), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", &os.PathError{Op: "resolve", Path: p, Err: syscall.ELOOP}
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			resolved = string(filepath.Separator)
-		}
-		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
-	}
-	return resolved, nil
 }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping
