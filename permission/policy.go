@@ -175,7 +175,7 @@ func NewPolicy(project string, s *settings.Settings, mode Mode) *Policy {
 	if p.home != "" {
 		p.home = realPath("/", p.home)
 	}
-	p.persist = func(rule string) error { return settings.AddLocalRule(project, "allow", rule) }
+	p.persist = func(rule string) error { return persistLocalRule(project, rule) }
 	p.update(s)
 	if mode == "" {
 		mode = Mode(s.Permissions.DefaultMode)
