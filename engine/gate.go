@@ -98,11 +98,13 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		if err := s.gate.policy.AllowAlways(pc, d); err != nil {
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
+		s.saveState()
 		return verdict{edited: editedText(out, p)}
 	case optRejectAlways:
 		s.gate.mu.Lock()
 		s.gate.rejected[key] = true
 		s.gate.mu.Unlock()
+		s.saveState()
 		fallthrough
 	case optRejectOnce:
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}

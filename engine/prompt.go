@@ -92,7 +92,9 @@ func (s *Session) instructions() string {
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for _, name := range instructionFiles {
-			add(filepath.Join(dirs[i], name))
+			if p := filepath.Join(dirs[i], name); s.projectFileOK(dirs[i], p) {
+				add(p)
+			}
 		}
 	}
 	if len(parts) == 0 {

@@ -44,6 +44,9 @@ type Session struct {
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	log     *session.Log // nil when sessions are not persisted
 
+	stateMu    sync.Mutex     // serializes saveState
+	savedState *session.State // what the file holds last, guarded by stateMu
+
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
 	model         string                  // guarded by mu
@@ -104,6 +107,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
+		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand
@@ -135,6 +139,7 @@ func (s *Session) SetModel(model string) error {
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()
+	s.saveState()
 	return nil
 }
 

@@ -24,6 +24,10 @@ type Env struct {
 	Roots []string
 	// Files reads and writes files, seeing the editor's unsaved buffers.
 	Files FileSystem
+	// Hide, when set, names the files the search tools (Grep, Glob, LS)
+	// must leave out of their results: those a permission rule forbids
+	// reading (or would ask about).
+	Hide Hider
 	// Reads records what the model has read, so edits of stale files can
 	// be refused.
 	Reads *ReadTracker
@@ -220,28 +224,6 @@ func Within(root, path string) bool {
 		root += string(filepath.Separator)
 	}
 	return strings.HasPrefix(path, root)
-}
-
-// resolveExisting evaluates symlinks in the longest existing prefix of p
-// and appends the rest.
-func resolveExisting(p string) (string, error) {
-	rest := ""
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !os.IsNotExist(err) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping
