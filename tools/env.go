@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,12 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
+	// Ask, when set, answers a prompt with the provider's small, fast
+	// model (WebFetch's prompt about a page).
+	Ask Asker
+	// HTTP, when set, is the client WebFetch uses (tests); nil means one
+	// that takes its proxy from the environment.
+	HTTP *http.Client
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.

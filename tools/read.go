@@ -119,6 +119,13 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		return Errorf("%s is a binary file (%d bytes); Read shows text files and images only. Use Bash (for example `file` or `xxd | head`) to inspect it", path, len(content))
 	}
 	t.env.Reads.Saw(path, content)
+	if strings.EqualFold(filepath.Ext(path), ".ipynb") {
+		text, err := renderNotebook(path, content)
+		if err == nil {
+			return &Result{Content: text, Title: "Read " + path, Locations: []schema.Location{{Path: path}}}
+		}
+		// Not a notebook after all: show its text.
+	}
 	offset, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {
 		limit = ReadDefaultLimit

@@ -29,6 +29,8 @@ func New(env *Env) []Tool {
 		&bashOutputTool{env},
 		&killBashTool{env},
 		&todoTool{env},
+		newWebFetchTool(env),
+		&notebookEditTool{env},
 	}
 }
 
