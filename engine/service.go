@@ -28,6 +28,9 @@ type Config struct {
 	ProviderError error
 	// Model is the model to ask.
 	Model string
+	// SmallModel is the small, fast model for side questions (WebFetch's
+	// prompt about a page); empty means the session's model.
+	SmallModel string
 	// MaxTurns bounds the model calls of one prompt (default 50).
 	MaxTurns int
 	// MaxTokens bounds each response (default 16384).

@@ -108,6 +108,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
+		Ask:      s.ask,
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand
