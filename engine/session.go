@@ -77,6 +77,15 @@ type Session struct {
 	// settings once they apply. Guarded by mu.
 	startSettings *settings.Settings
 	startModel    string
+	// turnTools, when set, are the only tools the running turn may call
+	// (a command's or skill's allowed-tools, see restrictTools), and
+	// turnToolsBy names who narrowed them; turnModel is the model a
+	// command chose for the turn. Reset when the turn ends. Guarded by
+	// mu.
+	turnTools   map[string]bool
+	turnToolsBy string
+	turnModel   string
+	skillDirs   []string // folders of the skills loaded, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -109,10 +118,12 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		OnPlan:   s.onPlan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 		Ask:      s.ask,
+		// Read may read the folders of the skills loaded.
+		ReadOnlyRoots: s.readableSkillDirs,
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand
-	s.tools = newToolset(tools.New(s.env))
+	s.tools = newToolset(append(tools.New(s.env), &skillTool{s}))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers

@@ -30,6 +30,7 @@ func (s *Session) startWatching() {
 				s.ReloadInstructions()
 				s.notice(Status{Kind: StatusInfo, Message: "instructions reloaded: " + path + " changed"})
 			}
+			s.extensionChanged(ctx, path)
 		})
 		<-ctx.Done()
 		w.Close()

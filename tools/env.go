@@ -46,6 +46,9 @@ type Env struct {
 	// HTTP, when set, is the client WebFetch uses (tests); nil means one
 	// that takes its proxy from the environment.
 	HTTP *http.Client
+	// ReadOnlyRoots, when set, returns folders outside Roots that Read
+	// (and only Read) may read: the folders of the skills loaded.
+	ReadOnlyRoots func() []string
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
@@ -256,4 +259,22 @@ func ResolveRoots(roots ...string) []string {
 		}
 	}
 	return out
+}
+
+// resolveReadOnly resolves p (absolute) inside one of ReadOnlyRoots,
+// symlinks resolved, for Read.
+func (e *Env) resolveReadOnly(p string) (string, bool) {
+	if e.ReadOnlyRoots == nil || !filepath.IsAbs(p) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", false
+	}
+	for _, r := range e.ReadOnlyRoots() {
+		if rr, err := filepath.EvalSymlinks(r); err == nil && Within(rr, real) {
+			return real, true
+		}
+	}
+	return "", false
 }

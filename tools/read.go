@@ -85,6 +85,11 @@ func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {
 		return in, "", fmt.Errorf("limit: must be a positive number of lines, got %d", in.Limit)
 	}
 	path, err := t.env.Resolve(in.FilePath)
+	if err != nil {
+		if p, ok := t.env.resolveReadOnly(in.FilePath); ok {
+			return in, p, nil
+		}
+	}
 	return in, path, err
 }
 
