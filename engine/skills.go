@@ -200,8 +200,6 @@ func cmp(a, b string) string {
 	return b
 }
 
-
-
 // extensionChanged re-announces the commands when a command or skill file
 // of the project changes, and makes the next model call see the skills
 // as they are now.
