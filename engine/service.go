@@ -28,6 +28,9 @@ type Config struct {
 	ProviderError error
 	// Model is the model to ask.
 	Model string
+	// WebSearch says the provider has a server-side web search tool
+	// (Anthropic's): sessions then offer the WebSearch tool.
+	WebSearch bool
 	// SmallModel is the small, fast model for side questions (WebFetch's
 	// prompt about a page); empty means the session's model.
 	SmallModel string

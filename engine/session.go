@@ -123,7 +123,11 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand
-	s.tools = newToolset(append(tools.New(s.env), &skillTool{s}))
+	builtin := append(tools.New(s.env), &skillTool{s})
+	if svc.cfg.WebSearch {
+		builtin = append(builtin, &webSearchTool{s})
+	}
+	s.tools = newToolset(builtin)
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers

@@ -401,3 +401,44 @@ func validateNBFormat(t *testing.T, text string) {
 		t.Fatalf("nbformat rejects the notebook: %v\n%s", err, out)
 	}
 }
+
+// TestWebSearchDoor: with a provider that has server-side web search,
+// WebSearch runs a separate request offering Anthropic's web_search tool
+// and returns the summary with the pages found; without one, the tool is
+// not offered.
+func TestWebSearchDoor(t *testing.T) {
+	e := newEnvWith(t, nil, func(c *engine.Config) { c.WebSearch = true },
+		fake.Turn{fake.ToolUse("toolu_1", "WebSearch", `{"query":"go release notes","allowed_domains":["go.dev"]}`)},
+		fake.Turn{fake.WebSearch("srvtoolu_1", "go release notes", fake.SearchResult{Title: "Go 1.26 Release Notes", URL: "https://go.dev/doc/go1.26"}), fake.Text("Go 1.26 is out.")},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "what is new in Go?"); err != nil {
+		t.Fatal(err)
+	}
+	var search struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := e.model.Requests()[1].Decode(&search); err != nil {
+		t.Fatal(err)
+	}
+	if len(search.Tools) != 1 || search.Tools[0]["type"] != "web_search_20250305" || fmt.Sprint(search.Tools[0]["allowed_domains"]) != "[go.dev]" {
+		t.Errorf("the search request's tools = %v", search.Tools)
+	}
+	res := e.toolResults(2)
+	if len(res) != 1 || !strings.Contains(resultText(res[0]), "- [Go 1.26 Release Notes](https://go.dev/doc/go1.26)") || !strings.Contains(resultText(res[0]), "Go 1.26 is out.") {
+		t.Errorf("WebSearch result = %v", res)
+	}
+
+	// Without a server-side search, no WebSearch tool.
+	plain := newEnv(t, nil, fake.Turn{fake.Text("ok")})
+	plain.editor.Initialize(plain.root, nil)
+	psid := plain.editor.NewSession(plain.root)
+	if _, err := plain.editor.Prompt(psid, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if body := plain.requestText(0); strings.Contains(body, `"name":"WebSearch"`) || !strings.Contains(body, `"name":"WebFetch"`) {
+		t.Error("WebSearch is offered without a provider that searches (or WebFetch is missing)")
+	}
+}

@@ -120,6 +120,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	if resolved.Provider == config.ProviderAnthropic {
 		// Claude Code's variable for its small, fast model.
 		cfg.SmallModel = os.Getenv("ANTHROPIC_SMALL_FAST_MODEL")
+		cfg.WebSearch = true // the API's web_search server tool
 	}
 	if resolved.Info.ContextWindow > 0 {
 		cfg.Window = int64(resolved.Info.ContextWindow)
