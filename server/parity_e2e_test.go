@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
@@ -441,4 +445,43 @@ func TestWebSearchDoor(t *testing.T) {
 	if body := plain.requestText(0); strings.Contains(body, `"name":"WebSearch"`) || !strings.Contains(body, `"name":"WebFetch"`) {
 		t.Error("WebSearch is offered without a provider that searches (or WebFetch is missing)")
 	}
+}
+
+// TestCustomCommandPlainDoor: the plain LSP door runs a custom command
+// typed as agent.prompt's text.
+func TestCustomCommandPlainDoor(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		".claude/commands/frontend/greet.md": greetCommand,
+		"notes.txt":                          "NOTES-CONTENT\n",
+	}, fake.Turn{fake.Text("Bonjour Bob")})
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		switch method {
+		case "window/showMessageRequest":
+			return map[string]string{"title": "Allow"}, nil
+		case "window/workDoneProgress/create":
+			return nil, nil
+		}
+		return nil, jsonrpc2.ErrNotHandled
+	})
+	e.editor.InitializeWith(map[string]any{
+		"rootUri":      string(uri.File(e.root)),
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+	})
+	e.editor.MustCall("workspace/executeCommand", map[string]any{"command": "agent.prompt", "arguments": []any{"/greet Bob French"}}, nil)
+	e.editor.WaitFor("the turn's end", func() bool { return progressEnded(e) })
+	msg := lastMessage(t, e.model, 0)
+	for _, want := range []string{"Say hello to Bob in French.", "from-bash", "NOTES-CONTENT"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the model's prompt lacks %q: %s", want, msg)
+		}
+	}
+}
+
+func progressEnded(e *env) bool {
+	for _, n := range e.editor.Notifications() {
+		if n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"end"`) {
+			return true
+		}
+	}
+	return false
 }
