@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agent-lsp/agent-lsp/providers"
@@ -89,13 +91,16 @@ type Store struct {
 
 // NewStore returns a store keeping sessions under dir/projects. claudeDir
 // is Claude Code's directory, whose projects/ sessions are listed and can
-// be continued: "" means ~/.claude, "-" means none.
+// be continued: "" means Claude Code's own ($CLAUDE_CONFIG_DIR, else
+// ~/.claude), "-" means none.
 func NewStore(dir, claudeDir string) *Store {
 	switch claudeDir {
 	case "-":
 		claudeDir = ""
 	case "":
-		if home, err := os.UserHomeDir(); err == nil {
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			claudeDir = d
+		} else if home, err := os.UserHomeDir(); err == nil {
 			claudeDir = filepath.Join(home, ".claude")
 		}
 	}
@@ -104,18 +109,70 @@ func NewStore(dir, claudeDir string) *Store {
 
 // projectDir returns the directory holding root's sessions for cwd.
 func projectDir(root, cwd string) string {
-	return filepath.Join(root, "projects", sanitize(cwd))
+	return filepath.Join(root, "projects", projectSlug(cwd))
 }
 
 func (s *Store) ourPath(cwd, id string) string {
 	return filepath.Join(projectDir(s.dir, cwd), id+".jsonl")
 }
 
+// legacyOurPath is where sessions of a cwd whose slug is 201 to 255
+// characters long were kept before slugs were cut ("" for other cwds).
+func (s *Store) legacyOurPath(cwd, id string) string {
+	if n := len(sanitize(cwd)); n <= maxSlug || n > 255 {
+		return ""
+	}
+	return filepath.Join(s.dir, "projects", sanitize(cwd), id+".jsonl")
+}
+
+// claudePath is where Claude Code keeps session id of cwd: under the
+// slug of the resolved cwd, as Claude Code resolves its working
+// directory before naming the folder.
 func (s *Store) claudePath(cwd, id string) string {
 	if s.claudeDir == "" {
 		return ""
 	}
-	return filepath.Join(projectDir(s.claudeDir, cwd), id+".jsonl")
+	return filepath.Join(projectDir(s.claudeDir, ResolveCwd(cwd)), id+".jsonl")
+}
+
+// ResolveCwd returns cwd with its symbolic links resolved, as Claude Code
+// does (fs.realpathSync) before naming a session folder; cwd itself when
+// it cannot be resolved.
+func ResolveCwd(cwd string) string {
+	if r, err := filepath.EvalSymlinks(cwd); err == nil {
+		return r
+	}
+	return cwd
+}
+
+// maxSlug is Claude Code's longest project folder name before the hash.
+const maxSlug = 200
+
+// projectSlug is Claude Code's project folder name for cwd (its cli.js:
+// replace every character other than [a-zA-Z0-9] with '-', and cut a
+// name longer than 200 characters to 200 followed by '-' and a hash of
+// cwd), so that no name exceeds a file system's 255 bytes.
+func projectSlug(cwd string) string {
+	s := sanitize(cwd)
+	if len(s) <= maxSlug {
+		return s
+	}
+	return s[:maxSlug] + "-" + jsHash(cwd)
+}
+
+// jsHash is Claude Code's short hash of a string: the Java-style
+// h = h*31 + c over UTF-16 code units in 32-bit arithmetic, made
+// positive with Math.abs and written in base 36.
+func jsHash(s string) string {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = h<<5 - h + int32(u)
+	}
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	return strconv.FormatInt(v, 36)
 }
 
 // sanitize turns a directory into a directory name the way Claude Code
@@ -219,6 +276,10 @@ func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	}
 	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1, dirSynced: true}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	if legacy := s.legacyOurPath(cwd, sessionID); legacy != "" && errors.Is(err, fs.ErrNotExist) {
+		l.path = legacy
+		f, err = os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return s.resumeClaude(l)
 	}
@@ -338,6 +399,10 @@ func (s *Store) Load(cwd, sessionID string) (*History, error) {
 	}
 	path := s.ourPath(cwd, sessionID)
 	f, err := os.Open(path)
+	if legacy := s.legacyOurPath(cwd, sessionID); legacy != "" && errors.Is(err, fs.ErrNotExist) {
+		path = legacy
+		f, err = os.Open(path)
+	}
 	if errors.Is(err, fs.ErrNotExist) && s.claudeDir != "" {
 		path = s.claudePath(cwd, sessionID)
 		f, err = os.Open(path)
