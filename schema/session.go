@@ -103,6 +103,16 @@ type LoadSessionParams struct {
 	SessionID  string      `json:"sessionId"`
 	Cwd        string      `json:"cwd"`
 	MCPServers []MCPServer `json:"mcpServers"`
+	Meta       *LoadMeta   `json:"_meta,omitempty"`
+}
+
+// LoadMeta is the _meta of session/load and session/resume.
+type LoadMeta struct {
+	AgentLSP struct {
+		// Fork continues a copy of the session under a new id (the
+		// result's sessionId), leaving the stored one as it is.
+		Fork bool `json:"fork"`
+	} `json:"agent-lsp"`
 }
 
 // ModeState lists the session modes and the current one.

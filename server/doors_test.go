@@ -410,6 +410,9 @@ type doorEnv struct {
 	ed     *slowEditor
 	model  *fake.Server
 	claude string // the session id of the installed Claude Code fixture
+	// claudeFile is the fixture's file; storeDir is agent-lsp's own
+	// session directory.
+	claudeFile, storeDir string
 
 	sid     string // the session of session/new
 	modes   *schema.ModeState
@@ -446,9 +449,9 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claudeDir := t.TempDir()
-	installClaudeFixture(t, claudeDir, root)
-	store := session.NewStore(t.TempDir(), claudeDir)
+	claudeDir, storeDir := t.TempDir(), t.TempDir()
+	claudeFile := installClaudeFixture(t, claudeDir, root)
+	store := session.NewStore(storeDir, claudeDir)
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
 	opts := Options{Version: "test", Logf: t.Logf, TranscriptDir: t.TempDir(), NewService: func(InitOptions) (*engine.Service, error) {
@@ -482,12 +485,13 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	if acp {
 		stream = func(c net.Conn) jsonrpc2.Stream { return jsonrpc2.NewNDJSONStream(c) }
 	}
-	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, claude: claudeFixtureID}
+	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, claude: claudeFixtureID, claudeFile: claudeFile, storeDir: storeDir}
 }
 
 // installClaudeFixture puts the session the real Claude Code binary made
-// (testdata/claude-code) into claudeDir's projects, as made in cwd.
-func installClaudeFixture(t *testing.T, claudeDir, cwd string) {
+// (testdata/claude-code) into claudeDir's projects, as made in cwd, and
+// returns its path.
+func installClaudeFixture(t *testing.T, claudeDir, cwd string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "claude-code", "session.jsonl"))
 	if err != nil {
@@ -501,9 +505,11 @@ func installClaudeFixture(t *testing.T, claudeDir, cwd string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, claudeFixtureID+".jsonl"), b, 0o600); err != nil {
+	path := filepath.Join(dir, claudeFixtureID+".jsonl")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // step drives one method.

@@ -236,11 +236,15 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		}
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
-	bind(p.SessionID)
+	opts.Fork = p.Meta != nil && p.Meta.AgentLSP.Fork
+	if !opts.Fork {
+		bind(p.SessionID)
+	}
 	sess, err := svc.ResumeSession(ctx, p.SessionID, opts, replay)
 	if err != nil {
 		return nil, s.sessionError(req.Method(), p.SessionID, err)
 	}
+	bind(sess.ID)
 	s.announce(sess)
 	return sessionResult(sess), nil
 }

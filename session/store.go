@@ -263,26 +263,23 @@ type History struct {
 // compaction boundary to the end of the file, walking backwards, so its
 // cost follows the live context, not the file's size.
 //
-// A session in our directory is reopened for appending; it is locked
-// until Close, and ErrInUse is returned when it is already open. A
-// session found only under Claude Code's directory is continued
-// copy-on-write: its file is never written; the first write through the
-// returned Log copies it into our directory under the same id and appends
-// there, and from then on that copy is the session (List shows it
-// instead of Claude Code's). Until then nothing is created.
+// The session's file is reopened for appending wherever it is, in our
+// directory or in Claude Code's: a session has one history, which either
+// tool can continue. The file is locked until Close, and ErrInUse is
+// returned when it is already open; a torn last line is cut before the
+// first write. (Claude Code itself takes no lock: do not continue one
+// session in both tools at the same moment.) Fork continues a copy
+// instead.
 func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	if err := checkArgs(cwd, sessionID); err != nil {
 		return nil, nil, err
 	}
-	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1, dirSynced: true}
+	path, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &Log{cwd: cwd, id: sessionID, path: path, version: s.Version, truncTo: -1, dirSynced: true}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
-	if legacy := s.legacyOurPath(cwd, sessionID); legacy != "" && errors.Is(err, fs.ErrNotExist) {
-		l.path = legacy
-		f, err = os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return s.resumeClaude(l)
-	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
@@ -300,23 +297,53 @@ func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	return l, h.History, nil
 }
 
-func (s *Store) resumeClaude(l *Log) (*Log, *History, error) {
-	src := s.claudePath(l.cwd, l.id)
-	if src == "" {
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
+// find returns the file of a session: ours, else Claude Code's.
+func (s *Store) find(cwd, sessionID string) (string, error) {
+	paths := []string{s.ourPath(cwd, sessionID), s.legacyOurPath(cwd, sessionID), s.claudePath(cwd, sessionID)}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		_, err := os.Stat(p)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("opening session %s: %w", sessionID, err)
+		}
+	}
+	return "", fmt.Errorf("%w: %s", ErrNotFound, sessionID)
+}
+
+// Fork continues session sessionID, ours or Claude Code's, as a new
+// session newID in our directory, leaving the original as it is (Claude
+// Code's --fork-session). The fork is copy-on-write: its file is created,
+// holding the original's lines, on the first write through the returned
+// Log; until then nothing is written.
+func (s *Store) Fork(cwd, sessionID, newID string) (*Log, *History, error) {
+	if err := checkArgs(cwd, sessionID); err != nil {
+		return nil, nil, err
+	}
+	if err := checkArgs(cwd, newID); err != nil {
+		return nil, nil, err
+	}
+	src, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(s.ourPath(cwd, newID)); err == nil {
+		return nil, nil, fmt.Errorf("forking session %s: session %s exists", sessionID, newID)
 	}
 	f, err := os.Open(src)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
-	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening session %s: %w", l.id, err)
+		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
 	defer f.Close()
 	h, t, err := readResumeFile(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading session %s: %w", src, err)
 	}
+	l := &Log{cwd: cwd, id: newID, path: s.ourPath(cwd, newID), version: s.Version, truncTo: -1, dirSynced: true}
 	l.src, l.srcEnd, l.srcNewline = src, t.end, t.needNewline
 	l.restore(h, t)
 	l.needNewline = false // the copy gets its newline
@@ -397,16 +424,11 @@ func (s *Store) Load(cwd, sessionID string) (*History, error) {
 	if err := checkArgs(cwd, sessionID); err != nil {
 		return nil, err
 	}
-	path := s.ourPath(cwd, sessionID)
+	path, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
-	if legacy := s.legacyOurPath(cwd, sessionID); legacy != "" && errors.Is(err, fs.ErrNotExist) {
-		path = legacy
-		f, err = os.Open(path)
-	}
-	if errors.Is(err, fs.ErrNotExist) && s.claudeDir != "" {
-		path = s.claudePath(cwd, sessionID)
-		f, err = os.Open(path)
-	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, sessionID)
 	}
