@@ -449,8 +449,18 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claudeDir, storeDir := t.TempDir(), t.TempDir()
+	claudeDir := t.TempDir()
 	claudeFile := installClaudeFixture(t, claudeDir, root)
+	d := serveDoor(t, acp, root, claudeDir, turns...)
+	d.claude, d.claudeFile = claudeFixtureID, claudeFile
+	return d
+}
+
+// serveDoor serves one door in process for the project root, with
+// claudeDir as Claude Code's directory, and connects a slow editor.
+func serveDoor(t *testing.T, acp bool, root, claudeDir string, turns ...fake.Turn) *doorEnv {
+	t.Helper()
+	storeDir := t.TempDir()
 	store := session.NewStore(storeDir, claudeDir)
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
@@ -485,7 +495,7 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	if acp {
 		stream = func(c net.Conn) jsonrpc2.Stream { return jsonrpc2.NewNDJSONStream(c) }
 	}
-	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, claude: claudeFixtureID, claudeFile: claudeFile, storeDir: storeDir}
+	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, storeDir: storeDir}
 }
 
 // installClaudeFixture puts the session the real Claude Code binary made

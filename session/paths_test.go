@@ -119,3 +119,72 @@ func TestClaudeConfigDir(t *testing.T) {
 		t.Fatalf("List = %+v, %v; want the session under CLAUDE_CONFIG_DIR", got, err)
 	}
 }
+
+// TestParallelToolUseOffTheChain: when the first of parallel calls
+// finishes last, Claude Code chains the next turn to its result, so the
+// other tool_use line of the response and its result are both off the
+// chain (as the real Claude Code 2.1.332 wrote it). Both are found, by
+// Load and by Resume.
+func TestParallelToolUseOffTheChain(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/off", "offchain"
+	line := func(typ, uuid, parent, msgID, content string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		msg := `{"role":"` + typ + `","content":` + content + `}`
+		if msgID != "" {
+			msg = `{"id":"` + msgID + `","role":"` + typ + `","content":` + content + `}`
+		}
+		return `{"parentUuid":` + p + `,"type":"` + typ + `","message":` + msg + `,"uuid":"` + uuid + `","sessionId":"` + id + `","cwd":"` + cwd + `"}`
+	}
+	attachment := func(uuid, parent string) string {
+		return `{"parentUuid":"` + parent + `","type":"attachment","attachment":{"type":"date"},"uuid":"` + uuid + `","sessionId":"` + id + `"}`
+	}
+	use := func(tid string) string { return `[{"type":"tool_use","id":"` + tid + `","name":"Read","input":{}}]` }
+	result := func(tid string) string {
+		return `[{"type":"tool_result","tool_use_id":"` + tid + `","content":"r-` + tid + `"}]`
+	}
+	lines := []string{
+		line("user", "u1", "", "", `"read both"`),
+		attachment("at1", "u1"),
+		line("assistant", "a0", "at1", "m1", `[{"type":"text","text":"Reading."}]`),
+		line("assistant", "a1", "a0", "m1", use("t1")),
+		line("assistant", "a2", "a1", "m1", use("t2")),
+		line("user", "r2", "a2", "", result("t2")),
+		line("user", "r1", "a1", "", result("t1")),
+		attachment("at2", "r1"),
+		line("assistant", "f", "at2", "m2", `[{"type":"text","text":"both read"}]`),
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, live, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	for name, h := range map[string]*History{"Load": full, "Resume": live} {
+		var got []string
+		for _, m := range h.Messages {
+			var blocks []string
+			for _, b := range m.Content {
+				blocks = append(blocks, string(b.Type)+":"+b.ID+b.ToolUseID+b.Text)
+			}
+			got = append(got, string(m.Role)+"["+strings.Join(blocks, " ")+"]")
+		}
+		want := "user[text:read both] assistant[text:Reading. tool_use:t1 tool_use:t2] user[tool_result:t1 tool_result:t2] assistant[text:both read]"
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s:\n got %s\nwant %s", name, strings.Join(got, " "), want)
+		}
+	}
+}

@@ -406,30 +406,47 @@ func build(seg []parsed, warn *warnings) built {
 	return b
 }
 
-// withParallelResults adds to a chain the results of parallel tool calls
-// that hang off it. Claude Code writes one line per tool_use of a
-// response, chained, and each result under its own tool_use line: the
-// chain from the leaf runs through the last result only, and the others
-// are branches. Each such result line (only tool results, whose calls the
-// chain has not answered) is put after the chain's next result line, where
-// it merges into the same message.
+// withParallelResults adds to a chain the parallel tool calls and results
+// that hang off it. Claude Code writes one line per content block of a
+// response (sharing message.id), chained, and each result under its own
+// tool_use line; the next turn chains to whichever result was written
+// last. The chain from the leaf therefore runs through one result only,
+// and possibly not through every tool_use line of the response: the
+// others are branches. As Claude Code does when it rebuilds a
+// conversation, the response's other lines (by message.id) are put after
+// its lines on the chain, where they merge into the same message, and each
+// result line (only tool results, whose calls the chain has not answered)
+// after the chain's next result line, where it merges too.
 func withParallelResults(seg []parsed, order []int, visible func(int) bool) []int {
 	onChain := make(map[int]bool, len(order))
 	answered := map[string]bool{}
+	chainMsg := map[string]bool{} // message ids of the chain's responses
 	for _, i := range order {
 		onChain[i] = true
-		if e := &seg[i].e; e.Type == typeUser && e.Message != nil {
+		e := &seg[i].e
+		if e.Type == typeUser && e.Message != nil {
 			for _, b := range e.Message.Content {
 				if b.Type == providers.BlockToolResult {
 					answered[b.ToolUseID] = true
 				}
 			}
 		}
+		if e.Type == typeAssistant && e.MessageID != "" {
+			chainMsg[e.MessageID] = true
+		}
 	}
+	siblings := map[string][]int{} // message id -> its lines off the chain
 	children := map[string][]int{}
 	for i := range seg {
 		e := &seg[i].e
-		if onChain[i] || e.Parent == "" || e.Type != typeUser || !visible(i) || !onlyToolResults(e.Message.Content) {
+		if onChain[i] || !visible(i) {
+			continue
+		}
+		if e.Type == typeAssistant && chainMsg[e.MessageID] {
+			siblings[e.MessageID] = append(siblings[e.MessageID], i)
+			continue
+		}
+		if e.Parent == "" || e.Type != typeUser || !onlyToolResults(e.Message.Content) {
 			continue
 		}
 		fresh := true
@@ -440,17 +457,25 @@ func withParallelResults(seg []parsed, order []int, visible func(int) bool) []in
 			children[e.Parent] = append(children[e.Parent], i)
 		}
 	}
-	if len(children) == 0 {
+	if len(children) == 0 && len(siblings) == 0 {
 		return order
 	}
-	out := make([]int, 0, len(order)+len(children))
+	out := make([]int, 0, len(order)+len(children)+len(siblings))
 	var pending []int
-	for _, i := range order {
+	for k, i := range order {
 		out = append(out, i)
 		e := &seg[i].e
 		switch {
 		case e.Type == typeAssistant:
 			pending = append(pending, children[e.UUID]...)
+			if k+1 < len(order) && seg[order[k+1]].e.Type == typeAssistant && seg[order[k+1]].e.MessageID == e.MessageID {
+				break // the response goes on along the chain
+			}
+			for _, j := range siblings[e.MessageID] {
+				out = append(out, j)
+				pending = append(pending, children[seg[j].e.UUID]...)
+			}
+			delete(siblings, e.MessageID)
 		case len(pending) > 0 && e.Type == typeUser && visible(i) && onlyToolResults(e.Message.Content):
 			out = append(out, pending...)
 			pending = nil
