@@ -47,7 +47,7 @@ type entry struct {
 	LogicalParent  string // logicalParentUuid of a compact boundary
 	Cwd            string
 	Sidechain      bool // isSidechain: a subagent's line
-	Meta           bool // isMeta: a line the model never saw as a turn
+	Meta           bool // isMeta: a line hidden from the user, not from the model
 	CompactSummary bool // isCompactSummary: the summary that opens a compacted context
 	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
 	Summary        string
@@ -61,11 +61,23 @@ type entry struct {
 	// by tool_use_id.
 	ToolUseResult  jsontext.Value
 	ToolUseResults map[string]jsontext.Value
+	// Preserved is the compactMetadata.preservedMessages of a
+	// compact_boundary: the lines before it Claude Code kept verbatim
+	// after the summary (Anchor, "" for the summary line).
+	Preserved *preserved
 }
 
-// isMessage reports whether e carries a conversation turn.
+// preserved is compactMetadata.preservedMessages.
+type preserved struct {
+	Anchor string   `json:"anchorUuid"`
+	UUIDs  []string `json:"uuids"`
+}
+
+// isMessage reports whether e carries a conversation turn. isMeta lines
+// are turns: Claude Code hides them from the user but sends them to the
+// model (command output, caveats, expanded skills).
 func (e *entry) isMessage() bool {
-	return (e.Type == typeUser || e.Type == typeAssistant) && !e.Sidechain && !e.Meta && !e.APIError &&
+	return (e.Type == typeUser || e.Type == typeAssistant) && !e.Sidechain && !e.APIError &&
 		e.Message != nil && len(e.Message.Content) > 0
 }
 
@@ -271,6 +283,17 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.APIError, err = readBool(dec)
 		case "deleted":
 			err = readStrings(dec, &e.Deleted)
+		case "compactMetadata":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var m struct {
+				Preserved *preserved `json:"preservedMessages"`
+			}
+			if err = json.UnmarshalDecode(dec, &m); err == nil && m.Preserved != nil && len(m.Preserved.UUIDs) > 0 {
+				e.Preserved = m.Preserved
+			}
 		case "toolUseResult":
 			var v jsontext.Value
 			if v, err = dec.ReadValue(); err == nil {

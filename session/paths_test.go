@@ -188,3 +188,61 @@ func TestParallelToolUseOffTheChain(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCompaction: after a compaction Claude Code keeps some
+// messages verbatim (compactMetadata.preservedMessages, written before
+// the boundary): Resume puts them after the summary, and what followed
+// chains after them. isMeta lines go to the model (Resume) but are not
+// shown (Load).
+func TestClaudeCompaction(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/compact", "compacted"
+	msg := func(typ, uuid, parent, extra, content string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"parentUuid":` + p + `,"type":"` + typ + `",` + extra + `"message":{"role":"` + typ + `","content":"` + content + `"},"uuid":"` + uuid + `","sessionId":"` + id + `","cwd":"` + cwd + `"}`
+	}
+	lines := []string{
+		msg("user", "u1", "", "", "first"),
+		msg("assistant", "a1", "u1", "", "one"),
+		msg("user", "u2", "a1", "", "second"),
+		msg("assistant", "a2", "u2", "", "two"),
+		`{"parentUuid":null,"logicalParentUuid":"a2","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":10,"preservedMessages":{"anchorUuid":"s1","uuids":["u2","a2"]}},"uuid":"b1","sessionId":"` + id + `"}`,
+		msg("user", "s1", "b1", `"isCompactSummary":true,"isVisibleInTranscriptOnly":true,`, "This session is being continued from a previous conversation. Summary: first, one."),
+		msg("user", "m1", "a2", `"isMeta":true,`, "<local-command-stdout>ok</local-command-stdout>"),
+		msg("user", "u3", "m1", "", "third"),
+		msg("assistant", "a3", "u3", "", "three"),
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	texts := func(h *History) string {
+		var out []string
+		for _, m := range h.Messages {
+			out = append(out, m.Text())
+		}
+		return strings.Join(out, " | ")
+	}
+	l, live, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	want := "This session is being continued from a previous conversation. Summary: first, one. | second | two | <local-command-stdout>ok</local-command-stdout> | third | three"
+	if got := texts(live); got != want {
+		t.Errorf("Resume:\n got %s\nwant %s", got, want)
+	}
+	full, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(full); strings.Contains(got, "local-command-stdout") || !strings.HasSuffix(got, "third | three") {
+		t.Errorf("Load shows %s; want no isMeta line", got)
+	}
+}

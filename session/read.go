@@ -295,6 +295,89 @@ func lineEnd(r io.ReaderAt, pos, size int64) (int64, error) {
 	return size, nil
 }
 
+// withPreserved puts back, after the compaction summary opening the
+// context (seg, read from offset start of r), the messages Claude Code
+// kept verbatim across that compaction: its compact_boundary line (the
+// first of seg, or the line just before start) lists them in
+// compactMetadata.preservedMessages, and they are written before the
+// boundary. They are relinked in their listed order after the anchor
+// (the summary), so the chain of what follows them runs through them.
+func withPreserved(r io.ReaderAt, start int64, seg []parsed, warn *warnings) ([]parsed, error) {
+	var pres *preserved
+	if len(seg) > 0 && seg[0].e.Preserved != nil {
+		pres = seg[0].e.Preserved
+	} else if start > 0 {
+		ls, err := lineStart(r, start-1, nil, start-1)
+		if err != nil {
+			return nil, err
+		}
+		line := make([]byte, start-1-ls)
+		if _, err := r.ReadAt(line, ls); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if e, err := parseLine(line); err == nil && e.Type == typeSystem && e.Subtype == subtypeCompactBoundary {
+			pres = e.Preserved
+		}
+	}
+	if pres == nil || start == 0 {
+		return seg, nil
+	}
+	// The preserved lines are before the boundary: read what precedes it.
+	head := make([]byte, start)
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var quiet warnings // damage before the context was reported when it was live
+	p := &parser{warn: &quiet}
+	p.parse(splitLines(head, 0))
+	byID := make(map[string]*parsed, len(p.entries))
+	for i := range p.entries {
+		if id := p.entries[i].e.UUID; id != "" {
+			byID[id] = &p.entries[i]
+		}
+	}
+	at := -1 // the anchor's index in seg
+	for i := range seg {
+		e := &seg[i].e
+		if (pres.Anchor != "" && e.UUID == pres.Anchor) || (at < 0 && e.CompactSummary) {
+			at = i
+		}
+	}
+	if at < 0 {
+		warn.add("the anchor %s of the messages kept across a compaction is missing; they are left out", pres.Anchor)
+		return seg, nil
+	}
+	kept := make([]parsed, 0, len(pres.UUIDs))
+	parent := seg[at].e.UUID
+	for _, id := range pres.UUIDs {
+		pe, ok := byID[id]
+		if !ok {
+			warn.add("message %s kept across a compaction is missing", id)
+			continue
+		}
+		c := *pe
+		c.boundary = false
+		c.e.Parent = parent
+		parent = c.e.UUID
+		kept = append(kept, c)
+	}
+	out := make([]parsed, 0, len(seg)+len(kept))
+	out = append(out, seg[:at+1]...)
+	out = append(out, kept...)
+	out = append(out, seg[at+1:]...)
+	if len(kept) > 0 {
+		// What follows chains after the kept messages, whether it was
+		// written under the summary or under the last of them.
+		anchor, tail := seg[at].e.UUID, kept[len(kept)-1].e.UUID
+		for i := at + 1 + len(kept); i < len(out); i++ {
+			if out[i].e.Parent == anchor {
+				out[i].e.Parent = tail
+			}
+		}
+	}
+	return out, nil
+}
+
 // built is the conversation one segment (the lines from one compaction
 // boundary to the next) holds.
 type built struct {
@@ -323,8 +406,10 @@ func splitSegments(entries []parsed) [][]parsed {
 // back from the last message, as Claude Code does, so abandoned branches
 // (a rewind, a deletion followed by new turns) drop out; tombstoned lines
 // are skipped. When the chain breaks (a line it runs through did not
-// decode) it falls back to file order.
-func build(seg []parsed, warn *warnings) built {
+// decode) it falls back to file order. forUser leaves out isMeta lines,
+// which Claude Code hides from the user (Load, for replay); the model's
+// context (Resume) keeps them.
+func build(seg []parsed, warn *warnings, forUser bool) built {
 	var b built
 	deleted := map[string]bool{}
 	index := make(map[string]int, len(seg))
@@ -342,7 +427,10 @@ func build(seg []parsed, warn *warnings) built {
 	if len(seg) > 0 && seg[0].boundary {
 		b.base = seg[0].e.UUID
 	}
-	visible := func(i int) bool { return seg[i].e.isMessage() && !deleted[seg[i].e.UUID] }
+	visible := func(i int) bool {
+		e := &seg[i].e
+		return e.isMessage() && !deleted[e.UUID] && !(forUser && e.Meta)
+	}
 	leaf := -1
 	for i := len(seg) - 1; i >= 0; i-- {
 		if visible(i) {

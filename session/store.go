@@ -375,7 +375,13 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	var warn warnings
 	p := &parser{warn: &warn}
 	p.parse(lines)
-	b := build(p.entries, &warn)
+	entries := p.entries
+	if len(lines) > 0 {
+		if entries, err = withPreserved(r, lines[0].off, entries, &warn); err != nil {
+			return nil, tail{}, err
+		}
+	}
+	b := build(entries, &warn, false)
 	var ti titleInfo
 	if err := readHead(r, size, &ti, nil); err != nil {
 		return nil, tail{}, err
@@ -473,7 +479,7 @@ func loadAll(data []byte) *History {
 	h.Title = ti.title()
 	h.ToolUseResults = toolUseResults(p.entries)
 	for _, seg := range splitSegments(p.entries) {
-		b := build(seg, &warn)
+		b := build(seg, &warn, true)
 		h.ContextStart = len(h.Messages)
 		h.Messages = append(h.Messages, b.messages...)
 		h.Summary = b.summary
