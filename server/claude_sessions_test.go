@@ -82,3 +82,47 @@ func TestClaudeSessionOneHistory(t *testing.T) {
 		t.Errorf("the fork is not the original plus its own turn:\n%s", forked)
 	}
 }
+
+// TestCompactThenResume: /compact records trigger "manual", as Claude
+// Code does, and a resumed session sends the summary with the same
+// lead-in the live session sent.
+func TestCompactThenResume(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := serveDoor(t, true, root, t.TempDir(), fake.Turn{fake.Text("hello")}, fake.Turn{fake.Text("A summary.")}, fake.Turn{fake.Text("after resume")})
+	call := func(method string, params, result any) {
+		t.Helper()
+		if err := d.ed.call(method, params, result); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	prompt := func(id, text string) {
+		t.Helper()
+		call("session/prompt", schema.PromptParams{SessionID: id, Prompt: []schema.ContentBlock{schema.TextBlock(text)}}, nil)
+	}
+	call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}, nil)
+	var res schema.NewSessionResult
+	call("session/new", schema.NewSessionParams{Cwd: root, MCPServers: []schema.MCPServer{}}, &res)
+	prompt(res.SessionID, "hi")
+	prompt(res.SessionID, "/compact")
+	call("session/close", schema.SessionIDParams{SessionID: res.SessionID}, nil)
+	call("session/resume", schema.LoadSessionParams{SessionID: res.SessionID, Cwd: root, MCPServers: []schema.MCPServer{}}, nil)
+	prompt(res.SessionID, "go on")
+	reqs := d.model.Requests()
+	last := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(last, "This session continues from an earlier conversation") || !strings.Contains(last, "A summary.") {
+		t.Errorf("the resumed session sent the summary without its lead-in: %.600s", last)
+	}
+	var file []byte
+	filepath.WalkDir(d.storeDir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".jsonl") {
+			file, _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	if !bytes.Contains(file, []byte(`"compactMetadata":{"trigger":"manual"`)) {
+		t.Errorf("/compact did not record trigger manual:\n%s", file)
+	}
+}

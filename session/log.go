@@ -131,13 +131,20 @@ func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawM
 	return nil
 }
 
+// Triggers of a compaction, as Claude Code records them in
+// compactMetadata.trigger.
+const (
+	TriggerAuto   = "auto"   // the context filled up
+	TriggerManual = "manual" // the user asked (/compact)
+)
+
 // AppendSummary writes a compaction boundary the way Claude Code does: a
 // compact_boundary system line (a new chain root whose logicalParentUuid
-// is the previous message) and a user line holding summary, marked
-// isCompactSummary. Loading and resuming start the model's context at
+// is the previous message, with compactMetadata.trigger set to trigger)
+// and a user line holding summary, marked isCompactSummary. Loading and resuming start the model's context at
 // that summary. Messages to keep verbatim after the summary must be
 // appended again after this call.
-func (l *Log) AppendSummary(summary string) error {
+func (l *Log) AppendSummary(summary, trigger string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	le := newLineEncoder()
@@ -149,7 +156,7 @@ func (l *Log) AppendSummary(summary string) error {
 	boundary.Subtype = subtypeCompactBoundary
 	boundary.Content = "Conversation compacted"
 	boundary.Level = "info"
-	boundary.CompactMetadata = &compactMetadata{Trigger: "auto"}
+	boundary.CompactMetadata = &compactMetadata{Trigger: trigger}
 	if err := le.add(boundary); err != nil {
 		return err
 	}

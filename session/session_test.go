@@ -256,7 +256,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := l.AppendSummary(msgs[4].Text()); err != nil {
+	if err := l.AppendSummary(msgs[4].Text(), TriggerManual); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range msgs[5:] {
@@ -491,7 +491,7 @@ func TestDeleteKeepsSummary(t *testing.T) {
 	const cwd, id = "/p", "compacted"
 	l, _ := s.Create(cwd, id)
 	l.Append(text(providers.RoleUser, "old"))
-	l.AppendSummary("summary")
+	l.AppendSummary("summary", TriggerAuto)
 	l.Append(text(providers.RoleUser, "new"))
 	if err := l.Delete(2); err == nil {
 		t.Fatal("Delete removed the summary")
