@@ -72,6 +72,11 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	if err != nil {
 		return nil, fmt.Errorf("resuming session %s: %w", id, err)
 	}
+	if opts.Model == "" && sameFamily(hist.Model, s.defaultModel()) {
+		// A continued session keeps the model it was using, unless the
+		// editor picks one.
+		opts.Model = hist.Model
+	}
 	sess := newSession(s, newID, opts)
 	sess.log = log
 	sess.history = normalize(hist.Messages)
@@ -92,6 +97,16 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	s.sessions[newID] = sess
 	s.mu.Unlock()
 	return sess, nil
+}
+
+// sameFamily reports whether a session's stored model can be asked
+// through the provider that serves def: both are Claude models (a Claude
+// Code session continued with an Anthropic provider), or equal.
+func sameFamily(stored, def string) bool {
+	if stored == "" {
+		return false
+	}
+	return stored == def || strings.HasPrefix(stored, "claude-") && strings.HasPrefix(def, "claude-")
 }
 
 // replay sends a stored conversation to the client as the updates it

@@ -197,6 +197,9 @@ func TestRealClaudeCodeSessions(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if out, err := exec.Command("git", "init", "-q", "-b", "trunk", c.proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
 	in := func(v any) string {
 		b, _ := json.Marshal(v)
 		return string(b)
@@ -234,7 +237,8 @@ func TestRealClaudeCodeSessions(t *testing.T) {
 	if len(sent) != 1 {
 		t.Fatalf("agent-lsp sent %d requests, want 1", len(sent))
 	}
-	for _, want := range []string{"set x to 2", "toolu_r1", "toolu_g1", "x = 1", "Found 1 file", "toolu_e1", "Done: x is 2.", "Now from agent-lsp."} {
+	for _, want := range []string{"set x to 2", "toolu_r1", "toolu_g1", "x = 1", "Found 1 file", "toolu_e1", "Done: x is 2.", "Now from agent-lsp.",
+		`"model":"claude-sonnet-4-5"`} { // the session's model, not agent-lsp's default
 		if !bytes.Contains(sent[0].Body, []byte(want)) {
 			t.Errorf("agent-lsp's request to the model lacks %q", want)
 		}
@@ -252,6 +256,7 @@ func TestRealClaudeCodeSessions(t *testing.T) {
 		}
 		return nil
 	})
+	checkOurLines(t, continued[len(made):], "trunk")
 
 	// Claude Code resumes the one history.
 	again, reqs := c.run(`[[{"text": "Resumed in Claude Code."}], [{"text": "spare"}], [{"text": "spare"}]]`, "What happened so far?", "--resume", id)
@@ -267,5 +272,48 @@ func TestRealClaudeCodeSessions(t *testing.T) {
 	final, _ := os.ReadFile(ccFile)
 	if !bytes.HasPrefix(final, continued) || !bytes.Contains(final[len(continued):], []byte("Resumed in Claude Code.")) {
 		t.Errorf("Claude Code did not append its turn to the same file")
+	}
+}
+
+// checkOurLines checks that the user and assistant lines agent-lsp wrote
+// carry what Claude Code's resume screen reads: gitBranch, a prompt's
+// content as a string, and an assistant message's id, model, usage and
+// stop_reason.
+func checkOurLines(t *testing.T, lines []byte, branch string) {
+	t.Helper()
+	prompts, responses := 0, 0
+	for _, raw := range bytes.Split(bytes.TrimSpace(lines), []byte("\n")) {
+		var l struct {
+			Type      string `json:"type"`
+			GitBranch string `json:"gitBranch"`
+			Message   struct {
+				ID         string          `json:"id"`
+				Model      string          `json:"model"`
+				StopReason *string         `json:"stop_reason"`
+				Usage      json.RawMessage `json:"usage"`
+				Content    json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatalf("a line agent-lsp wrote does not decode: %v\n%s", err, raw)
+		}
+		if l.Type != "user" && l.Type != "assistant" {
+			continue
+		}
+		if l.GitBranch != branch {
+			t.Errorf("gitBranch %q, want %q: %s", l.GitBranch, branch, raw)
+		}
+		switch {
+		case l.Type == "assistant":
+			responses++
+			if !strings.HasPrefix(l.Message.ID, "msg_") || l.Message.Model == "" || l.Message.StopReason == nil || len(l.Message.Usage) == 0 {
+				t.Errorf("an assistant line lacks message id, model, stop_reason or usage: %s", raw)
+			}
+		case bytes.HasPrefix(l.Message.Content, []byte(`"`)):
+			prompts++
+		}
+	}
+	if prompts == 0 || responses == 0 {
+		t.Errorf("agent-lsp wrote %d prompts as strings and %d responses", prompts, responses)
 	}
 }

@@ -54,6 +54,7 @@ type entry struct {
 	CustomTitle    string
 	Deleted        []string // tombstone: uuids of deleted lines
 	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
+	Model          string   // message.model of an assistant line
 	Message        *providers.Message
 	// ToolUseResult is Claude Code's toolUseResult: what a tool call did,
 	// for display (an edit's file and patch), beside the tool_result the
@@ -225,6 +226,7 @@ func hex4(h []byte) rune {
 // wireMessage is the message of a user or assistant line.
 type wireMessage struct {
 	ID      string            `json:"id"`
+	Model   string            `json:"model"`
 	Role    providers.Role    `json:"role"`
 	Content []providers.Block `json:"content"`
 }
@@ -337,7 +339,7 @@ func (e *entry) decodeMessage(dec *jsontext.Decoder) error {
 	if err := json.UnmarshalDecode(dec, &m); err != nil {
 		return err
 	}
-	e.MessageID = m.ID
+	e.MessageID, e.Model = m.ID, m.Model
 	e.Message = &providers.Message{Role: m.Role, Content: m.Content}
 	return nil
 }
@@ -394,27 +396,56 @@ func readStrings(dec *jsontext.Decoder, out *[]string) error {
 // messageLine is a user, assistant or system line: a node of the
 // parentUuid chain.
 type messageLine struct {
-	ParentUUID                *string            `json:"parentUuid"`
-	LogicalParentUUID         string             `json:"logicalParentUuid,omitempty"`
-	IsSidechain               bool               `json:"isSidechain"`
-	UserType                  string             `json:"userType"`
-	Cwd                       string             `json:"cwd"`
-	SessionID                 string             `json:"sessionId"`
-	Version                   string             `json:"version"`
-	Type                      string             `json:"type"`
-	Subtype                   string             `json:"subtype,omitempty"`
-	Content                   string             `json:"content,omitempty"`
-	CompactMetadata           *compactMetadata   `json:"compactMetadata,omitempty"`
-	Level                     string             `json:"level,omitempty"`
-	IsCompactSummary          bool               `json:"isCompactSummary,omitempty"`
-	IsVisibleInTranscriptOnly bool               `json:"isVisibleInTranscriptOnly,omitempty"`
-	Message                   *providers.Message `json:"message,omitempty"`
-	UUID                      string             `json:"uuid"`
-	Timestamp                 string             `json:"timestamp"`
+	ParentUUID                *string          `json:"parentUuid"`
+	LogicalParentUUID         string           `json:"logicalParentUuid,omitempty"`
+	IsSidechain               bool             `json:"isSidechain"`
+	UserType                  string           `json:"userType"`
+	Cwd                       string           `json:"cwd"`
+	SessionID                 string           `json:"sessionId"`
+	Version                   string           `json:"version"`
+	GitBranch                 string           `json:"gitBranch,omitempty"`
+	Type                      string           `json:"type"`
+	Subtype                   string           `json:"subtype,omitempty"`
+	Content                   string           `json:"content,omitempty"`
+	CompactMetadata           *compactMetadata `json:"compactMetadata,omitempty"`
+	Level                     string           `json:"level,omitempty"`
+	IsCompactSummary          bool             `json:"isCompactSummary,omitempty"`
+	IsVisibleInTranscriptOnly bool             `json:"isVisibleInTranscriptOnly,omitempty"`
+	Message                   any              `json:"message,omitempty"`
+	UUID                      string           `json:"uuid"`
+	Timestamp                 string           `json:"timestamp"`
 	// ToolUseResult is Claude Code's field, on a line holding one tool
 	// result; ToolUseResults is ours, on a line holding several.
 	ToolUseResult  stdjson.RawMessage            `json:"toolUseResult,omitempty"`
 	ToolUseResults map[string]stdjson.RawMessage `json:"toolUseResults,omitempty"`
+}
+
+// assistantMessage is an assistant line's message as Claude Code writes
+// it: the API's response, with its id, model, stop reason and usage.
+type assistantMessage struct {
+	ID           string            `json:"id"`
+	Type         string            `json:"type"`
+	Role         providers.Role    `json:"role"`
+	Model        string            `json:"model,omitempty"`
+	Content      []providers.Block `json:"content"`
+	StopReason   *string           `json:"stop_reason"`
+	StopSequence *string           `json:"stop_sequence"`
+	Usage        *providers.Usage  `json:"usage,omitempty"`
+}
+
+// promptMessage is a user prompt of text only, whose content Claude Code
+// writes as a string.
+type promptMessage struct {
+	Role    providers.Role `json:"role"`
+	Content string         `json:"content"`
+}
+
+// ResponseInfo is what the API said of a response besides its content,
+// written with it as Claude Code does (its resume screen shows them).
+type ResponseInfo struct {
+	Model      string
+	StopReason string // "" for a response cut short (cancelled)
+	Usage      *providers.Usage
 }
 
 type compactMetadata struct {

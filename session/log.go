@@ -81,6 +81,17 @@ func (l *Log) Append(m providers.Message) error {
 // shape): a line with one result carries it as toolUseResult, as Claude
 // Code writes it; a line with several as toolUseResults.
 func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawMessage) error {
+	return l.appendMessage(m, results, nil)
+}
+
+// AppendResponse is Append for a model's response, recorded with what
+// info says of it (model, stop reason, usage) and a message id, as
+// Claude Code writes its assistant lines.
+func (l *Log) AppendResponse(m providers.Message, info ResponseInfo) error {
+	return l.appendMessage(m, nil, &info)
+}
+
+func (l *Log) appendMessage(m providers.Message, results map[string]stdjson.RawMessage, info *ResponseInfo) error {
 	if m.Role != providers.RoleUser && m.Role != providers.RoleAssistant {
 		return fmt.Errorf("appending a message with role %q: want user or assistant", m.Role)
 	}
@@ -99,6 +110,19 @@ func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawM
 		}
 	}
 	line := l.messageLine(string(m.Role), id, now, &m)
+	switch {
+	case m.Role == providers.RoleAssistant:
+		am := &assistantMessage{ID: newMessageID(), Type: "message", Role: m.Role, Content: m.Content}
+		if info != nil {
+			am.Model, am.Usage = info.Model, info.Usage
+			if info.StopReason != "" {
+				am.StopReason = &info.StopReason
+			}
+		}
+		line.Message = am
+	case len(m.Content) == 1 && m.Content[0].Type == providers.BlockText:
+		line.Message = &promptMessage{Role: m.Role, Content: m.Content[0].Text}
+	}
 	if len(results) > 0 {
 		var ids []string
 		for _, b := range m.Content {
@@ -288,17 +312,21 @@ func (l *Log) messageLine(typ, id, now string, m *providers.Message) messageLine
 		p := l.leaf
 		parent = &p
 	}
-	return messageLine{
+	line := messageLine{
 		ParentUUID: parent,
 		UserType:   "external",
 		Cwd:        l.cwd,
 		SessionID:  l.id,
 		Version:    l.version,
+		GitBranch:  gitBranch(l.cwd),
 		Type:       typ,
-		Message:    m,
 		UUID:       id,
 		Timestamp:  now,
 	}
+	if m != nil {
+		line.Message = m
+	}
+	return line
 }
 
 // writeLocked appends buf (whole lines) to the file.
@@ -439,6 +467,15 @@ func newUUID() string {
 		out = append(out, hexd[c>>4], hexd[c&0xf])
 	}
 	return string(out)
+}
+
+// newMessageID returns an id for a response's message.id, in the API's
+// shape (msg_ and 24 characters). Claude Code groups the lines of one
+// response by it.
+func newMessageID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("msg_%x", b)
 }
 
 // timestamp returns the current time as Claude Code writes it (JavaScript's

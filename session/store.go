@@ -248,6 +248,10 @@ type History struct {
 	Title string
 	// Summary is the text of the last compaction summary, if any.
 	Summary string
+	// Model is the model of the last response in the context, as the
+	// file records it (Claude Code's message.model); "" when unknown.
+	// Only Resume fills it.
+	Model string
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
@@ -390,6 +394,12 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 		ti.add(&p.entries[i].e)
 	}
 	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i].e; e.Type == typeAssistant && e.Model != "" && e.Model != "<synthetic>" && !e.Sidechain {
+			h.Model = e.Model
+			break
+		}
+	}
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
