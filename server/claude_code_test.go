@@ -317,3 +317,70 @@ func checkOurLines(t *testing.T, lines []byte, branch string) {
 		t.Errorf("agent-lsp wrote %d prompts as strings and %d responses", prompts, responses)
 	}
 }
+
+// TestRealClaudeCodeResumesOurs: a session agent-lsp wrote (a prompt,
+// parallel Read and Bash, an Edit), put where Claude Code keeps its own,
+// is resumed by the real Claude Code, which sends the model the whole
+// conversation: agent-lsp's lines are lines Claude Code reads.
+func TestRealClaudeCodeResumesOurs(t *testing.T) {
+	c := newClaudeCode(t)
+	file := filepath.Join(c.proj, "b.txt")
+	if err := os.WriteFile(file, []byte("y = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	d := serveDoor(t, true, c.proj, c.configDir(),
+		fake.Turn{fake.Text("Looking."), fake.ToolUse("toolu_or", "Read", in(map[string]string{"file_path": file})), fake.ToolUse("toolu_ob", "Bash", in(map[string]string{"command": "echo from-bash"}))},
+		fake.Turn{fake.ToolUse("toolu_oe", "Edit", in(map[string]string{"file_path": file, "old_string": "y = 1", "new_string": "y = 3"}))},
+		fake.Turn{fake.Text("Our work is done.")},
+	)
+	if err := d.ed.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var res schema.NewSessionResult
+	if err := d.ed.call("session/new", schema.NewSessionParams{Cwd: c.proj, MCPServers: []schema.MCPServer{}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ed.call("session/set_mode", schema.SetModeParams{SessionID: res.SessionID, ModeID: "acceptEdits"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ed.call("session/prompt", schema.PromptParams{SessionID: res.SessionID, Prompt: []schema.ContentBlock{schema.TextBlock("Set y to 3.")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ed.call("session/close", schema.SessionIDParams{SessionID: res.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "y = 3\n" {
+		t.Fatalf("the edit did not happen: %q", b)
+	}
+	var ours []byte
+	filepath.WalkDir(d.storeDir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && filepath.Base(path) == res.SessionID+".jsonl" {
+			ours, _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	if ours == nil {
+		t.Fatal("agent-lsp saved no session file")
+	}
+	dst := c.sessionFile(res.SessionID)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, ours, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id, reqs := c.run(`[[{"text": "Resumed yours."}], [{"text": "spare"}], [{"text": "spare"}]]`, "And now?", "--resume", res.SessionID)
+	if id != res.SessionID {
+		t.Errorf("claude --resume continued as %s, want %s", id, res.SessionID)
+	}
+	conv := conversation(t, reqs)
+	for _, want := range []string{"Set y to 3.", "toolu_or", "y = 1", "toolu_ob", "from-bash", "toolu_oe", "Our work is done.", "And now?"} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("Claude Code resumed our session without %q; it sent:\n%s", want, conv)
+		}
+	}
+}
