@@ -23,10 +23,10 @@ type Log struct {
 	cwd, id, path, version string
 
 	mu sync.Mutex // guards the fields below and the file's end
-	f  *os.File   // nil until the first write of a continued Claude Code session
-	// src is the Claude Code file this session continues, copied on the
-	// first write ("" once copied, or for our own sessions). Its first
-	// srcEnd bytes are copied, plus a newline when srcNewline is set.
+	f  *os.File   // nil until the first write of a fork
+	// src is the session file a fork ([Store.Fork]) copies on its first
+	// write ("" once copied, and for other logs). Its first srcEnd bytes
+	// are copied, plus a newline when srcNewline is set.
 	src        string
 	srcEnd     int64
 	srcNewline bool
@@ -64,8 +64,8 @@ func (l *Log) restore(r *resumed, t tail) {
 // ID returns the session id.
 func (l *Log) ID() string { return l.id }
 
-// Path returns the session file the log appends to (for a continued
-// Claude Code session, where the copy will be).
+// Path returns the session file the log appends to (for a fork, where
+// the copy will be).
 func (l *Log) Path() string { return l.path }
 
 // Append writes m as one user or assistant line whose parentUuid is the
@@ -362,12 +362,12 @@ func (l *Log) writeRaw(buf []byte) error {
 	return fmt.Errorf("appending to %s: %w", l.path, err)
 }
 
-// prepareLocked opens the file for the first write: it copies a
-// continued Claude Code session, or cuts a torn last line.
+// prepareLocked opens the file for the first write: it copies the
+// session a fork continues, or cuts a torn last line.
 func (l *Log) prepareLocked() error {
 	if l.f == nil {
 		if err := l.copySource(); err != nil {
-			return fmt.Errorf("continuing Claude Code session %s: %w", l.id, err)
+			return fmt.Errorf("forking session %s: %w", l.id, err)
 		}
 	}
 	if l.truncTo >= 0 {
@@ -379,9 +379,9 @@ func (l *Log) prepareLocked() error {
 	return nil
 }
 
-// copySource copies the Claude Code file into our directory through a
-// temporary file linked into place, so a crash never leaves half a copy
-// under the session's name and a concurrent continuation is detected.
+// copySource copies the forked session's file into our directory through
+// a temporary file linked into place, so a crash never leaves half a copy
+// under the new id and a concurrent fork to that id is detected.
 func (l *Log) copySource() error {
 	dir := filepath.Dir(l.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

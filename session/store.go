@@ -20,7 +20,7 @@ import (
 // Sources of a listed session.
 const (
 	SourceAgentLSP = "agent-lsp" // our data directory
-	SourceClaude   = "claude"    // Claude Code's ~/.claude/projects, read-only
+	SourceClaude   = "claude"    // Claude Code's $CLAUDE_CONFIG_DIR/projects (~/.claude/projects)
 )
 
 var (
