@@ -1,0 +1,413 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// systemDirs are the host folders a confined command sees, read-only:
+// programs, libraries and the system's configuration. A symlink among
+// them (merged /usr) is recreated as a symlink.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// etcSecrets are files and folders under /etc that a confined command
+// does not see: password hashes, host keys, private keys.
+var etcSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+	"/etc/ssh", "/etc/ssl/private", "/etc/security/opasswd", "/etc/wireguard", "/etc/NetworkManager/system-connections",
+	"/etc/letsencrypt", "/etc/docker", "/etc/machine-id", "/etc/krb5.keytab", "/etc/git-credentials",
+}
+
+// envAllow are the variables a confined command gets from the sidecar's
+// environment; LC_* are kept too. Everything else (API keys, tokens,
+// GIT_* overrides, LD_PRELOAD) is left behind.
+var envAllow = []string{"PATH", "LANG", "LANGUAGE", "TERM", "COLORTERM", "USER", "LOGNAME", "TZ", "NO_COLOR"}
+
+// envProgram runs a program with a given environment.
+const envProgram = "/usr/bin/env"
+
+// confinedHome is HOME inside a confined sandbox: its private /tmp.
+const confinedHome = "/tmp"
+
+// maxMaskWalk bounds the directory entries looked at to find the files a
+// Read deny rule pattern matches, per command.
+const maxMaskWalk = 200_000
+
+// Confiner runs commands that the permission policy allowed without a
+// question (the classifier judged them harmless) in a sandbox that does
+// not depend on the settings: they see the workspace read-only (or
+// writable, for ConfineWorkspace, with the protected paths read-only),
+// the system's program and library folders, a private /tmp and /dev,
+// their own /proc; no network, no home directory, no other project, no
+// file a Read deny rule covers, and an environment built from an
+// allowlist. It is safe for concurrent use.
+type Confiner struct {
+	bwrap string   // absolute path; "" when bubblewrap cannot run here
+	why   string   // why bubblewrap cannot run
+	roots []string // symlink-resolved workspace roots
+}
+
+// Options say how to confine one command.
+type Options struct {
+	// Writable makes the workspace roots writable (acceptEdits mode),
+	// the protected paths staying read-only.
+	Writable bool
+	// Deny are absolute doublestar patterns of files to hide (Read deny
+	// rules).
+	Deny []string
+}
+
+var probed = struct {
+	once       sync.Once
+	bwrap, why string
+}{}
+
+// Probe reports whether bubblewrap can make sandboxes here, once per
+// process: the absolute path of bwrap, or why not.
+func Probe() (bwrap, why string) {
+	probed.once.Do(func() { probed.bwrap, probed.why = probeBwrap("bwrap") })
+	return probed.bwrap, probed.why
+}
+
+func probeBwrap(name string) (string, string) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", "bubblewrap (bwrap) is not installed"
+	}
+	if _, err := os.Stat(envProgram); err != nil {
+		return "", envProgram + " is missing"
+	}
+	if why := probe([]string{path, "--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--"}); why != "" {
+		return "", why
+	}
+	return path, ""
+}
+
+// NewConfiner returns the confiner for the workspace roots (absolute,
+// symlink-resolved). The warning, when not empty, is for the user, once:
+// commands cannot be confined here.
+func NewConfiner(roots []string) (*Confiner, string) {
+	bwrap, why := Probe()
+	return newConfiner(roots, bwrap, why)
+}
+
+func newConfiner(roots []string, bwrap, why string) (*Confiner, string) {
+	c := &Confiner{bwrap: bwrap, why: why, roots: slices.Clone(roots)}
+	if bwrap == "" {
+		return c, "no sandbox can confine the commands that run without a question (" + why + "), so only a short list of simple commands (ls, cat, git status, ...) runs without asking. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) to let more read-only commands run"
+	}
+	return c, ""
+}
+
+// Available reports whether commands can be confined.
+func (c *Confiner) Available() bool { return c != nil && c.bwrap != "" }
+
+// Wrap returns the command line that runs argv confined, and a function
+// to call once every process of the command has ended. Without
+// bubblewrap it still clears the environment (env -i). It fails when
+// what must be hidden cannot be found; the command must then not run.
+func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
+	if len(argv) == 0 {
+		return nil, nil, fmt.Errorf("sandbox: empty command")
+	}
+	if !c.Available() {
+		// Nothing can replace the repositories' configs: turn off the
+		// drivers they name through the environment.
+		var extra [][2]string
+		for _, r := range c.roots {
+			if cfg := filepath.Join(r, ".git", "config"); exists(cfg) {
+				extra = append(extra, driverOverrides(cfg)...)
+			}
+		}
+		out := append([]string{envProgram, "-i"}, confinedEnv(extra...)...)
+		return append(out, argv...), func() {}, nil
+	}
+	configs, complete := gitConfigs(c.roots)
+	var extra [][2]string
+	if !complete {
+		// A repository config may hide where the walk did not reach:
+		// what it could name through drivers cannot be known, but an
+		// external diff is refused (diffs fail rather than run it).
+		extra = append(extra, [2]string{"diff.external", ""})
+	}
+	env := confinedEnv(extra...)
+	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
+	// shows its environment: it starts with none.
+	args := []string{envProgram, "-i", c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv"}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
+	}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				args = append(args, "--symlink", target, d)
+			}
+		case fi.IsDir():
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	args = append(args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	args = append(args, maskArgs(etcSecrets)...)
+	bind := "--ro-bind"
+	if o.Writable {
+		bind = "--bind"
+	}
+	for _, r := range c.roots {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			args = append(args, bind, r, r)
+		}
+	}
+	release := func() {}
+	if o.Writable {
+		var pargs []string
+		pargs, release = protectArgs(c.roots)
+		args = append(args, pargs...)
+	}
+	for _, cfg := range configs {
+		clean, err := sanitizedGitConfig(cfg)
+		if err != nil {
+			release()
+			return nil, nil, fmt.Errorf("sandbox: cannot hide the repository config %s: %w", cfg, err)
+		}
+		args = append(args, "--ro-bind", clean, cfg)
+		if wt := cfg + ".worktree"; exists(wt) {
+			args = append(args, "--ro-bind", "/dev/null", wt)
+		}
+	}
+	hidden, err := c.denied(o.Deny)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	args = append(args, maskArgs(hidden)...)
+	args = append(args, "--")
+	return append(args, argv...), release, nil
+}
+
+// Contain returns the command line that runs argv with the host's
+// filesystem, network and environment as they are, but in its own PID
+// namespace that dies with the sidecar: when the command's first process
+// is killed, everything it started goes too, whatever it did to its
+// process group or session (setsid, set -m, timeout). Without bubblewrap
+// it returns argv.
+func (c *Confiner) Contain(argv []string) []string {
+	if !c.Available() {
+		return argv
+	}
+	args := []string{c.bwrap, "--die-with-parent", "--unshare-pid", "--dev-bind", "/", "/", "--proc", "/proc"}
+	if os.Getuid() == 0 {
+		// bwrap drops root's capabilities by default; an approved command
+		// run by root keeps them as it would outside.
+		args = append(args, "--cap-add", "ALL")
+	}
+	args = append(args, "--")
+	return append(args, argv...)
+}
+
+// confinedEnv is the environment of a confined command, with GitConfig
+// and extra git config.
+func confinedEnv(extra ...[2]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(envAllow, k) || strings.HasPrefix(k, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	if os.Getenv("PATH") == "" {
+		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
+	}
+	env = append(env, "HOME="+confinedHome, "TMPDIR=/tmp", "PAGER=cat")
+	return append(env, GitEnv(extra...)...)
+}
+
+// maxGitWalk bounds the directory entries looked at, per command, to find
+// the git repositories inside the workspace.
+const maxGitWalk = 100_000
+
+// gitDirSkip are folders of a git directory that hold no repository
+// config and many files.
+var gitDirSkip = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true}
+
+// gitConfigs returns the config files of the git repositories inside the
+// roots (the roots' own, nested ones, submodules under .git/modules, bare
+// repositories): every file named config beside a HEAD file. complete is
+// false when the walk stopped at maxGitWalk entries.
+func gitConfigs(roots []string) (configs []string, complete bool) {
+	seen := 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > maxGitWalk {
+				return errTooMany
+			}
+			if d.IsDir() {
+				if gitDirSkip[d.Name()] && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Name() == "config" && d.Type().IsRegular() && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
+				configs = append(configs, p)
+			}
+			return nil
+		})
+		if errors.Is(err, errTooMany) {
+			return configs, false
+		}
+	}
+	return configs, true
+}
+
+// maskArgs hides each existing path: an empty read-only directory over a
+// directory, /dev/null over anything else.
+func maskArgs(paths []string) []string {
+	var args []string
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil || fi.Mode()&fs.ModeSymlink != 0:
+			// A symlink's target is hidden, or not mounted, on its own.
+		case fi.IsDir():
+			args = append(args, "--tmpfs", p, "--remount-ro", p)
+		default:
+			args = append(args, "--ro-bind", "/dev/null", p)
+		}
+	}
+	return args
+}
+
+// denied returns the files and folders under the roots that the
+// patterns match. It fails when the patterns need more of the workspace
+// walked than maxMaskWalk.
+func (c *Confiner) denied(patterns []string) ([]string, error) {
+	var out []string
+	seen := 0
+	for _, pat := range patterns {
+		base, literal := globBase(pat)
+		if !c.visible(base) {
+			continue // outside the roots: not in the sandbox at all
+		}
+		if literal {
+			out = append(out, base)
+			continue
+		}
+		skipGit := !strings.Contains(pat, ".git")
+		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > maxMaskWalk {
+				return errTooMany
+			}
+			if p != base && d.IsDir() && skipGit && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if ok, _ := doublestar.Match(pat, filepath.ToSlash(p)); ok {
+				out = append(out, p)
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, errTooMany) {
+			return nil, fmt.Errorf("sandbox: the workspace is too large to find every file the Read deny rule %q covers (more than %d entries); the command needs approval to run", pat, maxMaskWalk)
+		}
+	}
+	return out, nil
+}
+
+var errTooMany = errors.New("too many entries")
+
+// visible reports whether p is in or above a root: something the
+// sandbox binds.
+func (c *Confiner) visible(p string) bool {
+	for _, r := range c.roots {
+		if within(r, p) || within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
+}
+
+// globBase returns the longest leading directory of a doublestar
+// pattern that holds no pattern characters, unescaped, and whether the
+// whole pattern is such a literal path.
+func globBase(pat string) (string, bool) {
+	parts := strings.Split(pat, "/")
+	var lit []string
+	for _, part := range parts {
+		u, ok := unescapeGlob(part)
+		if !ok {
+			return "/" + filepath.Join(lit...), false
+		}
+		lit = append(lit, u)
+	}
+	return "/" + filepath.Join(lit...), true
+}
+
+// unescapeGlob removes the escapes of a pattern segment, reporting false
+// when it holds an unescaped pattern character.
+func unescapeGlob(s string) (string, bool) {
+	var b bytes.Buffer
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case strings.IndexByte("*?[{", ch) >= 0:
+			return "", false
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), true
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Git runs git with args in dir the way a command allowed without a
+// question runs: confined read-only (when bubblewrap works), with
+// GitConfig and an allowlisted environment. The sidecar uses it for its
+// own look at the repository (the system prompt's git status), so a
+// repository cannot make it run a program. A nil Confiner confines as
+// well as it can without bubblewrap.
+func (c *Confiner) Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	if c == nil {
+		c = &Confiner{roots: []string{dir}}
+	}
+	argv, release, err := c.Wrap(append([]string{"git", "-C", dir, "--no-pager"}, args...), Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = []string{} // the wrapper sets the command's own
+	return cmd.Output()
+}
