@@ -161,11 +161,11 @@ type shell struct {
 	done    chan struct{} // closed once the command has ended
 	started time.Time
 
-	mu     sync.Mutex
-	err    error // Wait's error; guarded by mu, set before done closes
+	mu      sync.Mutex
+	err     error         // Wait's error; guarded by mu, set before done closes
 	killed  bool          // guarded by mu
 	expired time.Duration // the age limit that killed it, or 0; guarded by mu
-	read   int64 // output offset BashOutput has read to; guarded by mu
+	read    int64         // output offset BashOutput has read to; guarded by mu
 }
 
 // shellEnv are the variables every command runs with, locally or in the
