@@ -30,6 +30,9 @@ func newGate(policy *permission.Policy) *gate {
 type verdict struct {
 	refusal *tools.Result
 	edited  *string
+	// confine says how the call must be held: set when it runs only
+	// because the classifier judged it harmless.
+	confine permission.Confinement
 }
 
 // Permission option ids offered in session/request_permission.
@@ -54,9 +57,14 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 	case d.Verdict == permission.Deny:
 		return verdict{refusal: tools.Errorf("%s", d.Reason)}
 	case hookDecision == "allow":
+		// A hook's allow does not loosen a confinement the classifier
+		// asked for: the command was harmless to begin with.
+		if d.Verdict == permission.Allow {
+			return verdict{confine: d.Confine}
+		}
 		return verdict{}
 	case d.Verdict == permission.Allow && hookDecision != "ask":
-		return verdict{}
+		return verdict{confine: d.Confine}
 	}
 	key := d.AlwaysRule
 	if key == "" {

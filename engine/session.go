@@ -37,6 +37,8 @@ type Session struct {
 	mcp    *mcp.Manager // nil when the session has no MCP servers
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
+	// confiner holds the commands that run without a question.
+	confiner *sandbox.Confiner
 	log     *session.Log // nil when sessions are not persisted
 
 	mu            sync.Mutex
@@ -90,6 +92,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		OnPlan:   s.onPlan,
 	}
 	s.setSandbox(st)
+	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)

@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/sandbox"
+)
+
+// requireBwrap skips the test when bubblewrap cannot run here, or fails
+// it when AGENT_LSP_REQUIRE_EDITORS is set.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if bwrap, why := sandbox.Probe(); bwrap == "" {
+		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
+			t.Fatalf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
+		}
+		t.Skipf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
+	}
+}
+
+// TestAutoRunCommandsAreConfined checks the engine's wiring: a command
+// that runs without a question (the classifier judged it read-only) runs
+// confined, without the sidecar's environment, while one the user
+// approved runs with the workspace writable; and the system prompt's git
+// status runs hardened.
+func TestAutoRunCommandsAreConfined(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	e := newEnv(t, map[string]string{"README.md": "hello\n"},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"echo approved-$AGENT_LSP_TEST_SECRET > approved.txt"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	canary := filepath.Join(t.TempDir(), "fsmonitor-ran")
+	git := exec.Command("git", "init", "-q", ".")
+	git.Dir = e.root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	f, err := os.OpenFile(e.path(".git/config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tfsmonitor = \"touch " + canary + "\"\n")
+	f.Close()
+
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look around"); err != nil {
+		t.Fatal(err)
+	}
+	envOut := resultText(e.toolResults(1)[0])
+	if strings.Contains(envOut, "sk-test-secret") || !strings.Contains(envOut, "HOME=/tmp") {
+		t.Errorf("the read-only command saw the sidecar's environment:\n%s", envOut)
+	}
+	if n := len(e.editor.Permissions()); n != 1 {
+		t.Errorf("%d permission requests, want 1 (the write)", n)
+	}
+	if got := e.disk("approved.txt"); got != "approved-sk-test-secret\n" {
+		t.Errorf("the approved command wrote %q", got)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("the system prompt's git status ran the repository's core.fsmonitor")
+	}
+	if sys := e.requestText(0); !strings.Contains(sys, "Git branch:") {
+		t.Errorf("the system prompt has no git status:\n%s", sys)
+	}
+}
