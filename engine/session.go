@@ -39,7 +39,7 @@ type Session struct {
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	// confiner holds the commands that run without a question.
 	confiner *sandbox.Confiner
-	log     *session.Log // nil when sessions are not persisted
+	log      *session.Log // nil when sessions are not persisted
 
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
