@@ -53,6 +53,11 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		pc.Paths, pc.Command = p.Paths, p.Command
 	}
 	d := s.gate.policy.Decide(pc)
+	if s.classifierOff && spec.Name == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
+		// Testing the sandbox alone: every command counts as read-only
+		// and runs confined (deny rules still deny).
+		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
+	}
 	switch {
 	case d.Verdict == permission.Deny:
 		return verdict{refusal: tools.Errorf("%s", d.Reason)}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -28,6 +29,15 @@ func (s *Session) setConfiner(policy *permission.Policy) {
 	c, warning := sandbox.NewConfiner(s.env.Roots)
 	s.confiner = c
 	policy.SetUnconfined(!c.Available())
+	// AGENT_LSP_CLASSIFIER=off is for testing the sandbox alone (issue
+	// 25): every Bash command that would ask runs confined instead. It
+	// needs bubblewrap; without it the switch does nothing.
+	s.classifierOff = os.Getenv("AGENT_LSP_CLASSIFIER") == "off" && c.Available()
+	if s.classifierOff {
+		s.svc.warnOnce("sandbox: AGENT_LSP_CLASSIFIER=off: every shell command runs confined without a question (a testing switch)", func(msg string) {
+			s.notice(Status{Kind: StatusWarning, Message: msg})
+		})
+	}
 	if warning != "" {
 		s.svc.warnOnce("sandbox: "+warning, func(msg string) {
 			s.notice(Status{Kind: StatusWarning, Message: msg})

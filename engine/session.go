@@ -39,7 +39,10 @@ type Session struct {
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	// confiner holds the commands that run without a question.
 	confiner *sandbox.Confiner
-	log      *session.Log // nil when sessions are not persisted
+	// classifierOff makes every Bash call that would ask run confined
+	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
+	classifierOff bool
+	log           *session.Log // nil when sessions are not persisted
 
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
@@ -140,6 +143,8 @@ func (s *Session) Cancel() {
 	if cancel != nil {
 		cancel()
 	}
+	// Background shells are part of the work being cancelled.
+	s.env.KillShells()
 }
 
 // begin marks a prompt as running and returns its context.

@@ -250,7 +250,12 @@ func TestGitHardening(t *testing.T) {
 		// A filter process dies on the canary, and git with it: alone.
 		config: base + "[filter \"evil\"]\n\tprocess = " + canary("process") + "\n" + "[diff \"evil\"]\n\ttextconv = " + canary("textconv") + "\n",
 		fire:   []string{"process", "textconv"},
+	}, {
+		// The programs come from a committed file the config includes.
+		config: base + "[include]\n\tpath = ../evil.cfg\n",
+		fire:   []string{"fsmonitor", "clean"},
 	}}
+	writeFiles(t, ws, map[string]string{"evil.cfg": "[core]\n\tfsmonitor = " + canary("fsmonitor") + "\n[filter \"evil\"]\n\tclean = " + canary("clean") + "\n"})
 	commands := []string{
 		"git status", "git diff", "git diff HEAD", "git log -p -1", "git show HEAD", "git log --show-signature -1 signed",
 		"git -p log -1", "git cat-file --filters HEAD:a.txt", "git log -1 --format=%GG signed", "git diff HEAD -- b.bin",

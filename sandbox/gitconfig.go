@@ -105,7 +105,7 @@ func sanitizedGitConfig(path string) (string, error) {
 			return cached, nil
 		}
 	}
-	out, err := gitList(path)
+	out, err := gitList(path, false)
 	if err != nil {
 		return "", err
 	}
@@ -149,7 +149,7 @@ var gitDriverRE = regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|
 // replace the file (no bubblewrap), these go in the environment instead;
 // a diff through an emptied driver then fails instead of running it.
 func driverOverrides(path string) [][2]string {
-	out, err := gitList(path)
+	out, err := gitList(path, true) // what includes name counts too
 	if err != nil {
 		return nil
 	}
@@ -163,13 +163,17 @@ func driverOverrides(path string) [][2]string {
 	return kv
 }
 
-// gitList returns `git config --list -z` of the config file at path. git
-// config --file only parses the file: it runs nothing the file names, and
-// includes are not followed.
-func gitList(path string) ([]byte, error) {
+// gitList returns `git config --list -z` of the config file at path,
+// with the files it includes or without. git config --file only parses
+// files: it runs nothing they name.
+func gitList(path string, includes bool) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--file", path, "--no-includes", "--list", "-z")
+	inc := "--no-includes"
+	if includes {
+		inc = "--includes"
+	}
+	cmd := exec.CommandContext(ctx, "git", "config", "--file", path, inc, "--list", "-z")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
 	out, err := cmd.Output()
 	if err != nil {

@@ -302,3 +302,28 @@ func TestBackgroundShellLimits(t *testing.T) {
 	}
 	wantResult(t, te2.run(t, "BashOutput", obj{"bash_id": "bash_1"}), false, "killed after running for 100ms")
 }
+
+func TestKillShellsStopsBackgroundWork(t *testing.T) {
+	te := newTestEnv(t)
+	wantResult(t, te.run(t, "Bash", obj{"command": "setsid sleep 60 & echo $! > child.pid; wait", "run_in_background": true}), false, "bash_1")
+	var pid int
+	for deadline := time.Now().Add(5 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(te.path("child.pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if time.Now().After(deadline) {
+			t.Fatal("the background command did not start")
+		}
+	}
+	te.KillShells()
+	s, _ := te.shells.get("bash_1")
+	<-s.done
+	if state, _, _ := s.status(); state != "killed" {
+		t.Errorf("state %q after KillShells", state)
+	}
+	// setsid left the group: without a PID namespace (no sandbox in this
+	// test) only the group dies. The engine runs commands in one.
+	if alive(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // the test's own child, by id
+	}
+	wantResult(t, te.run(t, "Bash", obj{"command": "true", "run_in_background": true}), false, "bash_2")
+}

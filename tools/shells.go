@@ -62,6 +62,27 @@ func (e *Env) Close() {
 	}
 }
 
+// KillShells kills every running background shell of the session and
+// everything they started (SIGKILL to each process group, which takes a
+// sandbox's whole PID namespace with it). It does not wait; new shells
+// may start afterwards. The engine calls it when the user cancels a
+// turn: a cancel stops all the work the model started.
+func (e *Env) KillShells() {
+	if e.shells == nil {
+		return
+	}
+	e.shells.mu.Lock()
+	defer e.shells.mu.Unlock()
+	for _, s := range e.shells.shells {
+		if _, _, running := s.status(); running {
+			s.mu.Lock()
+			s.killed = true
+			s.mu.Unlock()
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
+}
+
 // canAdd says why no background shell may start now: the session is
 // closing, or max shells are running.
 func (m *shellManager) canAdd(max int) error {
