@@ -95,6 +95,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if res == nil {
 		res = tools.Errorf("tool %s returned no result", use.Name)
 	}
+	if !t.Spec().ReadOnly {
+		s.confiner.Invalidate() // it may have changed the workspace
+	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
 	} else {

@@ -66,20 +66,35 @@ func confinementOf(ctx context.Context) permission.Confinement {
 // its own PID namespace when bubblewrap works, so that cancel kills all
 // it started.
 func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
-	switch confinementOf(ctx) {
-	case permission.ConfineReadOnly, permission.ConfineWorkspace:
-		return s.confiner.Wrap(argv, sandbox.Options{
-			Writable: confinementOf(ctx) == permission.ConfineWorkspace,
-			Deny:     s.gate.policy.DenyReadGlobs(),
-		})
+	level := confinementOf(ctx)
+	if level == permission.ConfineReadOnly {
+		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs()})
 	}
-	sb := s.sandbox.Load()
-	if sb.Active() {
-		return sb.Wrap(argv)
+	// The command may change the workspace: what the confiner found
+	// there (repositories, denied files) must be looked for again, now
+	// and once the command has ended (a background one, later).
+	s.confiner.Invalidate()
+	var (
+		wrapped []string
+		release func()
+		err     error
+	)
+	switch sb := s.sandbox.Load(); {
+	case level == permission.ConfineWorkspace:
+		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs()})
+	case sb.Active():
+		wrapped, release, err = sb.Wrap(argv)
+	default:
+		wrapped, release, err = sb.Wrap(argv)
+		if err == nil {
+			wrapped = s.confiner.Contain(wrapped)
+		}
 	}
-	wrapped, release, err := sb.Wrap(argv)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.confiner.Contain(wrapped), release, nil
+	return wrapped, func() {
+		release()
+		s.confiner.Invalidate()
+	}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -40,10 +41,6 @@ const envProgram = "/usr/bin/env"
 // confinedHome is HOME inside a confined sandbox: its private /tmp.
 const confinedHome = "/tmp"
 
-// maxMaskWalk bounds the directory entries looked at to find the files a
-// Read deny rule pattern matches, per command.
-const maxMaskWalk = 200_000
-
 // Confiner runs commands that the permission policy allowed without a
 // question (the classifier judged them harmless) in a sandbox that does
 // not depend on the settings: they see the workspace read-only (or
@@ -56,6 +53,10 @@ type Confiner struct {
 	bwrap string   // absolute path; "" when bubblewrap cannot run here
 	why   string   // why bubblewrap cannot run
 	roots []string // symlink-resolved workspace roots
+
+	mu   sync.Mutex
+	gen  uint64      // bumped by Invalidate; guarded by mu
+	last *scanResult // the last scan; guarded by mu
 }
 
 // Options say how to confine one command.
@@ -133,9 +134,12 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		out := append([]string{envProgram, "-i"}, confinedEnv(extra...)...)
 		return append(out, argv...), func() {}, nil
 	}
-	configs, complete := gitConfigs(c.roots)
+	found := c.scan(o.Deny)
+	if found.err != nil {
+		return nil, nil, found.err
+	}
 	var extra [][2]string
-	if !complete {
+	if !found.complete {
 		// A repository config may hide where the walk did not reach:
 		// what it could name through drivers cannot be known, but an
 		// external diff is refused (diffs fail rather than run it).
@@ -178,7 +182,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		pargs, release = protectArgs(c.roots)
 		args = append(args, pargs...)
 	}
-	for _, cfg := range configs {
+	for _, cfg := range found.configs {
 		clean, err := sanitizedGitConfig(cfg)
 		if err != nil {
 			release()
@@ -189,12 +193,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 			args = append(args, "--ro-bind", "/dev/null", wt)
 		}
 	}
-	hidden, err := c.denied(o.Deny)
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	args = append(args, maskArgs(hidden)...)
+	args = append(args, maskArgs(found.hidden)...)
 	args = append(args, "--")
 	return append(args, argv...), release, nil
 }
@@ -236,46 +235,6 @@ func confinedEnv(extra ...[2]string) []string {
 	return append(env, GitEnv(extra...)...)
 }
 
-// maxGitWalk bounds the directory entries looked at, per command, to find
-// the git repositories inside the workspace.
-const maxGitWalk = 100_000
-
-// gitDirSkip are folders of a git directory that hold no repository
-// config and many files.
-var gitDirSkip = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true}
-
-// gitConfigs returns the config files of the git repositories inside the
-// roots (the roots' own, nested ones, submodules under .git/modules, bare
-// repositories): every file named config beside a HEAD file. complete is
-// false when the walk stopped at maxGitWalk entries.
-func gitConfigs(roots []string) (configs []string, complete bool) {
-	seen := 0
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if seen++; seen > maxGitWalk {
-				return errTooMany
-			}
-			if d.IsDir() {
-				if gitDirSkip[d.Name()] && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Name() == "config" && d.Type().IsRegular() && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
-				configs = append(configs, p)
-			}
-			return nil
-		})
-		if errors.Is(err, errTooMany) {
-			return configs, false
-		}
-	}
-	return configs, true
-}
-
 // maskArgs hides each existing path: an empty read-only directory over a
 // directory, /dev/null over anything else.
 func maskArgs(paths []string) []string {
@@ -294,46 +253,114 @@ func maskArgs(paths []string) []string {
 	return args
 }
 
-// denied returns the files and folders under the roots that the
-// patterns match. It fails when the patterns need more of the workspace
-// walked than maxMaskWalk.
-func (c *Confiner) denied(patterns []string) ([]string, error) {
-	var out []string
-	seen := 0
+// scanResult is what a walk of the workspace found for one set of deny
+// patterns.
+type scanResult struct {
+	deny    string   // the patterns, joined, that hidden answers
+	gen     uint64   // Confiner.gen when the walk ran
+	at      time.Time
+	configs []string // repository config files (see scan)
+	// complete is false when the walk stopped at maxWalk entries: some
+	// repository config may be missing from configs.
+	complete bool
+	hidden   []string // what the deny patterns match
+	err      error    // the patterns could not all be resolved
+}
+
+// scanTTL is how long a scan stands when nothing the sidecar ran could
+// have changed the workspace (see Invalidate): files that change behind
+// its back are seen after this.
+const scanTTL = 5 * time.Second
+
+// scan walks the roots once, finding the config files of the git
+// repositories in them (the roots' own, nested ones, submodules under
+// .git/modules, bare repositories: every file named config beside a HEAD
+// file) and the files and folders the deny patterns match. The result is
+// reused until Invalidate or scanTTL.
+func (c *Confiner) scan(patterns []string) scanResult {
+	key := strings.Join(patterns, "\x00")
+	c.mu.Lock()
+	cached, gen := c.last, c.gen
+	c.mu.Unlock()
+	if cached != nil && cached.deny == key && cached.gen == gen && time.Since(cached.at) < scanTTL {
+		return *cached
+	}
+	res := scanResult{deny: key, gen: gen, at: time.Now(), complete: true}
+	var inside []string // patterns that can match inside the roots
 	for _, pat := range patterns {
 		base, literal := globBase(pat)
-		if !c.visible(base) {
-			continue // outside the roots: not in the sandbox at all
+		switch {
+		case !c.visible(base):
+			// outside the roots: not in the sandbox at all
+		case literal:
+			res.hidden = append(res.hidden, base)
+		default:
+			inside = append(inside, pat)
 		}
-		if literal {
-			out = append(out, base)
-			continue
-		}
-		skipGit := !strings.Contains(pat, ".git")
-		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	}
+	seen := 0
+	for _, root := range c.roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
-			if seen++; seen > maxMaskWalk {
+			if seen++; seen > maxWalk {
 				return errTooMany
 			}
-			if p != base && d.IsDir() && skipGit && d.Name() == ".git" {
-				return filepath.SkipDir
+			slash := filepath.ToSlash(p)
+			for _, pat := range inside {
+				if ok, _ := doublestar.Match(pat, slash); ok {
+					res.hidden = append(res.hidden, p)
+					if d.IsDir() {
+						return filepath.SkipDir
+					}
+					return nil
+				}
 			}
-			if ok, _ := doublestar.Match(pat, filepath.ToSlash(p)); ok {
-				out = append(out, p)
-				if d.IsDir() {
+			if d.IsDir() {
+				if gitDirSkip[d.Name()] && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
 					return filepath.SkipDir
 				}
+				return nil
+			}
+			if d.Name() == "config" && d.Type().IsRegular() && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
+				res.configs = append(res.configs, p)
 			}
 			return nil
 		})
 		if errors.Is(err, errTooMany) {
-			return nil, fmt.Errorf("sandbox: the workspace is too large to find every file the Read deny rule %q covers (more than %d entries); the command needs approval to run", pat, maxMaskWalk)
+			res.complete = false
+			if len(inside) > 0 {
+				res.err = fmt.Errorf("sandbox: the workspace is too large (more than %d entries) to find every file the Read deny rules %q cover; the command needs approval to run", maxWalk, inside)
+			}
+			break
 		}
 	}
-	return out, nil
+	c.mu.Lock()
+	c.last = &res
+	c.mu.Unlock()
+	return res
 }
+
+// Invalidate drops what the last scan found: the sidecar ran something
+// that may have changed the workspace (an approved command, a confined
+// one that could write).
+func (c *Confiner) Invalidate() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
+}
+
+// maxWalk bounds the directory entries looked at, per scan, to find the
+// repositories and the denied files in the workspace.
+const maxWalk = 200_000
+
+// gitDirSkip are folders of a git directory that hold no repository
+// config and many files.
+var gitDirSkip = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true}
 
 var errTooMany = errors.New("too many entries")
 

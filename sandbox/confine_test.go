@@ -122,6 +122,14 @@ func TestConfinedStopsHarm(t *testing.T) {
 		t.Errorf("a confined command reached the host's loopback listener (%d connections)", n)
 	}
 
+	// A denied file that appears later is hidden once the confiner
+	// knows the workspace may have changed.
+	writeFiles(t, ws, map[string]string{"later/.env": "TOKEN=later-secret\n"})
+	c.Invalidate()
+	if out, _ := runConfined(t, c, deny, ws, "cat later/.env"); strings.Contains(out, "later-secret") {
+		t.Errorf("a denied file created after the last scan was readable:\n%s", out)
+	}
+
 	// What a read-only command needs still works.
 	out, err := runConfined(t, c, deny, ws, "cat README.md && ls /usr/bin >/dev/null && echo tmp > /tmp/x && cat /tmp/x && pwd")
 	if err != nil || !strings.Contains(out, "hello") || !strings.Contains(out, "tmp\n"+ws) {
@@ -411,3 +419,39 @@ func markedProcs(marker string) []int {
 }
 
 func settings0() settings.Sandbox { return settings.Sandbox{} }
+
+// TestNestedRepository checks that the config of a repository nested in
+// the workspace (or a bare one) is replaced as the root's is.
+func TestNestedRepository(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	for _, dir := range []string{"nested", "bare.git"} {
+		args := []string{"init", "-q", dir}
+		if dir == "bare.git" {
+			args = []string{"init", "-q", "--bare", dir}
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+	}
+	writeFiles(t, ws, map[string]string{"nested/a.txt": "a\n", "nested/.gitattributes": "*.txt filter=evil\n"})
+	evil := "\tfsmonitor = touch " + ws + "/canary-fsmonitor\n[filter \"evil\"]\n\tclean = touch " + ws + "/canary-clean\n\tprocess = touch " + ws + "/canary-process\n"
+	for _, cfg := range []string{"nested/.git/config", "bare.git/config"} {
+		f, err := os.OpenFile(filepath.Join(ws, cfg), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[core]\n" + evil)
+		f.Close()
+	}
+	c := confiner(t, ws)
+	out, _ := runConfined(t, c, Options{Writable: true}, ws, "cd nested && git add a.txt && git status; cd ../bare.git && git --git-dir=. log; git log; true")
+	if matches, _ := filepath.Glob(filepath.Join(ws, "canary-*")); len(matches) > 0 {
+		t.Errorf("a nested repository's programs ran: %v\n%s", matches, out)
+	}
+	if !strings.Contains(out, "new file:   a.txt") {
+		t.Errorf("git in the nested repository did not work:\n%s", out)
+	}
+}
