@@ -256,8 +256,8 @@ func maskArgs(paths []string) []string {
 // scanResult is what a walk of the workspace found for one set of deny
 // patterns.
 type scanResult struct {
-	deny    string   // the patterns, joined, that hidden answers
-	gen     uint64   // Confiner.gen when the walk ran
+	deny    string // the patterns, joined, that hidden answers
+	gen     uint64 // Confiner.gen when the walk ran
 	at      time.Time
 	configs []string // repository config files (see scan)
 	// complete is false when the walk stopped at maxWalk entries: some
