@@ -41,7 +41,11 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	if isOpen {
 		// Already live in this process: hand it over as it is.
 		if replay {
-			open.replay(ctx, open.History())
+			var stored map[string]json.RawMessage
+			if h, err := s.cfg.Store.Load(opts.Cwd, id); err == nil {
+				stored = h.ToolUseResults
+			}
+			open.replay(ctx, open.History(), stored)
 		}
 		return open, nil
 	}
@@ -69,7 +73,7 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 			log.Close()
 			return nil, fmt.Errorf("loading session %s: %w", id, err)
 		}
-		sess.replay(ctx, full.Messages)
+		sess.replay(ctx, full.Messages, full.ToolUseResults)
 	}
 	s.mu.Lock()
 	s.sessions[id] = sess
@@ -78,8 +82,10 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 }
 
 // replay sends a stored conversation to the client as the updates it
-// would have seen live.
-func (s *Session) replay(ctx context.Context, msgs []providers.Message) {
+// would have seen live. It never calls the editor (no file is read): a
+// file-changing call shows the change stored with its result (stored, by
+// tool_use_id), or the strings of its input.
+func (s *Session) replay(ctx context.Context, msgs []providers.Message, stored map[string]json.RawMessage) {
 	results := map[string]providers.Block{}
 	for _, m := range msgs {
 		for _, b := range m.Content {
@@ -101,19 +107,29 @@ func (s *Session) replay(ctx context.Context, msgs []providers.Message) {
 				c := schema.TextBlock(b.Thinking)
 				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &c})
 			case b.Type == providers.BlockToolUse:
-				s.replayToolCall(ctx, b, results)
+				s.replayToolCall(ctx, b, results, stored[b.ID])
 			}
 		}
 	}
 }
 
-func (s *Session) replayToolCall(ctx context.Context, use providers.Block, results map[string]providers.Block) {
+func (s *Session) replayToolCall(ctx context.Context, use providers.Block, results map[string]providers.Block, stored json.RawMessage) {
 	var raw any
 	_ = json.Unmarshal(use.Input, &raw)
 	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw}
-	if t, ok := s.tools.lookup(use.Name); ok {
-		// The title and locations as the live turn showed them; not the
-		// diff, which would be computed against today's files.
+	diffs, path, isEdit := replayDiffs(use.Name, use.Input, stored)
+	switch t, ok := s.tools.lookup(use.Name); {
+	case isEdit:
+		// Not the tool's preview, which reads the file as it is now
+		// (through the editor, on the ACP door).
+		if path != "" {
+			call.Title = s.relative(use.Name + " " + path)
+			call.Locations = []schema.Location{{Path: path}}
+		}
+		call.Content = diffs
+	case ok:
+		// The title and locations as the live turn showed them; the
+		// other tools' previews read no file.
 		if p, err := s.preview(ctx, t, use.Input); err == nil && p != nil {
 			d := s.describe(use, t, use.Input, p)
 			call.Title, call.Locations = d.Title, d.Locations
@@ -132,7 +148,10 @@ func (s *Session) replayToolCall(ctx context.Context, use providers.Block, resul
 	for _, c := range res.Content {
 		text.WriteString(c.Text)
 	}
-	if text.Len() > 0 {
+	switch {
+	case isEdit && !res.IsError && len(diffs) > 0:
+		end.Content = diffs // as the live call ended: its change
+	case text.Len() > 0:
 		end.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(text.String()))}
 	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: end})

@@ -2,15 +2,20 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/sandbox"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // identity is the stable head of every system prompt.
@@ -63,8 +68,14 @@ var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"}
 func (s *Session) instructions() string {
 	var parts []string
 	add := func(path string) {
-		b, err := os.ReadFile(path)
-		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+		b, err := readInstructionFile(path, s.env.Roots)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				s.svc.cfg.Logf("instructions: %v", err)
+			}
+			return
+		}
+		if len(strings.TrimSpace(string(b))) == 0 {
 			return
 		}
 		parts = append(parts, fmt.Sprintf("Instructions from %s:\n\n%s", path, strings.TrimSpace(string(b))))
@@ -88,6 +99,51 @@ func (s *Session) instructions() string {
 		return ""
 	}
 	return "The user and the project give these instructions; follow them.\n\n" + strings.Join(parts, "\n\n---\n\n")
+}
+
+// maxInstructionBytes bounds one instruction file.
+const maxInstructionBytes = 256 << 10
+
+// readInstructionFile reads an instruction file (CLAUDE.md, ...) the way
+// the file tools would read a path: symlinks are resolved first, and a
+// file that lies in a workspace folder must lead to a regular file in a
+// workspace folder. A repository cannot make its CLAUDE.md a link to the
+// user's files, to another project or to /proc/self/environ, and a FIFO
+// or device cannot stall the prompt. Files outside the workspace folders
+// (the user's ~/.claude/CLAUDE.md, those in the folders above the
+// workspace) are the user's own and may link anywhere but /proc, /sys
+// and /dev.
+func readInstructionFile(path string, roots []string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, special := range []string{"/proc", "/sys", "/dev"} {
+		if tools.Within(special, real) {
+			return nil, fmt.Errorf("%s leads to %s, which is not a file to read instructions from", path, real)
+		}
+	}
+	loc := path // where the file sits, its folders' links resolved
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		loc = filepath.Join(dir, filepath.Base(path))
+	}
+	for _, root := range roots {
+		if tools.Within(root, loc) && !slices.ContainsFunc(roots, func(r string) bool { return tools.Within(r, real) }) {
+			return nil, fmt.Errorf("%s is in the workspace but leads outside it, to %s: not read", path, real)
+		}
+	}
+	// Stat before opening: opening a FIFO would block.
+	if fi, err := os.Stat(real); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: not read", path)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxInstructionBytes))
 }
 
 // environment describes where the session runs.

@@ -157,6 +157,9 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	if len(upd.Content) == 0 && res.Content != "" {
 		upd.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(res.Content))}
 	}
+	if !res.IsError {
+		s.remember(use.ID, editResult(use.Name, use.Input, res.Display))
+	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 
 	content := []providers.Block{providers.TextBlock(tools.Truncate(res.Content, s.svc.cfg.ResultBudget))}

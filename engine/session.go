@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -65,6 +66,9 @@ type Session struct {
 	overhead      int64                   // tokens of system prompt and tools, estimated, guarded by mu
 	usage         providers.Usage         // of the last model call, guarded by mu
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
+	// shown are what finished file-changing calls did (toolUseResult),
+	// by tool_use_id, until their results are saved; guarded by mu.
+	shown map[string]json.RawMessage
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -223,10 +227,34 @@ func (s *Session) appendMessage(m providers.Message) {
 	} else {
 		s.history = append(s.history, m)
 	}
+	var results map[string]json.RawMessage
+	for _, b := range m.Content {
+		if r, ok := s.shown[b.ToolUseID]; ok && b.Type == providers.BlockToolResult {
+			if results == nil {
+				results = make(map[string]json.RawMessage)
+			}
+			results[b.ToolUseID] = r
+			delete(s.shown, b.ToolUseID)
+		}
+	}
 	s.mu.Unlock()
 	if s.log != nil {
-		s.saved(s.log.Append(m))
+		s.saved(s.log.AppendResults(m, results))
 	}
+}
+
+// remember keeps what a finished call did for display until its result
+// is saved with it.
+func (s *Session) remember(toolUseID string, result json.RawMessage) {
+	if result == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shown == nil {
+		s.shown = make(map[string]json.RawMessage)
+	}
+	s.shown[toolUseID] = result
 }
 
 // saved reports the outcome of a write to the session file: the first

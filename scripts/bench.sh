@@ -164,6 +164,7 @@ EOF
     f="$work/bench/${p//\//_}"
     area=$p
     [ "$p" = session ] && area=Sessions
+    [ "$p" = server ] && area="Session load"
     medians "$f" | while IFS=$'\t' read -r name rest; do
       res=""
       IFS=$'\t' read -r -a cols <<<"$rest"

@@ -40,7 +40,7 @@ func init() {
 func ServeACP(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := New(opts)
 	s.door, s.acp = acpMethods, true
-	s.Run(ctx, jsonrpc2.NewConn(rpc.NewNDJSONStream(s.watchInput(rwc), s.logf)))
+	s.Run(ctx, jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(rwc), s.logf))))
 	return 0
 }
 

@@ -241,6 +241,27 @@ func TestACPConformanceSDK(t *testing.T) {
 			},
 		},
 	}
+	tests = append(tests, struct {
+		scenario string
+		script   string
+		check    func(t *testing.T, result map[string]any, root string, requests []string)
+	}{
+		scenario: "loadfs",
+		script: `[
+			[{"tool_use": {"id": "toolu_1", "name": "Read", "input": {"file_path": "calc.py"}}}],
+			[{"tool_use": {"id": "toolu_2", "name": "Edit", "input": {"file_path": "calc.py", "old_string": "x = 1", "new_string": "x = 2"}}}],
+			[{"tool_use": {"id": "toolu_3", "name": "Bash", "input": {"command": "echo checked"}}}],
+			[{"text": "Done."}],
+			[{"text": "Still here."}]]`,
+		check: func(t *testing.T, result map[string]any, root string, requests []string) {
+			if len(requests) != 5 || !strings.Contains(requests[4], "still there?") {
+				t.Errorf("the model got %d requests, want 5 (the last after the load): %v", len(requests), requests)
+			}
+			if b, _ := os.ReadFile(filepath.Join(root, "calc.py")); string(b) != "x = 1\n" {
+				t.Errorf("calc.py on disk = %q: the edit must have gone through fs/write_text_file only", b)
+			}
+		},
+	})
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			root, err := filepath.EvalSymlinks(t.TempDir())

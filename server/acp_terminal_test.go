@@ -235,8 +235,9 @@ func TestACPTerminalBash(t *testing.T) {
 	var res schema.PromptResult
 	wait := c.goCall("session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("run forever")}}, &res)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		_, err := os.Stat(filepath.Join(c.root, "cancelled.pid"))
-		if err == nil && len(et.log()) >= 11 {
+		// Once the shell has written the pid, not merely opened the file.
+		b, err := os.ReadFile(filepath.Join(c.root, "cancelled.pid"))
+		if err == nil && bytes.HasSuffix(b, []byte("\n")) && len(et.log()) >= 11 {
 			break // the command runs and the agent waits for it
 		}
 		if time.Now().After(deadline) {

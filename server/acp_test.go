@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -774,6 +775,40 @@ func TestACPLoadAndResume(t *testing.T) {
 	for _, u := range second.updates(sid)[before:] {
 		if u.Content != nil {
 			t.Errorf("session/resume replayed %s", u.SessionUpdate)
+		}
+	}
+}
+
+// TestLoadHeldSession: a session another connection (or process) holds
+// open is refused with codeSessionInUse (-32010), naming the holder, and
+// data a client can act on (the LSP door shares sessionError).
+func TestLoadHeldSession(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	store := session.NewStore(t.TempDir(), "-")
+	withStore := func(cfg *engine.Config) { cfg.Store = store }
+	raw, model := startACP(t, root, withStore)
+	first := connectACP(t, raw, root, model)
+	first.initialize(false)
+	sid := first.newSession().SessionID
+	raw2, model2 := startACP(t, root, withStore)
+	second := connectACP(t, raw2, root, model2)
+	second.initialize(false)
+	for _, method := range []string{"session/load", "session/resume"} {
+		err := second.call(method, schema.LoadSessionParams{SessionID: sid, Cwd: root, MCPServers: []schema.MCPServer{}}, nil)
+		var e *jsonrpc2.Error
+		if !errors.As(err, &e) || e.Code != -32010 {
+			t.Fatalf("%s of a held session: %v, want code -32010", method, err)
+		}
+		if !strings.Contains(e.Message, fmt.Sprint(os.Getpid())) {
+			t.Errorf("%s: message %q does not name the holding process", method, e.Message)
+		}
+		var data struct {
+			SessionID string `json:"sessionId"`
+			PID       int    `json:"pid"`
+			Path      string `json:"path"`
+		}
+		if err := json.Unmarshal(e.Data, &data); err != nil || data.SessionID != sid || data.PID != os.Getpid() || data.Path == "" {
+			t.Errorf("%s: data %s, want sessionId %s, pid %d and the path", method, e.Data, sid, os.Getpid())
 		}
 	}
 }

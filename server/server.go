@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -70,14 +69,20 @@ type Server struct {
 	exitCode int                        // guarded by mu
 	exited   chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
-	// was handed a connection without watchInput).
-	inputEnded <-chan struct{}
+	// was handed a connection without watchInput); releaseInput then lets
+	// jsonrpc2 see that end.
+	inputEnded   <-chan struct{}
+	releaseInput func()
 
 	closing chan struct{}  // closed when Run ends
 	bg      sync.WaitGroup // goroutines Run waits for
 
-	callsMu sync.Mutex
-	calls   map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
+	dispatch *dispatcher // orders the messages (dispatch.go)
+
+	callsMu  sync.Mutex
+	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
+	received int                                // requests received, guarded by callsMu
+	answered int                                // responses written, guarded by callsMu
 }
 
 type state int
@@ -94,32 +99,56 @@ const (
 // every process it started stopped) before Serve returns.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := New(opts)
-	conn := jsonrpc2.NewConn(rpc.NewHeaderStream(s.watchInput(rwc), s.logf))
+	conn := jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(rwc), s.logf)))
 	return s.Run(ctx, conn)
 }
 
 // inputWatch closes ended when a read of the editor's stream fails: the
 // editor closed its end or went away. jsonrpc2's Done waits for the
 // requests in flight, which a running prompt may never finish on its own.
+// The failure itself reaches jsonrpc2 only once hold is closed (by
+// releaseInput, or Close): jsonrpc2 writes nothing after its reader has
+// seen it, and the requests in flight get to answer first (Server.drain).
 type inputWatch struct {
 	io.ReadWriteCloser
-	once  sync.Once
-	ended chan struct{}
+	once    sync.Once
+	ended   chan struct{}
+	release sync.Once
+	hold    chan struct{}
+	err     error // the read failure, kept for after hold; only the reader touches it
 }
 
 func (w *inputWatch) Read(p []byte) (int, error) {
+	if w.err != nil {
+		<-w.hold
+		return 0, w.err
+	}
 	n, err := w.ReadWriteCloser.Read(p)
 	if err != nil {
+		w.err = err
 		w.once.Do(func() { close(w.ended) })
+		if n > 0 {
+			return n, nil
+		}
+		<-w.hold
 	}
 	return n, err
 }
 
+// releaseInput lets jsonrpc2's reader see the end of the input.
+func (w *inputWatch) releaseInput() { w.release.Do(func() { close(w.hold) }) }
+
+// Close releases the reader and closes the stream.
+func (w *inputWatch) Close() error {
+	w.releaseInput()
+	return w.ReadWriteCloser.Close()
+}
+
 // watchInput makes Run stop serving when rwc's input ends, even with
-// requests in flight.
+// requests in flight, once they have answered.
 func (s *Server) watchInput(rwc io.ReadWriteCloser) io.ReadWriteCloser {
-	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{})}
-	s.inputEnded = w.ended
+	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{}), hold: make(chan struct{})}
+	s.inputEnded, s.releaseInput = w.ended, w.releaseInput
 	return w
 }
 
@@ -141,6 +170,7 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 		closing:  make(chan struct{}),
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
+		dispatch: newDispatcher(),
 	}
 }
 
@@ -150,6 +180,11 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	if s.acp {
 		s.peer.CancelNotice = rpc.ACPCancelNotice
 	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.dispatch.run(s.closing, s.serveNotification)
+	}()
 	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
@@ -157,8 +192,12 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 			s.logf("connection ended: %v", err)
 		}
 	case <-s.inputEnded:
+		s.drain()
 	case <-s.exited:
 	case <-ctx.Done():
+	}
+	if s.releaseInput != nil {
+		s.releaseInput()
 	}
 	close(s.closing)
 	s.bg.Wait()
@@ -192,25 +231,16 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 const closeWait = 500 * time.Millisecond
 
 // handler handles one method. Notification handlers' errors are logged,
-// never returned to jsonrpc2 (which would end the connection).
+// never returned to jsonrpc2 (which would end the connection). A handler
+// may call the editor and wait for its answer: none runs on jsonrpc2's
+// read loop (dispatch.go).
 type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
 
-// method is a registered handler. Async handlers run concurrently with
-// the messages that follow them; the others run in order on the read loop
-// (document sync must stay ordered).
-type method struct {
-	h     handler
-	async bool
-}
-
 // methodTable maps method names to handlers; see the files per group.
-type methodTable map[string]method
+// Every method, whatever it does, is dispatched as dispatch.go describes.
+type methodTable map[string]handler
 
-func (t methodTable) register(name string, h handler) { t[name] = method{h: h} }
-
-// registerAsync registers a long-running handler, such as the prompt,
-// that makes requests to the editor while it runs.
-func (t methodTable) registerAsync(name string, h handler) { t[name] = method{h: h, async: true} }
+func (t methodTable) register(name string, h handler) { t[name] = h }
 
 // Each door serves a table of its own and the session methods they share.
 var (
@@ -226,71 +256,12 @@ var (
 )
 
 // lookup returns the handler of a method on this connection's door.
-func (s *Server) lookup(name string) (method, bool) {
+func (s *Server) lookup(name string) (handler, bool) {
 	if m, ok := s.door[name]; ok {
 		return m, true
 	}
 	m, ok := sessionMethods[name]
 	return m, ok
-}
-
-// handle dispatches a request, recovering from panics so one bad request
-// never ends the connection.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	method := req.Method()
-	defer func() {
-		if r := recover(); r != nil {
-			s.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
-			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
-		}
-		if !req.IsCall() {
-			if err != nil {
-				s.logf("notification %s: %v", method, err)
-			}
-			result, err = nil, nil
-		}
-	}()
-	m, ok := s.lookup(method)
-	if !ok {
-		if !req.IsCall() {
-			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
-		}
-		return nil, rpc.MethodNotFound(method)
-	}
-	if err := s.checkState(method); err != nil {
-		return nil, err
-	}
-	if m.async {
-		// Release the read loop: the handler outlives this message and
-		// makes calls whose answers that loop must read.
-		jsonrpc2.Async(ctx)
-	}
-	// jsonrpc2 recycles the request context when the handler returns, so
-	// handlers get a context of their own, cancelled by $/cancelRequest.
-	hctx := jsonrpc2.DetachContext(ctx)
-	if req.IsCall() {
-		var cancel context.CancelFunc
-		hctx, cancel = context.WithCancel(hctx)
-		id := req.ID()
-		s.callsMu.Lock()
-		s.calls[id] = cancel
-		s.callsMu.Unlock()
-		defer func() {
-			s.callsMu.Lock()
-			delete(s.calls, id)
-			s.callsMu.Unlock()
-			cancel()
-		}()
-	}
-	result, err = m.h(s, hctx, req)
-	if err == nil && req.IsCall() {
-		raw, err := rpc.Raw(result)
-		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding result of %s: %v", method, err)
-		}
-		return raw, nil
-	}
-	return result, err
 }
 
 // Error codes beyond JSON-RPC's.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/rpc"
+	"github.com/agent-lsp/agent-lsp/session"
 )
 
 // A connection's sessions run in session services. On the LSP door there
@@ -122,11 +124,46 @@ func (s *Server) openSession(id string) (*engine.Session, *engine.Service, error
 // that does not exist.
 const codeResourceNotFound = -32002
 
+// codeSessionInUse is the error of loading or resuming a session whose
+// file another process (or another connection of this one) holds open
+// for writing. It is ours, in JSON-RPC's server range, on both doors.
+const codeSessionInUse jsonrpc2.Code = -32010
+
+// sessionInUseData is the data of a codeSessionInUse error.
+type sessionInUseData struct {
+	SessionID string `json:"sessionId"`
+	// PID is the process holding the session; omitted when unknown.
+	PID int `json:"pid,omitempty"`
+	// Command is that process's command line, when known.
+	Command string `json:"command,omitempty"`
+	// Path is the session file.
+	Path string `json:"path"`
+}
+
 // sessionError is the error for a request naming a session it cannot use:
 // on the ACP door, an unknown session is ACP's -32002 "resource not found"
 // with data.sessionId; on the LSP door (where -32002 means "server not
-// initialized") it is invalid params. Other failures are invalid params.
+// initialized") it is invalid params. A session held by another process
+// is codeSessionInUse on both. Other failures are invalid params.
 func (s *Server) sessionError(method, id string, err error) error {
+	var inUse *session.InUseError
+	if errors.As(err, &inUse) {
+		holder := "another process"
+		switch {
+		case inUse.PID == os.Getpid():
+			holder = fmt.Sprintf("another connection of this agent-lsp process (pid %d)", inUse.PID)
+		case inUse.PID != 0 && inUse.Command != "":
+			holder = fmt.Sprintf("process %d (%s)", inUse.PID, inUse.Command)
+		case inUse.PID != 0:
+			holder = fmt.Sprintf("process %d", inUse.PID)
+		}
+		data, _ := json.Marshal(sessionInUseData{SessionID: id, PID: inUse.PID, Command: inUse.Command, Path: inUse.Path})
+		return &jsonrpc2.Error{
+			Code:    codeSessionInUse,
+			Message: fmt.Sprintf("%s: session %s is open in %s; close it there (or end that process) and try again", method, id, holder),
+			Data:    data,
+		}
+	}
 	if s.acp && errors.Is(err, engine.ErrUnknownSession) {
 		data, _ := json.Marshal(map[string]string{"sessionId": id})
 		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("%s: %v", method, err), Data: data}

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	sessionMethods.register("session/new", (*Server).newSession)
-	sessionMethods.registerAsync("session/prompt", (*Server).prompt)
+	sessionMethods.register("session/prompt", (*Server).prompt)
 	sessionMethods.register("session/cancel", (*Server).cancelSession)
 	sessionMethods.register("session/close", (*Server).closeSession)
 	sessionMethods.register("session/set_model", (*Server).setModel)

@@ -55,6 +55,12 @@ type entry struct {
 	Deleted        []string // tombstone: uuids of deleted lines
 	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
 	Message        *providers.Message
+	// ToolUseResult is Claude Code's toolUseResult: what a tool call did,
+	// for display (an edit's file and patch), beside the tool_result the
+	// model saw. ToolUseResults is ours, for a line with several results,
+	// by tool_use_id.
+	ToolUseResult  jsontext.Value
+	ToolUseResults map[string]jsontext.Value
 }
 
 // isMessage reports whether e carries a conversation turn.
@@ -265,6 +271,17 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.APIError, err = readBool(dec)
 		case "deleted":
 			err = readStrings(dec, &e.Deleted)
+		case "toolUseResult":
+			var v jsontext.Value
+			if v, err = dec.ReadValue(); err == nil {
+				e.ToolUseResult = v.Clone()
+			}
+		case "toolUseResults":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			err = json.UnmarshalDecode(dec, &e.ToolUseResults)
 		case "message":
 			switch e.Type {
 			case typeUser, typeAssistant:
@@ -371,6 +388,10 @@ type messageLine struct {
 	Message                   *providers.Message `json:"message,omitempty"`
 	UUID                      string             `json:"uuid"`
 	Timestamp                 string             `json:"timestamp"`
+	// ToolUseResult is Claude Code's field, on a line holding one tool
+	// result; ToolUseResults is ours, on a line holding several.
+	ToolUseResult  stdjson.RawMessage            `json:"toolUseResult,omitempty"`
+	ToolUseResults map[string]stdjson.RawMessage `json:"toolUseResults,omitempty"`
 }
 
 type compactMetadata struct {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"crypto/rand"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,14 @@ func (l *Log) Path() string { return l.path }
 // carrying it as the session's title, so listing finds it in the file's
 // first bytes whatever the prompt's size.
 func (l *Log) Append(m providers.Message) error {
+	return l.AppendResults(m, nil)
+}
+
+// AppendResults is Append for a message of tool results, with what each
+// call did for display, by tool_use_id (Claude Code's toolUseResult
+// shape): a line with one result carries it as toolUseResult, as Claude
+// Code writes it; a line with several as toolUseResults.
+func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawMessage) error {
 	if m.Role != providers.RoleUser && m.Role != providers.RoleAssistant {
 		return fmt.Errorf("appending a message with role %q: want user or assistant", m.Role)
 	}
@@ -89,7 +98,26 @@ func (l *Log) Append(m providers.Message) error {
 			return err
 		}
 	}
-	if err := le.add(l.messageLine(string(m.Role), id, now, &m)); err != nil {
+	line := l.messageLine(string(m.Role), id, now, &m)
+	if len(results) > 0 {
+		var ids []string
+		for _, b := range m.Content {
+			if b.Type == providers.BlockToolResult {
+				ids = append(ids, b.ToolUseID)
+			}
+		}
+		if len(ids) == 1 {
+			line.ToolUseResult = results[ids[0]]
+		} else {
+			line.ToolUseResults = make(map[string]stdjson.RawMessage)
+			for _, tid := range ids {
+				if r, ok := results[tid]; ok {
+					line.ToolUseResults[tid] = r
+				}
+			}
+		}
+	}
+	if err := le.add(line); err != nil {
 		return err
 	}
 	if err := l.writeLocked(le.buf.Bytes()); err != nil {

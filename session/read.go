@@ -381,6 +381,7 @@ func build(seg []parsed, warn *warnings) built {
 		for l, r := 0, len(order)-1; l < r; l, r = l+1, r-1 {
 			order[l], order[r] = order[r], order[l]
 		}
+		order = withParallelResults(seg, order, visible)
 	}
 	lastID := ""
 	for _, i := range order {
@@ -403,6 +404,59 @@ func build(seg []parsed, warn *warnings) built {
 		lastID = e.MessageID
 	}
 	return b
+}
+
+// withParallelResults adds to a chain the results of parallel tool calls
+// that hang off it. Claude Code writes one line per tool_use of a
+// response, chained, and each result under its own tool_use line: the
+// chain from the leaf runs through the last result only, and the others
+// are branches. Each such result line (only tool results, whose calls the
+// chain has not answered) is put after the chain's next result line, where
+// it merges into the same message.
+func withParallelResults(seg []parsed, order []int, visible func(int) bool) []int {
+	onChain := make(map[int]bool, len(order))
+	answered := map[string]bool{}
+	for _, i := range order {
+		onChain[i] = true
+		if e := &seg[i].e; e.Type == typeUser && e.Message != nil {
+			for _, b := range e.Message.Content {
+				if b.Type == providers.BlockToolResult {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+	}
+	children := map[string][]int{}
+	for i := range seg {
+		e := &seg[i].e
+		if onChain[i] || e.Parent == "" || e.Type != typeUser || !visible(i) || !onlyToolResults(e.Message.Content) {
+			continue
+		}
+		fresh := true
+		for _, b := range e.Message.Content {
+			fresh = fresh && !answered[b.ToolUseID]
+		}
+		if fresh {
+			children[e.Parent] = append(children[e.Parent], i)
+		}
+	}
+	if len(children) == 0 {
+		return order
+	}
+	out := make([]int, 0, len(order)+len(children))
+	var pending []int
+	for _, i := range order {
+		out = append(out, i)
+		e := &seg[i].e
+		switch {
+		case e.Type == typeAssistant:
+			pending = append(pending, children[e.UUID]...)
+		case len(pending) > 0 && e.Type == typeUser && visible(i) && onlyToolResults(e.Message.Content):
+			out = append(out, pending...)
+			pending = nil
+		}
+	}
+	return append(out, pending...)
 }
 
 // mergeable reports whether line e continues message prev: Claude Code

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -466,8 +468,17 @@ func TestLocking(t *testing.T) {
 	if _, err := s.Create(cwd, id); !errors.Is(err, os.ErrExist) {
 		t.Fatalf("second Create: %v", err)
 	}
-	if _, _, err := s.Resume(cwd, id); !errors.Is(err, ErrInUse) {
+	_, _, err = s.Resume(cwd, id)
+	if !errors.Is(err, ErrInUse) {
 		t.Fatalf("Resume of an open session: %v", err)
+	}
+	// The error names the holder: this process, which holds the first Log.
+	var inUse *InUseError
+	if !errors.As(err, &inUse) {
+		t.Fatalf("Resume of an open session: %T %v, want an *InUseError", err, err)
+	}
+	if runtime.GOOS == "linux" && (inUse.PID != os.Getpid() || inUse.Command == "") {
+		t.Errorf("InUseError names process %d (%q), want this one, %d", inUse.PID, inUse.Command, os.Getpid())
 	}
 	if _, err := s.Load(cwd, id); err != nil {
 		t.Fatalf("Load of an open session: %v", err)
@@ -568,5 +579,131 @@ func TestMessageBeforeType(t *testing.T) {
 	}
 	if e.Message == nil || !reflect.DeepEqual(e.Message.Content, []providers.Block{providers.TextBlock("hi")}) {
 		t.Fatalf("message = %+v", e.Message)
+	}
+}
+
+// TestToolUseResults: what a tool call did for display is stored beside
+// its result, as Claude Code's toolUseResult for a line with one result
+// and as toolUseResults for a line with several, and Load returns it by
+// tool_use_id, from our files and from Claude Code's.
+func TestToolUseResults(t *testing.T) {
+	s, _ := newTestStore(t)
+	const cwd, id = "/p", "results"
+	l, err := s.Create(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := func(id string) providers.Block {
+		return providers.Block{Type: providers.BlockToolUse, ID: id, Name: "Edit", Input: json.RawMessage(`{}`)}
+	}
+	msgs := []struct {
+		m       providers.Message
+		results map[string]json.RawMessage
+	}{
+		{text(providers.RoleUser, "go"), nil},
+		{providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{use("t1")}}, nil},
+		{providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.ToolResultBlock("t1", "ok", false)}},
+			map[string]json.RawMessage{"t1": json.RawMessage(`{"filePath":"/p/a","oldString":"a","newString":"b"}`)}},
+		{providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{use("t2"), use("t3")}}, nil},
+		{providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.ToolResultBlock("t2", "ok", false), providers.ToolResultBlock("t3", "ok", false)}},
+			map[string]json.RawMessage{"t2": json.RawMessage(`{"type":"create"}`), "t3": json.RawMessage(`"Error: no"`)}},
+	}
+	for _, m := range msgs {
+		if err := l.AppendResults(m.m, m.results); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	raw, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"toolUseResult":{"filePath":"/p/a"`) {
+		t.Errorf("a line with one result does not carry Claude Code's toolUseResult:\n%s", raw)
+	}
+	h, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"t1": `{"filePath":"/p/a","oldString":"a","newString":"b"}`, "t2": `{"type":"create"}`, "t3": `"Error: no"`}
+	for tid, w := range want {
+		if got := string(h.ToolUseResults[tid]); got != w {
+			t.Errorf("ToolUseResults[%s] = %s, want %s", tid, got, w)
+		}
+	}
+	if len(h.Messages) != 5 {
+		t.Errorf("Load: %d messages, want 5", len(h.Messages))
+	}
+}
+
+// TestParallelToolResults: Claude Code writes each tool_use of a response
+// as its own line, chained, and each result under its own tool_use line,
+// so the results of parallel calls branch off the chain. Every result is
+// found, by Load and by Resume, and a result the chain already holds is
+// not taken twice.
+func TestParallelToolResults(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/par", "parallel"
+	line := func(typ, uuid, parent, msgID string, content string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		msg := `{"role":"` + typ + `","content":` + content + `}`
+		if msgID != "" {
+			msg = `{"id":"` + msgID + `","role":"` + typ + `","content":` + content + `}`
+		}
+		return `{"parentUuid":` + p + `,"isSidechain":false,"type":"` + typ + `","message":` + msg + `,"uuid":"` + uuid + `","sessionId":"` + id + `","cwd":"` + cwd + `"}`
+	}
+	use := func(tid string) string { return `[{"type":"tool_use","id":"` + tid + `","name":"Read","input":{}}]` }
+	result := func(tid string) string {
+		return `[{"type":"tool_result","tool_use_id":"` + tid + `","content":"r-` + tid + `"}]`
+	}
+	lines := []string{
+		line("user", "u1", "", "", `"read both"`),
+		line("assistant", "a1", "u1", "m1", use("t1")),
+		line("assistant", "a2", "a1", "m1", use("t2")),
+		line("assistant", "a3", "a2", "m1", use("t3")),
+		line("user", "r1", "a1", "", result("t1")),
+		line("user", "r2", "a2", "", result("t2")),
+		line("user", "r3", "a3", "", result("t3")),
+		line("user", "r1dup", "a1", "", result("t3")), // answers a call the chain answers: not taken
+		line("assistant", "f", "r3", "m2", `[{"type":"text","text":"both read"}]`),
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := func(msgs []providers.Message) []string {
+		var got []string
+		for _, m := range msgs {
+			for _, b := range m.Content {
+				if b.Type == providers.BlockToolResult {
+					got = append(got, b.ToolUseID)
+				}
+			}
+		}
+		return got
+	}
+	full, err := s.Load(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, live, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]*History{"Load": full, "Resume": live} {
+		if len(h.Messages) != 4 {
+			t.Errorf("%s: %d messages, want 4 (prompt, calls, results, answer)", name, len(h.Messages))
+		}
+		got := results(h.Messages)
+		slices.Sort(got)
+		if strings.Join(got, ",") != "t1,t2,t3" {
+			t.Errorf("%s: tool results %v, want t1, t2 and t3 once each", name, got)
+		}
 	}
 }

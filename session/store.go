@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,31 @@ var (
 	// ErrClosed is returned by a Log's methods after Close.
 	ErrClosed = errors.New("session log is closed")
 )
+
+// InUseError is the error (matching ErrInUse) of a session whose file
+// another Log holds locked: in another process, or in this one.
+type InUseError struct {
+	// Path is the session file.
+	Path string
+	// PID is the process holding the lock; 0 when the system does not
+	// tell (only Linux does, in /proc/locks).
+	PID int
+	// Command is that process's command line, when known.
+	Command string
+}
+
+func (e *InUseError) Error() string {
+	switch {
+	case e.PID != 0 && e.Command != "":
+		return fmt.Sprintf("%v: process %d (%s) holds %s", ErrInUse, e.PID, e.Command, e.Path)
+	case e.PID != 0:
+		return fmt.Sprintf("%v: process %d holds %s", ErrInUse, e.PID, e.Path)
+	}
+	return fmt.Sprintf("%v: another process holds %s", ErrInUse, e.Path)
+}
+
+// Is makes errors.Is(err, ErrInUse) true.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
 
 // headSize is how much of a file's start is read for its title and cwd.
 const headSize = 32 << 10
@@ -168,6 +194,12 @@ type History struct {
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
+	// ToolUseResults are, by tool_use_id, what each tool call did as the
+	// session file recorded it for display: Claude Code's toolUseResult
+	// (an Edit's filePath, oldString, newString, originalFile and
+	// structuredPatch; a Write's type, content and originalFile; ...).
+	// Only Load fills it, for replaying.
+	ToolUseResults map[string]stdjson.RawMessage
 }
 
 // Resume opens a session to continue it. It reads only from the last
@@ -352,6 +384,7 @@ func loadAll(data []byte) *History {
 		ti.add(&p.entries[i].e)
 	}
 	h.Title = ti.title()
+	h.ToolUseResults = toolUseResults(p.entries)
 	for _, seg := range splitSegments(p.entries) {
 		b := build(seg, &warn)
 		h.ContextStart = len(h.Messages)
@@ -360,4 +393,26 @@ func loadAll(data []byte) *History {
 	}
 	h.Warnings = warn.result()
 	return h
+}
+
+// toolUseResults collects the toolUseResult of every tool result line.
+func toolUseResults(entries []parsed) map[string]stdjson.RawMessage {
+	out := map[string]stdjson.RawMessage{}
+	for i := range entries {
+		e := &entries[i].e
+		for id, v := range e.ToolUseResults {
+			out[id] = stdjson.RawMessage(v)
+		}
+		if e.ToolUseResult == nil || e.Message == nil {
+			continue
+		}
+		// Claude Code's field belongs to the line's (one) tool result.
+		for _, b := range e.Message.Content {
+			if b.Type == providers.BlockToolResult {
+				out[b.ToolUseID] = stdjson.RawMessage(e.ToolUseResult)
+				break
+			}
+		}
+	}
+	return out
 }

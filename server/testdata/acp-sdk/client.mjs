@@ -415,6 +415,43 @@ const scenarios = {
     return { sessionId: ns.sessionId, replay };
   },
 
+  // Loading with a client that serves fs and terminals (issue 24): the
+  // history holds a Read, an Edit (written through fs/write_text_file, so
+  // the disk never changed) and a Bash run in the client's terminal.
+  // session/load answers without a single request to the client, and the
+  // replayed Edit shows the change it made, not one against the file as
+  // it is now; session/resume asks nothing either.
+  async loadfs() {
+    const first = new Editor({ fs: true, terminal: true });
+    await first.initialize();
+    const ns = await first.request("session/new", { cwd: workspace, mcpServers: [] }, "NewSessionResponse");
+    const r = await first.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "set x to 2, then check" }] }, "PromptResponse");
+    check(r.stopReason === "end_turn", "first prompt", r);
+    check(Object.values(first.writes).includes("x = 2\n"), "the edit went through fs/write_text_file", first.writes);
+    check(first.terminals.requests.length > 0, "Bash ran in the client's terminal", first.terminals.requests);
+    await first.close();
+
+    const second = new Editor({ fs: true, terminal: true });
+    await second.initialize();
+    const loading = second.request("session/load", { sessionId: ns.sessionId, cwd: workspace, mcpServers: [] }, "LoadSessionResponse");
+    const loaded = await Promise.race([loading, new Promise((_, reject) => setTimeout(() => reject(new Error("session/load was not answered within 10 s")), 10000))]);
+    check(loaded.modes?.currentModeId, "session/load modes", loaded);
+    check(second.reads.length === 0 && second.terminals.requests.length === 0, "session/load must not call the client", { reads: second.reads, terminals: second.terminals.requests });
+    const edit = second.updates.find((n) => n.update.sessionUpdate === "tool_call" && n.update.toolCallId === "toolu_2");
+    const diff = edit?.update.content?.find((c) => c.type === "diff");
+    check(diff && diff.oldText === "x = 1\n" && diff.newText === "x = 2\n", "the replayed Edit shows the change it made", edit?.update);
+    const r2 = await second.request("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "still there?" }] }, "PromptResponse");
+    check(r2.stopReason === "end_turn", "prompt after load", r2);
+    await second.close();
+
+    const third = new Editor({ fs: true, terminal: true });
+    await third.initialize();
+    await third.request("session/resume", { sessionId: ns.sessionId, cwd: workspace, mcpServers: [] }, "ResumeSessionResponse");
+    check(third.reads.length === 0 && third.terminals.requests.length === 0, "session/resume must not call the client", { reads: third.reads, terminals: third.terminals.requests });
+    await third.close();
+    return { sessionId: ns.sessionId, diff };
+  },
+
   // Bash through the editor's terminal: the tool call embeds the
   // terminal while it runs, a command that outlives its timeout is killed
   // there, and every terminal is released.

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"context"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/rpc"
+)
+
+// Dispatch. jsonrpc2 reads messages on one goroutine and runs a handler
+// there unless the handler releases it: a handler that calls the editor
+// and waits for the answer on that goroutine waits forever, since the
+// answer is never read. So no handler runs there. handle only orders the
+// message and hands it on:
+//
+//   - Notifications (document sync, cancellations, initialized, exit,
+//     session/cancel) go to one queue, run one at a time in the order
+//     received by the dispatcher's worker.
+//   - Requests run concurrently, each on its own goroutine, but first
+//     wait until every ordered message received before them has been
+//     applied: a request never overtakes a didChange sent before it.
+//   - The lifecycle requests (lifecycleMethods) are ordered too: a
+//     message received after initialize sees the initialized state, and
+//     one after shutdown sees the shutdown.
+//
+// Ordered messages form a chain: each carries the done channel of the
+// ordered message before it, waits for it and closes its own when
+// applied, so waiting for the last one is waiting for all of them.
+
+// lifecycleMethods are the requests that later messages wait for, as they
+// wait for notifications.
+var lifecycleMethods = map[string]bool{"initialize": true, "shutdown": true}
+
+// dispatcher orders one connection's messages.
+type dispatcher struct {
+	mu    sync.Mutex
+	last  chan struct{}  // done channel of the latest ordered message, guarded by mu
+	queue []notification // notifications not yet run, guarded by mu
+	wake  chan struct{}  // signals the worker that queue has work (capacity 1)
+}
+
+// notification is a queued notification.
+type notification struct {
+	ctx   context.Context
+	req   *jsonrpc2.Request // cloned: valid after the read loop moves on
+	after <-chan struct{}
+	done  chan struct{}
+}
+
+func newDispatcher() *dispatcher {
+	closed := make(chan struct{})
+	close(closed)
+	return &dispatcher{last: closed, wake: make(chan struct{}, 1)}
+}
+
+// order returns the done channel of the latest ordered message, and makes
+// a new ordered message the latest when ordered is set (its done channel
+// is returned too; the caller closes it once the message is applied).
+func (d *dispatcher) order(ordered bool) (after <-chan struct{}, done chan struct{}) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	after = d.last
+	if ordered {
+		done = make(chan struct{})
+		d.last = done
+	}
+	return after, done
+}
+
+// enqueue queues a notification for the worker.
+func (d *dispatcher) enqueue(ctx context.Context, req *jsonrpc2.Request) {
+	after, done := d.order(true)
+	d.mu.Lock()
+	d.queue = append(d.queue, notification{ctx: ctx, req: req, after: after, done: done})
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run runs queued notifications in order until stop is closed.
+func (d *dispatcher) run(stop <-chan struct{}, serve func(context.Context, *jsonrpc2.Request)) {
+	for {
+		select {
+		case <-d.wake:
+		case <-stop:
+			return
+		}
+		for {
+			d.mu.Lock()
+			if len(d.queue) == 0 {
+				d.mu.Unlock()
+				break
+			}
+			n := d.queue[0]
+			d.queue[0] = notification{}
+			d.queue = d.queue[1:]
+			d.mu.Unlock()
+			select {
+			case <-n.after:
+			case <-stop:
+				return
+			}
+			serve(n.ctx, n.req)
+			close(n.done)
+		}
+	}
+}
+
+// handle is the connection's handler. It runs on jsonrpc2's read loop,
+// so it never runs a method itself: see the comment at the top.
+func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if !req.IsCall() {
+		s.dispatch.enqueue(jsonrpc2.DetachContext(ctx), req.Clone())
+		return nil, nil
+	}
+	after, done := s.dispatch.order(lifecycleMethods[req.Method()])
+	if done != nil {
+		defer close(done)
+	}
+	// jsonrpc2 recycles the request context when the handler returns, so
+	// the method gets a context of its own, cancelled by $/cancelRequest.
+	// It is registered before the read loop moves on, so a cancellation
+	// read next finds it.
+	hctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	id := req.ID()
+	s.callsMu.Lock()
+	s.calls[id] = cancel
+	s.received++
+	s.callsMu.Unlock()
+	defer func() {
+		s.callsMu.Lock()
+		delete(s.calls, id)
+		s.callsMu.Unlock()
+		cancel()
+	}()
+	// Release the read loop: from here the request runs concurrently
+	// with the messages that follow it.
+	jsonrpc2.Async(ctx)
+	if err := s.waitTurn(hctx, req.Method(), after); err != nil {
+		return nil, err
+	}
+	return s.serve(hctx, req)
+}
+
+// waitTurn waits until the ordered messages before a request have been
+// applied. A request whose turn has come runs even if it was cancelled
+// meanwhile (the method sees its context's end).
+func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struct{}) error {
+	select {
+	case <-after:
+		return nil
+	default:
+	}
+	select {
+	case <-after:
+		return nil
+	case <-ctx.Done():
+		return jsonrpc2.Errorf(codeRequestCancelled, "%s was cancelled", method)
+	case <-s.closing:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the connection is closing", method)
+	}
+}
+
+// drain lets the requests in flight answer when the editor's input ends
+// (it may still read the answers: a pipe, a script): they get up to
+// closeWait for their answers to be written. What is still running then
+// (a prompt) is cancelled when the sessions close, unanswered: the editor
+// has quit. jsonrpc2 writes nothing once its reader
+// has seen the end of the input, so watchInput holds that end back until
+// drain returns.
+func (s *Server) drain() {
+	deadline := time.Now().Add(closeWait)
+	for time.Now().Before(deadline) {
+		s.callsMu.Lock()
+		done := s.answered >= s.received
+		s.callsMu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// answerCounter counts the responses written, for drain.
+type answerCounter struct {
+	jsonrpc2.Stream
+	s *Server
+}
+
+// countAnswers wraps the connection's stream so that drain knows when
+// every request received has been answered.
+func (s *Server) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
+	return answerCounter{Stream: stream, s: s}
+}
+
+func (c answerCounter) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	n, err := c.Stream.Write(ctx, msg)
+	if isResponse(msg) {
+		c.s.callsMu.Lock()
+		c.s.answered++
+		c.s.callsMu.Unlock()
+	}
+	return n, err
+}
+
+// isResponse reports whether msg is a response. jsonrpc2 writes its
+// handlers' answers as a value of its unexported responseWire type; should
+// that change, drain waits out its bound instead of returning early.
+func isResponse(msg jsonrpc2.Message) bool {
+	if _, ok := msg.(*jsonrpc2.Response); ok {
+		return true
+	}
+	t := reflect.TypeOf(msg)
+	return t.PkgPath() == "go.lsp.dev/jsonrpc2" && t.Name() == "responseWire"
+}
+
+// serveNotification runs a queued notification. Its error is logged,
+// never returned to jsonrpc2 (which would end the connection).
+func (s *Server) serveNotification(ctx context.Context, req *jsonrpc2.Request) {
+	if _, err := s.serve(ctx, req); err != nil {
+		s.logf("notification %s: %v", req.Method(), err)
+	}
+}
+
+// serve runs a method, recovering from panics so one bad message never
+// ends the connection.
+func (s *Server) serve(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method := req.Method()
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
+		}
+	}()
+	m, ok := s.lookup(method)
+	if !ok {
+		if !req.IsCall() {
+			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
+		}
+		return nil, rpc.MethodNotFound(method)
+	}
+	if err := s.checkState(method); err != nil {
+		return nil, err
+	}
+	result, err = m(s, ctx, req)
+	if err != nil || !req.IsCall() {
+		return result, err
+	}
+	raw, err := rpc.Raw(result)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encoding result of %s: %v", method, err)
+	}
+	return raw, nil
+}
+
+// codeRequestCancelled is LSP's RequestCancelled.
+const codeRequestCancelled jsonrpc2.Code = -32800
