@@ -455,3 +455,28 @@ func TestNestedRepository(t *testing.T) {
 		t.Errorf("git in the nested repository did not work:\n%s", out)
 	}
 }
+
+// TestConfinerWithoutBwrap checks what is left without bubblewrap: a
+// warning for the user, and an environment built from the allowlist.
+func TestConfinerWithoutBwrap(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("AGENT_LSP_TEST_API_KEY", "sk-leaked-key")
+	c, warning := newConfiner([]string{ws}, "", "bubblewrap (bwrap) is not installed")
+	if c.Available() || !strings.Contains(warning, "only a short list") || !strings.Contains(warning, "apt-get install bubblewrap") {
+		t.Errorf("Available %v, warning %q", c.Available(), warning)
+	}
+	argv, release, err := c.Wrap([]string{"bash", "-c", "env"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = ws
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "sk-leaked-key") || !strings.Contains(string(out), "GIT_CONFIG_KEY_0=core.fsmonitor") {
+		t.Errorf("env without bubblewrap: %v\n%s", err, out)
+	}
+	if got := c.Contain([]string{"true"}); len(got) != 1 {
+		t.Errorf("Contain without bubblewrap = %q", got)
+	}
+}
