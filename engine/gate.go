@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/permission"
@@ -24,6 +25,10 @@ type gate struct {
 func newGate(policy *permission.Policy) *gate {
 	return &gate{policy: policy, rejected: make(map[string]bool)}
 }
+
+// gitWord finds git run by name in a command line (the confined sandbox,
+// not this, is what keeps other spellings from the objects).
+var gitWord = regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])")
 
 // verdict is the outcome of authorize: a refusal for the model, or
 // permission to run, possibly with text the user edited.
@@ -57,6 +62,15 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		// Testing the sandbox alone: every command counts as read-only
 		// and runs confined (deny rules still deny).
 		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
+	}
+	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined && gitWord.MatchString(pc.Command) &&
+		s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()) {
+		// The confined sandbox hides this repository's objects (they
+		// hold a denied file): git would fail there. Ask instead.
+		d = permission.Decision{Verdict: permission.Ask, Reason: "a repository here holds a file that the Read deny rules cover, so git commands ask"}
+		if s.gate.policy.Mode() == permission.DontAsk {
+			return verdict{refusal: tools.Errorf("Permission to use Bash was denied: a repository here holds a file that the Read deny rules cover, so git commands need approval, and the session is in dontAsk mode.")}
+		}
 	}
 	switch {
 	case d.Verdict == permission.Deny:

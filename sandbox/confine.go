@@ -194,6 +194,9 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		}
 	}
 	args = append(args, maskArgs(found.hidden)...)
+	for _, g := range found.hiddenGit {
+		args = append(args, maskArgs([]string{filepath.Join(g, "objects")})...)
+	}
 	args = append(args, "--")
 	return append(args, argv...), release, nil
 }
@@ -264,7 +267,10 @@ type scanResult struct {
 	// repository config may be missing from configs.
 	complete bool
 	hidden   []string // what the deny patterns match
-	err      error    // the patterns could not all be resolved
+	// hiddenGit are the git directories whose objects hold a file the
+	// deny patterns match: their object stores are hidden.
+	hiddenGit []string
+	err       error // the patterns could not all be resolved
 }
 
 // scanTTL is how long a scan stands when nothing the sidecar ran could
@@ -336,6 +342,13 @@ func (c *Confiner) scan(patterns []string) scanResult {
 			break
 		}
 	}
+	if len(patterns) > 0 {
+		for _, cfg := range res.configs {
+			if gitDir := filepath.Dir(cfg); holdsDenied(gitDir, patterns) {
+				res.hiddenGit = append(res.hiddenGit, gitDir)
+			}
+		}
+	}
 	c.mu.Lock()
 	c.last = &res
 	c.mu.Unlock()
@@ -352,6 +365,57 @@ func (c *Confiner) Invalidate() {
 	c.mu.Lock()
 	c.gen++
 	c.mu.Unlock()
+}
+
+// HidesGit reports whether, with the Read deny patterns deny, some
+// repository in the workspace holds a denied file in its HEAD commit or
+// its index: a confined command then does not see that repository's
+// objects (git fails there), and a git command should ask instead.
+func (c *Confiner) HidesGit(deny []string) bool {
+	if !c.Available() || len(deny) == 0 {
+		return false
+	}
+	return len(c.scan(deny).hiddenGit) > 0
+}
+
+// holdsDenied reports whether the repository at gitDir tracks, in its HEAD
+// commit or its index, a file that the deny patterns match. A repository
+// whose work tree is not the folder above gitDir (bare, a submodule's
+// directory) counts as holding one when it holds anything: its paths
+// cannot be placed. Older commits are not looked at.
+func holdsDenied(gitDir string, patterns []string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	git := func(args ...string) []byte {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + gitDir}, args...)...)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"}, GitEnv(driverOverrides(filepath.Join(gitDir, "config"))...)...)
+		out, _ := cmd.Output()
+		return out
+	}
+	tracked := append(git("ls-tree", "-r", "-z", "--name-only", "HEAD"), 0)
+	workTree := ""
+	if filepath.Base(gitDir) == ".git" {
+		workTree = filepath.Dir(gitDir)
+		tracked = append(tracked, git("--work-tree="+workTree, "ls-files", "-z")...)
+	}
+	for _, rel := range bytes.Split(tracked, []byte{0}) {
+		if len(rel) == 0 {
+			continue
+		}
+		if workTree == "" {
+			return true
+		}
+		abs := filepath.ToSlash(filepath.Join(workTree, string(rel)))
+		for _, pat := range patterns {
+			if ok, _ := doublestar.Match(pat, abs); ok {
+				return true
+			}
+			if ok, _ := doublestar.Match(strings.TrimSuffix(pat, "/")+"/**", abs); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxWalk bounds the directory entries looked at, per scan, to find the

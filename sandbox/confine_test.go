@@ -480,3 +480,30 @@ func TestConfinerWithoutBwrap(t *testing.T) {
 		t.Errorf("Contain without bubblewrap = %q", got)
 	}
 }
+
+// TestDeniedFileInGit checks that a file a Read deny rule covers cannot be
+// read through git's objects when the repository holds it.
+func TestDeniedFileInGit(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{".env": "TOKEN=git-secret\n", "a.txt": "a\n"})
+	out := mustOutput(t, ws, "git init -q . && git add a.txt && git -c user.name=a -c user.email=b commit -qm one && git rev-parse HEAD:a.txt")
+	deny := []string{filepath.ToSlash(ws) + "/**/.env"}
+	c := confiner(t, ws)
+	if c.HidesGit(deny) {
+		t.Fatal("HidesGit with no denied file in the repository")
+	}
+	if got, _ := runConfined(t, c, Options{Deny: deny}, ws, "git cat-file -p "+strings.TrimSpace(out)); got != "a\n" {
+		t.Errorf("git without a denied file in it: %q", got)
+	}
+
+	mustOutput(t, ws, "git add -f .env && git -c user.name=a -c user.email=b commit -qm two")
+	c.Invalidate()
+	if !c.HidesGit(deny) {
+		t.Fatal("HidesGit is false with .env committed")
+	}
+	script := "git show HEAD:.env; git log -p; git cat-file --batch-all-objects --batch; find .git/objects -type f -exec cat {} + | python3 -c 'import sys,zlib; print(zlib.decompress(sys.stdin.buffer.read()))'"
+	if got, _ := runConfined(t, c, Options{Deny: deny}, ws, script); strings.Contains(got, "git-secret") {
+		t.Errorf("the denied file was read through git's objects:\n%s", got)
+	}
+}

@@ -1,14 +1,17 @@
 package server_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/sandbox"
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 // requireBwrap skips the test when bubblewrap cannot run here, or fails
@@ -69,5 +72,36 @@ func TestAutoRunCommandsAreConfined(t *testing.T) {
 	}
 	if sys := e.requestText(0); !strings.Contains(sys, "Git branch:") {
 		t.Errorf("the system prompt has no git status:\n%s", sys)
+	}
+}
+
+// TestGitAsksWhenItHoldsADeniedFile: a repository that holds a file a
+// Read deny rule covers makes git commands ask, since the confined
+// sandbox hides that repository's objects.
+func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
+	requireBwrap(t)
+	e := newEnv(t, map[string]string{".env": "TOKEN=secret\n", ".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"git log --oneline"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"ls"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	git := exec.Command("bash", "-c", "git init -q . && git add .env && git -c user.name=a -c user.email=b commit -qm one")
+	git.Dir = e.root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir()})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	e.configure(func(c *engine.Config) { c.Settings = st })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	perms := e.editor.Permissions()
+	if len(perms) != 1 || !strings.Contains(fmt.Sprint(perms[0].ToolCall.RawInput), "git log") {
+		t.Errorf("permission requests %+v, want one, for git log", perms)
 	}
 }
