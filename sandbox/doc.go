@@ -34,6 +34,12 @@
 // every other key that names a program are gone. The sidecar's own git
 // status for the system prompt runs the same way (Confiner.Git).
 //
+// A Read deny rule is also held against git: when a repository's HEAD
+// commit or index holds a file the rule covers, the confined sandbox hides
+// that repository's objects (git fails there, and the engine asks before
+// commands that run git by name). Files only in older commits are not
+// looked for.
+//
 // Without bwrap the Confiner can only clear the environment (env -i with
 // the allowlist and GitConfig, plus empty values for the drivers the
 // workspace repositories' configs name): NewConfiner's warning says so
