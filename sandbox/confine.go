@@ -396,6 +396,10 @@ func holdsDenied(gitDir string, patterns []string) bool {
 	workTree := ""
 	if filepath.Base(gitDir) == ".git" {
 		workTree = filepath.Dir(gitDir)
+	} else if wt := gitWorkTree(gitDir); wt != "" { // a submodule's directory
+		workTree = wt
+	}
+	if workTree != "" {
 		tracked = append(tracked, git("--work-tree="+workTree, "ls-files", "-z")...)
 	}
 	for _, rel := range bytes.Split(tracked, []byte{0}) {
@@ -416,6 +420,25 @@ func holdsDenied(gitDir string, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// gitWorkTree returns the work tree that the config of the git directory
+// gitDir names (core.worktree, as submodules' directories under
+// .git/modules have), or "".
+func gitWorkTree(gitDir string) string {
+	out, err := gitList(filepath.Join(gitDir, "config"), false)
+	if err != nil {
+		return ""
+	}
+	for _, entry := range bytes.Split(out, []byte{0}) {
+		if k, v, ok := strings.Cut(string(entry), "\n"); ok && k == "core.worktree" && v != "" {
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(gitDir, v)
+			}
+			return filepath.Clean(v)
+		}
+	}
+	return ""
 }
 
 // maxWalk bounds the directory entries looked at, per scan, to find the

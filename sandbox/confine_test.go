@@ -507,3 +507,23 @@ func TestDeniedFileInGit(t *testing.T) {
 		t.Errorf("the denied file was read through git's objects:\n%s", got)
 	}
 }
+
+// TestSubmoduleWithoutDeniedFile: a submodule's git directory under
+// .git/modules is judged by its own work tree, so a deny rule that matches
+// nothing in it leaves git usable.
+func TestSubmoduleWithoutDeniedFile(t *testing.T) {
+	requireBwrap(t)
+	base := t.TempDir()
+	lib, ws := filepath.Join(base, "lib"), filepath.Join(base, "ws")
+	writeFiles(t, lib, map[string]string{"lib.go": "package lib\n"})
+	writeFiles(t, ws, map[string]string{"main.go": "package main\n", ".env": "TOKEN=x\n"})
+	mustOutput(t, lib, "git init -q . && git add . && git -c user.name=a -c user.email=b commit -qm lib")
+	mustOutput(t, ws, "git init -q . && git add main.go && git -c protocol.file.allow=always submodule --quiet add "+lib+" lib && git -c user.name=a -c user.email=b commit -qm ws")
+	if _, err := os.Stat(filepath.Join(ws, ".git/modules/lib/config")); err != nil {
+		t.Fatalf("no submodule git directory: %v", err)
+	}
+	c := confiner(t, ws)
+	if deny := []string{filepath.ToSlash(ws) + "/**/.env"}; c.HidesGit(deny) {
+		t.Error("HidesGit with no denied file in any repository")
+	}
+}
