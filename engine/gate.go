@@ -63,6 +63,12 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		// and runs confined (deny rules still deny).
 		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
 	}
+	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined && tools.DisablesSandbox(input) {
+		d = permission.Decision{Verdict: permission.Ask, Reason: "the command asks to run outside the sandbox"}
+		if s.gate.policy.Mode() == permission.DontAsk {
+			return verdict{refusal: tools.Errorf("Permission to run the command outside the sandbox was denied: the session is in dontAsk mode. Run it without dangerouslyDisableSandbox.")}
+		}
+	}
 	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined && gitWord.MatchString(pc.Command) &&
 		s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()) {
 		// The confined sandbox hides this repository's objects (they

@@ -105,3 +105,25 @@ func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
 		t.Errorf("permission requests %+v, want one, for git log", perms)
 	}
 }
+
+// TestDisableSandboxAsks: a read-only command that asks to leave the
+// sandbox is asked about, and once approved runs with the host's view.
+func TestDisableSandboxAsks(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env","dangerouslyDisableSandbox":true}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 1 {
+		t.Errorf("%d permission requests, want 1", n)
+	}
+	if out := resultText(e.toolResults(1)[0]); !strings.Contains(out, "sk-test-secret") {
+		t.Errorf("the approved command did not run outside the sandbox:\n%s", out)
+	}
+}

@@ -37,6 +37,19 @@ type bashInput struct {
 	Timeout         *int   `json:"timeout"`
 	Description     string `json:"description"`
 	RunInBackground bool   `json:"run_in_background"`
+	// DangerouslyDisableSandbox asks the user to approve a command that
+	// would otherwise run, unasked, in the confining sandbox (the engine
+	// reads it; see DisablesSandbox).
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox"`
+}
+
+// DisablesSandbox reports whether a Bash call's input asks to run outside
+// the confining sandbox, which takes the user's approval.
+func DisablesSandbox(input json.RawMessage) bool {
+	var in struct {
+		Disable bool `json:"dangerouslyDisableSandbox"`
+	}
+	return json.Unmarshal(input, &in) == nil && in.Disable
 }
 
 func (t *bashTool) Spec() Spec {
@@ -49,7 +62,8 @@ func (t *bashTool) Spec() Spec {
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "integer", "minimum": 0, "maximum": 600000, "description": "Optional timeout in milliseconds (max 600000)"},
     "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice."},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."}
   },
   "required": ["command"],
   "additionalProperties": false
