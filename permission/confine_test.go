@@ -70,7 +70,10 @@ func TestUnconfinedShortList(t *testing.T) {
 	for _, c := range cases {
 		p := NewPolicy(project, &base, Default)
 		if d := p.Decide(Call{Tool: "Bash", Command: c.command, Cwd: project}); d.Verdict != Allow {
-			t.Fatalf("%q: classifier verdict %v (%s); the case expects a read-only command", c.command, d.Verdict, d.Reason)
+			if c.want == Allow {
+				t.Errorf("%q: classifier verdict %v (%s); the short list holds only read-only commands", c.command, d.Verdict, d.Reason)
+			}
+			continue // the classifier asks already: nothing for the short list to do
 		}
 		p.SetUnconfined(true)
 		d := p.Decide(Call{Tool: "Bash", Command: c.command, Cwd: project})
