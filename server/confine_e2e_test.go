@@ -27,16 +27,17 @@ func requireBwrap(t *testing.T) {
 }
 
 // TestAutoRunCommandsAreConfined checks the engine's wiring: a command
-// that runs without a question (the classifier judged it read-only) runs
-// confined, without the sidecar's environment, while one the user
-// approved runs with the workspace writable; and the system prompt's git
-// status runs hardened.
+// that runs without a question runs confined, without the sidecar's
+// environment and unable to write, and the system prompt's git status
+// runs hardened. AGENT_LSP_CLASSIFIER=off makes every command such a
+// command, whichever commands the classifier judges read-only.
 func TestAutoRunCommandsAreConfined(t *testing.T) {
 	requireBwrap(t)
 	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off")
 	e := newEnv(t, map[string]string{"README.md": "hello\n"},
 		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env"}`)},
-		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"echo approved-$AGENT_LSP_TEST_SECRET > approved.txt"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"echo pwned > new.txt; echo pwned >> README.md"}`)},
 		fake.Turn{fake.Text("done")},
 	)
 	canary := filepath.Join(t.TempDir(), "fsmonitor-ran")
@@ -59,13 +60,13 @@ func TestAutoRunCommandsAreConfined(t *testing.T) {
 	}
 	envOut := resultText(e.toolResults(1)[0])
 	if strings.Contains(envOut, "sk-test-secret") || !strings.Contains(envOut, "HOME=/tmp") {
-		t.Errorf("the read-only command saw the sidecar's environment:\n%s", envOut)
+		t.Errorf("the confined command saw the sidecar's environment:\n%s", envOut)
 	}
-	if n := len(e.editor.Permissions()); n != 1 {
-		t.Errorf("%d permission requests, want 1 (the write)", n)
+	if n := len(e.editor.Permissions()); n != 0 {
+		t.Errorf("%d permission requests, want none", n)
 	}
-	if got := e.disk("approved.txt"); got != "approved-sk-test-secret\n" {
-		t.Errorf("the approved command wrote %q", got)
+	if _, err := os.Stat(e.path("new.txt")); err == nil || e.disk("README.md") != "hello\n" {
+		t.Errorf("a confined command wrote the workspace")
 	}
 	if _, err := os.Stat(canary); err == nil {
 		t.Error("the system prompt's git status ran the repository's core.fsmonitor")
@@ -75,11 +76,34 @@ func TestAutoRunCommandsAreConfined(t *testing.T) {
 	}
 }
 
+// TestApprovedCommandIsNotConfined: a command the user approved writes
+// the workspace and has the sidecar's environment, as before.
+func TestApprovedCommandIsNotConfined(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"echo approved-$AGENT_LSP_TEST_SECRET > approved.txt"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "write"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 1 {
+		t.Errorf("%d permission requests, want 1", n)
+	}
+	if got := e.disk("approved.txt"); got != "approved-sk-test-secret\n" {
+		t.Errorf("the approved command wrote %q", got)
+	}
+}
+
 // TestGitAsksWhenItHoldsADeniedFile: a repository that holds a file a
 // Read deny rule covers makes git commands ask, since the confined
 // sandbox hides that repository's objects.
 func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
 	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off") // whatever the classifier makes of git log
 	e := newEnv(t, map[string]string{".env": "TOKEN=secret\n", ".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`},
 		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"git log --oneline"}`)},
 		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"ls"}`)},
@@ -110,6 +134,7 @@ func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
 // sandbox is asked about, and once approved runs with the host's view.
 func TestDisableSandboxAsks(t *testing.T) {
 	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off") // env would run confined without the flag
 	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
 	e := newEnv(t, nil,
 		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env","dangerouslyDisableSandbox":true}`)},
