@@ -63,19 +63,24 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		// and runs confined (deny rules still deny).
 		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
 	}
-	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined && tools.DisablesSandbox(input) {
-		d = permission.Decision{Verdict: permission.Ask, Reason: "the command asks to run outside the sandbox"}
-		if s.gate.policy.Mode() == permission.DontAsk {
-			return verdict{refusal: tools.Errorf("Permission to run the command outside the sandbox was denied: the session is in dontAsk mode. Run it without dangerouslyDisableSandbox.")}
+	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
+		why := ""
+		switch {
+		case tools.DisablesSandbox(input):
+			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
+		case gitWord.MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
+			// The confined sandbox hides this repository's objects (they
+			// hold a denied file): git would fail there.
+			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
 		}
-	}
-	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined && gitWord.MatchString(pc.Command) &&
-		s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()) {
-		// The confined sandbox hides this repository's objects (they
-		// hold a denied file): git would fail there. Ask instead.
-		d = permission.Decision{Verdict: permission.Ask, Reason: "a repository here holds a file that the Read deny rules cover, so git commands ask"}
-		if s.gate.policy.Mode() == permission.DontAsk {
-			return verdict{refusal: tools.Errorf("Permission to use Bash was denied: a repository here holds a file that the Read deny rules cover, so git commands need approval, and the session is in dontAsk mode.")}
+		if why != "" {
+			switch s.gate.policy.Mode() {
+			case permission.DontAsk:
+				return verdict{refusal: tools.Errorf("Permission to use Bash was denied: %s, and the session is in dontAsk mode.", why)}
+			case permission.Plan:
+				return verdict{refusal: tools.Errorf("Refused in plan mode, which never asks: %s. Plan without this command.", why)}
+			}
+			d = permission.Decision{Verdict: permission.Ask, Reason: why}
 		}
 	}
 	switch {

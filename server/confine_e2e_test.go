@@ -152,3 +152,26 @@ func TestDisableSandboxAsks(t *testing.T) {
 		t.Errorf("the approved command did not run outside the sandbox:\n%s", out)
 	}
 }
+
+// TestConfinementQuestionsInPlanMode: what would ask because of the
+// sandbox is refused in plan mode, which never asks.
+func TestConfinementQuestionsInPlanMode(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"ls","dangerouslyDisableSandbox":true}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.configure(func(c *engine.Config) { c.Mode = "plan" })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 0 {
+		t.Errorf("%d permission requests in plan mode", n)
+	}
+	if out := resultText(e.toolResults(1)[0]); !strings.Contains(out, "plan mode") {
+		t.Errorf("result %q, want a refusal naming plan mode", out)
+	}
+}
