@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -95,7 +96,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if res == nil {
 		res = tools.Errorf("tool %s returned no result", use.Name)
 	}
-	if !t.Spec().ReadOnly {
+	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
 		s.confiner.Invalidate() // it may have changed the workspace
 	}
 	if ctx.Err() != nil && res.IsError {
