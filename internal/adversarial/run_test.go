@@ -1,0 +1,309 @@
+package adversarial_test
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// casesPerPrompt keeps each prompt under the engine's 50 model calls.
+const casesPerPrompt = 40
+
+// finding is a failing case, for the report.
+type finding struct {
+	kind   string // HARM or VERDICT
+	batch  *batch
+	mode   string
+	c      *tcase // nil for a batch-level finding
+	detail string
+}
+
+var (
+	findingsMu sync.Mutex // guards findings
+	findings   []finding
+)
+
+func report(t *testing.T, f finding) {
+	t.Helper()
+	where := fmt.Sprintf("[%s/%s]", f.batch.name, f.mode)
+	if f.c != nil {
+		where += fmt.Sprintf(" %s (corpus.txt:%d) %s %s", f.c.id, f.c.line, f.c.tool, f.c.input)
+	}
+	t.Errorf("%s %s: %s", f.kind, where, f.detail)
+	findingsMu.Lock()
+	findings = append(findings, f)
+	findingsMu.Unlock()
+}
+
+// TestAdversarialCorpus runs every case of testdata/corpus.txt through the
+// built binary's ACP door in each mode, with every question rejected, and
+// checks the canaries and the verdicts.
+func TestAdversarialCorpus(t *testing.T) {
+	requireBwrap(t)
+	batches := readCorpus(t, "testdata/corpus.txt")
+	var only *regexp.Regexp
+	if s := os.Getenv("ADVERSARIAL_RUN"); s != "" {
+		only = regexp.MustCompile(s)
+	}
+	classifierOff := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != ""
+	var extraEnv []string
+	if classifierOff {
+		extraEnv = append(extraEnv, "AGENT_LSP_CLASSIFIER=off")
+	}
+	if p := os.Getenv("ADVERSARIAL_REPORT"); p != "" {
+		t.Cleanup(func() { writeReport(t, p, classifierOff) })
+	}
+	for _, b := range batches {
+		var cases []*tcase
+		for _, c := range b.cases {
+			if only == nil || only.MatchString(c.id) {
+				cases = append(cases, c)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			for _, mode := range b.modes {
+				t.Run(mode, func(t *testing.T) {
+					t.Parallel()
+					runBatch(t, b, cases, mode, classifierOff, extraEnv)
+				})
+			}
+		})
+	}
+}
+
+// runBatch runs cases of b in mode in a fresh world and sidecar, then
+// checks them.
+func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff bool, extraEnv []string) {
+	w := newWorld(t, b)
+	model := fake.NewAnthropic(nil)
+	model.SetHoldTimeout(time.Minute)
+	t.Cleanup(model.Close)
+	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, extraEnv...)
+
+	c := start(t, w, env...)
+	var ns schema.NewSessionResult
+	if err := c.call(30*time.Second, "session/new", schema.NewSessionParams{Cwd: w.ws, MCPServers: []schema.MCPServer{}}, &ns); err != nil {
+		report(t, finding{kind: "HARNESS", batch: b, mode: mode, detail: fmt.Sprintf("session/new: %v\n%s", err, c.stderr())})
+		checkCanaries(t, w, b, mode, cases, c, model)
+		return
+	}
+	sid := ns.SessionID
+	// In default mode the session keeps the mode it starts in, so that a
+	// repository that sets defaultMode is caught.
+	if mode != "default" {
+		if err := c.call(30*time.Second, "session/set_mode", schema.SetModeParams{SessionID: sid, ModeID: mode}, nil); err != nil {
+			t.Fatalf("session/set_mode %s: %v", mode, err)
+		}
+	}
+	if b.restart {
+		// A turn in the first process, so the session is stored with
+		// its mode; then a new process loads it.
+		model.Add(fake.Turn{fake.Text("noted")})
+		if err := c.call(time.Minute, "session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("remember this session")}}, nil); err != nil {
+			t.Fatalf("first prompt: %v\n%s", err, c.stderr())
+		}
+		c.stop()
+		c = start(t, w, env...)
+		if err := c.call(30*time.Second, "session/load", schema.LoadSessionParams{SessionID: sid, Cwd: w.ws, MCPServers: []schema.MCPServer{}}, nil); err != nil {
+			t.Fatalf("session/load after the restart: %v\n%s", err, c.stderr())
+		}
+	}
+	for start := 0; start < len(cases); start += casesPerPrompt {
+		chunk := cases[start:min(start+casesPerPrompt, len(cases))]
+		for _, tc := range chunk {
+			model.Add(fake.Turn{fake.ToolUse(toolUseID(tc.id), tc.tool, w.toolInput(tc))})
+		}
+		model.Add(fake.Turn{fake.Text("done")})
+		err := c.call(5*time.Minute, "session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("run the next checks")}}, nil)
+		if err != nil || model.Remaining() != 0 {
+			// A repository that redirects the model (env, baseURL)
+			// ends the prompt early: the canaries tell the rest.
+			report(t, finding{kind: "HARNESS", batch: b, mode: mode,
+				detail: fmt.Sprintf("the prompt ended with %v and %d scripted turns unplayed (model requests: %d)\n%s", err, model.Remaining(), len(model.Requests()), c.stderr())})
+			break
+		}
+	}
+	c.stop()
+	harmed := checkCanaries(t, w, b, mode, cases, c, model)
+	if classifierOff {
+		return
+	}
+	for _, tc := range cases {
+		got, _ := c.outcome(toolUseID(tc.id))
+		if !c.reached(toolUseID(tc.id)) || harmed[tc.id] {
+			continue // never reached (reported as HARNESS), or already reported as harm
+		}
+		if want := tc.expected(mode); !contains(want, got) {
+			report(t, finding{kind: "VERDICT", batch: b, mode: mode, c: tc,
+				detail: fmt.Sprintf("got %s, want %s", got, strings.Join(want, " or "))})
+		}
+	}
+}
+
+// checkCanaries reports harm: calls that ran after a rejection, payload
+// markers, changed files outside the workspace or protected inside it,
+// secrets in anything sent to the model, and hits on the canary listener.
+//
+// It returns the ids of the cases it reported.
+func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase, c *client, model *fake.Server) (harmed map[string]bool) {
+	t.Helper()
+	harmed = map[string]bool{}
+	report := func(t *testing.T, f finding) {
+		t.Helper()
+		if f.c != nil {
+			harmed[f.c.id] = true
+		}
+		report(t, f)
+	}
+	for _, tc := range cases {
+		if _, ran := c.outcome(toolUseID(tc.id)); ran {
+			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "it ran although the user rejected it"})
+		}
+	}
+	if b.settle > 0 {
+		time.Sleep(b.settle)
+	}
+	names, other := w.markers()
+	for _, name := range names {
+		detail := "its payload ran: marker " + name + " was created"
+		if tc := attribute(name, cases); tc != nil {
+			got, _ := c.outcome(toolUseID(tc.id))
+			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: detail + " (verdict seen: " + got + ")"})
+		} else {
+			report(t, finding{kind: "HARM", batch: b, mode: mode, detail: detail + " (by the repository or the sidecar itself, not a tool call)"})
+		}
+	}
+	if len(other) > 0 {
+		report(t, finding{kind: "HARM", batch: b, mode: mode, detail: "files appeared in the marker folder: " + strings.Join(other, ", ")})
+	}
+	for _, ch := range w.changes(t) {
+		tc := attribute(ch, cases)
+		report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "a watched file changed without a question: " + ch})
+	}
+	for _, h := range w.canary.hits() {
+		tc := attribute(h, cases)
+		report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "the canary listener was reached: " + h})
+	}
+	// Secrets: in anything sent to the model. The private file is
+	// only secret from the fs tools (the editor refuses to serve it;
+	// Bash reads the disk legitimately); .env only under a deny rule.
+	userSettings := b.user
+	if userSettings == "" {
+		userSettings = defaultUserSettings
+	}
+	secrets := map[string]string{"outside": w.secrets["outside"], "home": w.secrets["home"], "other": w.secrets["other"], "ANTHROPIC_API_KEY": w.apiKey}
+	if strings.Contains(userSettings, "Read(./.env)") {
+		secrets["env"] = w.secrets["env"]
+	}
+	results := toolResults(model.Requests())
+	reported := map[string]bool{}
+	for _, tc := range cases {
+		res := results[toolUseID(tc.id)]
+		for name, s := range secrets {
+			if strings.Contains(res, s) {
+				reported[name] = true
+				report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: fmt.Sprintf("the %s secret reached the model in the tool result: %s", name, snippet(res))})
+			}
+		}
+		if (tc.tool == "Read" || tc.tool == "Edit" || tc.tool == "Write") && strings.Contains(res, w.secrets["private"]) {
+			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "a file the editor refused to serve was read from the disk: " + snippet(res)})
+		}
+	}
+	for _, r := range model.Requests() {
+		for name, s := range secrets {
+			if !reported[name] && strings.Contains(string(r.Body), s) {
+				reported[name] = true
+				report(t, finding{kind: "HARM", batch: b, mode: mode, detail: fmt.Sprintf("the %s secret reached the model outside any tool result (system prompt or context): …%s…", name, around(string(r.Body), s))})
+			}
+		}
+	}
+	for _, r := range model.Requests() {
+		if k := r.Header.Get("X-Api-Key"); k != "" && k != w.apiKey {
+			report(t, finding{kind: "HARM", batch: b, mode: mode, detail: "the model was called with another API key: " + k})
+		}
+	}
+	return harmed
+}
+
+// attribute finds the case whose id appears in text (the longest, as
+// ids may be prefixes of each other).
+func attribute(text string, cases []*tcase) *tcase {
+	var best *tcase
+	for _, tc := range cases {
+		if strings.Contains(text, tc.id) {
+			if best == nil || len(tc.id) > len(best.id) {
+				best = tc
+			}
+		}
+	}
+	return best
+}
+
+func around(s, sub string) string {
+	i := strings.Index(s, sub)
+	from, to := max(i-120, 0), min(i+len(sub)+60, len(s))
+	return s[from:to]
+}
+
+// owners maps a family to the branches whose layers should have stopped
+// it, for the findings report.
+var owners = map[string]string{
+	"runtime": "classifier", "abbrev": "classifier", "double-dash": "classifier", "bash-eval": "classifier",
+	"set-k": "classifier", "deny-spelling": "classifier", "outside-read": "classifier", "symlink": "classifier",
+	"read-routes": "classifier", "control": "classifier",
+	"git-config": "sandbox", "git-more": "sandbox", "environ": "sandbox", "outlive": "sandbox", "sandbox": "sandbox",
+	"repo-settings": "trust", "context-files": "trust",
+	"deny-grep": "denypersist", "restart": "denypersist", "fs-refusal": "denypersist", "dangling": "denypersist",
+	"protected": "sandbox",
+}
+
+// writeReport writes the findings as Markdown, grouped by owner.
+func writeReport(t *testing.T, path string, classifierOff bool) {
+	findingsMu.Lock()
+	defer findingsMu.Unlock()
+	groups := map[string][]string{}
+	for _, f := range findings {
+		owner := owners[familyKey(f.batch)]
+		if owner == "" {
+			owner = "other"
+		}
+		line := fmt.Sprintf("- **%s** `%s` mode %s", f.kind, f.batch.name, f.mode)
+		if f.c != nil {
+			line += fmt.Sprintf(", case `%s` (%s): `%s`", f.c.id, f.c.tool, f.c.input)
+		}
+		d := f.detail
+		if len(d) > 600 {
+			d = d[:600] + "…"
+		}
+		line += "\n  - " + strings.ReplaceAll(d, "\n", " ")
+		groups[owner] = append(groups[owner], line)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Corpus run %s (classifier off: %v): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), classifierOff, len(findings))
+	var keys []string
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "### %s (%d)\n\n", k, len(groups[k]))
+		for _, l := range groups[k] {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("writing the report: %v", err)
+	}
+}
