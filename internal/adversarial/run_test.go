@@ -263,7 +263,7 @@ var owners = map[string]string{
 	"set-k": "classifier", "deny-spelling": "classifier", "outside-read": "classifier", "symlink": "classifier",
 	"read-routes": "classifier", "control": "classifier",
 	"git-config": "sandbox", "git-more": "sandbox", "environ": "sandbox", "outlive": "sandbox", "sandbox": "sandbox",
-	"repo-settings": "trust", "context-files": "trust",
+	"repo-settings": "trust", "context-files": "context files (issue 25 point 3: no branch named)",
 	"deny-grep": "denypersist", "restart": "denypersist", "fs-refusal": "denypersist", "dangling": "denypersist",
 	"protected": "sandbox",
 }
