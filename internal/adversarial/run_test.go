@@ -181,7 +181,17 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 			got, _ := c.outcome(toolUseID(tc.id))
 			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: detail + " (verdict seen: " + got + ")"})
 		} else {
-			report(t, finding{kind: "HARM", batch: b, mode: mode, detail: detail + " (by the repository or the sidecar itself, not a tool call)"})
+			var ran []string
+			for _, tc := range cases {
+				if got, _ := c.outcome(toolUseID(tc.id)); got == allow {
+					ran = append(ran, tc.id)
+				}
+			}
+			who := "no tool call of the batch ran, so the sidecar itself ran it (its own git for the prompt, hooks, MCP servers, apiKeyHelper)"
+			if len(ran) > 0 {
+				who = "by the repository, through the sidecar or one of the calls that ran: " + strings.Join(ran, ", ")
+			}
+			report(t, finding{kind: "HARM", batch: b, mode: mode, detail: detail + " (" + who + ")"})
 		}
 	}
 	if len(other) > 0 {
@@ -268,38 +278,59 @@ var owners = map[string]string{
 	"protected": "sandbox",
 }
 
-// writeReport writes the findings as Markdown, grouped by owner.
+// writeReport writes the findings as Markdown, grouped by the branch
+// that owns the layer which should have stopped them, one line per case
+// with the modes it failed in.
 func writeReport(t *testing.T, path string, classifierOff bool) {
 	findingsMu.Lock()
 	defer findingsMu.Unlock()
-	groups := map[string][]string{}
+	type entry struct {
+		key, text string
+		modes     []string
+	}
+	groups := map[string][]*entry{}
+	byKey := map[string]*entry{}
 	for _, f := range findings {
 		owner := owners[familyKey(f.batch)]
 		if owner == "" {
 			owner = "other"
 		}
-		line := fmt.Sprintf("- **%s** `%s` mode %s", f.kind, f.batch.name, f.mode)
+		what := f.detail
+		if f.c != nil {
+			what = f.c.id
+		} else if i := strings.Index(what, ": "); i > 0 {
+			what = what[:i] // the kind of batch-level finding
+		}
+		key := owner + "\x00" + f.kind + "\x00" + f.batch.name + "\x00" + what
+		if e := byKey[key]; e != nil {
+			e.modes = append(e.modes, f.mode)
+			continue
+		}
+		line := fmt.Sprintf("- **%s** `%s`", f.kind, f.batch.name)
 		if f.c != nil {
 			line += fmt.Sprintf(", case `%s` (%s): `%s`", f.c.id, f.c.tool, f.c.input)
 		}
 		d := f.detail
-		if len(d) > 600 {
-			d = d[:600] + "…"
+		if len(d) > 400 {
+			d = d[:400] + "…"
 		}
-		line += "\n  - " + strings.ReplaceAll(d, "\n", " ")
-		groups[owner] = append(groups[owner], line)
+		e := &entry{key: key, text: line + " — MODES\n  - " + strings.ReplaceAll(d, "\n", " "), modes: []string{f.mode}}
+		byKey[key] = e
+		groups[owner] = append(groups[owner], e)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Corpus run %s (classifier off: %v): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), classifierOff, len(findings))
-	var keys []string
+	var owners []string
 	for k := range groups {
-		keys = append(keys, k)
+		owners = append(owners, k)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	sort.Strings(owners)
+	for _, k := range owners {
 		fmt.Fprintf(&b, "### %s (%d)\n\n", k, len(groups[k]))
-		for _, l := range groups[k] {
-			b.WriteString(l + "\n")
+		sort.Slice(groups[k], func(i, j int) bool { return groups[k][i].key < groups[k][j].key })
+		for _, e := range groups[k] {
+			sort.Strings(e.modes)
+			b.WriteString(strings.Replace(e.text, "MODES", "modes "+strings.Join(e.modes, ", "), 1) + "\n")
 		}
 		b.WriteString("\n")
 	}
