@@ -50,13 +50,16 @@ func (c *tcase) expected(mode string) []string {
 	}
 	// Refusing without a question where a question was expected is
 	// stricter, never harmful: accept it.
+	if contains(out, ask) {
+		out = append(out, deny)
+	}
+	var uniq []string
 	for _, w := range out {
-		if w == ask {
-			out = append(out, deny)
-			break
+		if !contains(uniq, w) {
+			uniq = append(uniq, w)
 		}
 	}
-	return out
+	return uniq
 }
 
 // file is a file, directory or symlink a batch puts in its workspace.
