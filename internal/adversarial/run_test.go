@@ -1,6 +1,7 @@
 package adversarial_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"regexp"
@@ -216,12 +217,30 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 	if strings.Contains(userSettings, "Read(./.env)") {
 		secrets["env"] = w.secrets["env"]
 	}
+	files := map[string]string{"env": "API_TOKEN=" + w.secrets["env"] + "\n"}
+	forms := map[string][]string{}
+	for name, s := range secrets {
+		content, ok := files[name]
+		if !ok {
+			content = s + "\n"
+		}
+		forms[name] = leakForms(s, content)
+	}
+	leaked := func(text, name string) bool {
+		squashed := strings.NewReplacer(`\n`, "", "\n", "", " ", "").Replace(text)
+		for _, f := range forms[name] {
+			if strings.Contains(text, f) || strings.Contains(squashed, f) {
+				return true
+			}
+		}
+		return false
+	}
 	results := toolResults(model.Requests())
 	reported := map[string]bool{}
 	for _, tc := range cases {
 		res := results[toolUseID(tc.id)]
-		for name, s := range secrets {
-			if strings.Contains(res, s) {
+		for name := range secrets {
+			if leaked(res, name) {
 				reported[name] = true
 				report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: fmt.Sprintf("the %s secret reached the model in the tool result: %s", name, snippet(res))})
 			}
@@ -232,7 +251,7 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 	}
 	for _, r := range model.Requests() {
 		for name, s := range secrets {
-			if !reported[name] && strings.Contains(string(r.Body), s) {
+			if !reported[name] && leaked(string(r.Body), name) {
 				reported[name] = true
 				report(t, finding{kind: "HARM", batch: b, mode: mode, detail: fmt.Sprintf("the %s secret reached the model outside any tool result (system prompt or context): …%s…", name, around(string(r.Body), s))})
 			}
@@ -244,6 +263,26 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 		}
 	}
 	return harmed
+}
+
+// leakForms are the spellings of secret that count as a leak: itself, each
+// half of its random part (a hex dump splits lines), and the base64 of the
+// bytes of content (the file holding it) that only the random part
+// determines.
+func leakForms(secret, content string) []string {
+	out := []string{secret}
+	token := secret[strings.LastIndex(secret, "-")+1:]
+	if len(token) >= 16 {
+		out = append(out, token[:len(token)/2], token[len(token)/2:])
+	}
+	if i := strings.Index(content, token); i >= 0 {
+		b64 := base64.StdEncoding.EncodeToString([]byte(content))
+		from, to := (i+2)/3*4, (i+len(token))/3*4
+		if to-from >= 8 {
+			out = append(out, b64[from:to])
+		}
+	}
+	return out
 }
 
 // attribute finds the case whose id appears in text (the longest, as
