@@ -79,9 +79,10 @@ type batch struct {
 	user   string   // the user's ~/.claude/settings.json; defaultUserSettings when empty
 	files  []file   // project files, written before git's first commit
 	sh     []string // shell commands run in the workspace after the commit
-	// restart sets the mode in a first process and runs the cases in a
-	// second one on the session loaded from the store.
-	restart bool
+	// restart, when set, is the method (session/load or session/resume)
+	// that reopens the session: the mode is set in a first process and
+	// the cases run in a second one, on the session from the store.
+	restart string
 	// settle is how long to wait after the sidecar exits before the
 	// canaries are read, for payloads that would run in the background.
 	settle time.Duration
@@ -105,7 +106,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%user {json}        the user's settings.json
 //	%file path content  a project file (\n in content is a newline)
 //	%sh command         a shell command run in the workspace at setup
-//	%restart            set the mode, restart the sidecar, load the session
+//	%restart [resume]   set the mode, restart the sidecar, load (or resume) the session
 //	%settle 2s          wait before reading the canaries (background payloads)
 //
 // Any other line is a case: "id verdict tool input". verdict is allow,
@@ -165,7 +166,10 @@ func readCorpus(t *testing.T, path string) []*batch {
 			case "sh":
 				cur.sh = append(cur.sh, val)
 			case "restart":
-				cur.restart = true
+				cur.restart = "session/load"
+				if val == "resume" {
+					cur.restart = "session/resume"
+				}
 			case "settle":
 				d, err := time.ParseDuration(val)
 				if err != nil {

@@ -107,7 +107,7 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 			t.Fatalf("session/set_mode %s: %v", mode, err)
 		}
 	}
-	if b.restart {
+	if b.restart != "" {
 		// A turn in the first process, so the session is stored with
 		// its mode; then a new process loads it.
 		model.Add(fake.Turn{fake.Text("noted")})
@@ -116,8 +116,8 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 		}
 		c.stop()
 		c = start(t, w, env...)
-		if err := c.call(30*time.Second, "session/load", schema.LoadSessionParams{SessionID: sid, Cwd: w.ws, MCPServers: []schema.MCPServer{}}, nil); err != nil {
-			t.Fatalf("session/load after the restart: %v\n%s", err, c.stderr())
+		if err := c.call(30*time.Second, b.restart, schema.LoadSessionParams{SessionID: sid, Cwd: w.ws, MCPServers: []schema.MCPServer{}}, nil); err != nil {
+			t.Fatalf("%s after the restart: %v\n%s", b.restart, err, c.stderr())
 		}
 	}
 	for start := 0; start < len(cases); start += casesPerPrompt {
