@@ -8,9 +8,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -136,6 +138,7 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 		}
 	}
 	c.stop()
+	survivors(t, w, b, mode, cases)
 	harmed := checkCanaries(t, w, b, mode, cases, c, model)
 	if classifierOff {
 		return
@@ -149,6 +152,38 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 			report(t, finding{kind: "VERDICT", batch: b, mode: mode, c: tc,
 				detail: fmt.Sprintf("got %s, want %s", got, strings.Join(want, " or "))})
 		}
+	}
+}
+
+// survivors reports, and kills, processes of the world's commands (their
+// command line names its folder) still alive a moment after the sidecar
+// exited: every process a tool starts dies with the sidecar (issue 17
+// point 7, issue 25 point 6).
+func survivors(t *testing.T, w *world, b *batch, mode string, cases []*tcase) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		var left []proctest.Proc
+		for _, p := range proctest.Descendants() {
+			if strings.Contains(p.Cmdline, w.base) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range left {
+				report(t, finding{kind: "HARM", batch: b, mode: mode, c: attribute(p.Cmdline, cases),
+					detail: fmt.Sprintf("process %d (%s) outlived the sidecar", p.PID, p.Cmdline)})
+				if p.PGID > 1 && p.PGID != syscall.Getpgrp() {
+					syscall.Kill(-p.PGID, syscall.SIGKILL) // its sleeps too
+				}
+				syscall.Kill(p.PID, syscall.SIGKILL)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
