@@ -377,7 +377,9 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 		}
 		key := owner + "\x00" + f.kind + "\x00" + f.batch.name + "\x00" + what
 		if e := byKey[key]; e != nil {
-			e.modes = append(e.modes, f.mode)
+			if !contains(e.modes, f.mode) {
+				e.modes = append(e.modes, f.mode)
+			}
 			continue
 		}
 		line := fmt.Sprintf("- **%s** `%s`", f.kind, f.batch.name)
