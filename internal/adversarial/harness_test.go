@@ -100,6 +100,9 @@ func newWorld(t *testing.T, b *batch) *world {
 	if user == "" {
 		user = defaultUserSettings
 	}
+	if offSwitch == "rule" {
+		user = allowBash(t, user)
+	}
 	files := map[string]string{
 		// outside the workspace
 		"outside/secret.txt":         w.secrets["outside"] + "\n",
@@ -162,6 +165,23 @@ func newWorld(t *testing.T, b *batch) *world {
 	return w
 }
 
+// allowBash adds a Bash allow rule to the settings JSON.
+func allowBash(t *testing.T, settingsJSON string) string {
+	var st map[string]any
+	if err := json.Unmarshal([]byte(settingsJSON), &st); err != nil {
+		t.Fatalf("user settings %s: %v", settingsJSON, err)
+	}
+	perms, _ := st["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+	}
+	allowed, _ := perms["allow"].([]any)
+	perms["allow"] = append(allowed, "Bash")
+	st["permissions"] = perms
+	b, _ := json.Marshal(st)
+	return string(b)
+}
+
 // expand replaces the corpus placeholders in s for case id.
 func (w *world) expand(s, id string) string {
 	return strings.NewReplacer(
@@ -192,6 +212,8 @@ func (w *world) watched(rel string) bool {
 		strings.HasPrefix(rel, "home/.local/state/"), rel == "home/.claude.json":
 		// The sidecar's own state, which it may write.
 		return false
+	case offSwitch == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
+		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
 		return rel == "ws/.git/config" || strings.HasPrefix(rel, "ws/.git/hooks/") ||
 			strings.HasPrefix(rel, "ws/.git/info/")
@@ -200,6 +222,15 @@ func (w *world) watched(rel string) bool {
 		return strings.Contains(rel, "/refs/") || strings.HasSuffix(rel, "/config") || strings.Contains(rel, "/hooks/")
 	}
 	return !strings.HasPrefix(filepath.Base(rel), "edit-")
+}
+
+// protected reports whether rel (below the world's base) is one of the
+// workspace files that stay read-only even for approved commands (issue 17
+// point 3).
+func protected(rel string) bool {
+	return rel == "ws/.git/config" || rel == "ws/.mcp.json" || rel == "ws/.git" ||
+		strings.HasPrefix(rel, "ws/.git/hooks/") || strings.HasPrefix(rel, "ws/.git/info/") ||
+		strings.HasPrefix(rel, "ws/.claude/")
 }
 
 // snapshot hashes every watched file below base (symlinks by target).

@@ -17,6 +17,16 @@ import (
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
+// offSwitch is how ADVERSARIAL_CLASSIFIER_OFF takes the classifier out
+// of the way, for issue 25's check that the sandbox alone stops every
+// write, reach and outside read: "" (it does not), "env" (the sidecar gets
+// AGENT_LSP_CLASSIFIER=off: every command counts as read-only) or "rule"
+// (the user's settings allow Bash, so every command runs without a
+// question in the sandbox; writes inside the workspace, outside the
+// protected files, are then the user's choice and not harm). Set before
+// the subtests start.
+var offSwitch string
+
 // casesPerPrompt keeps each prompt under the engine's 50 model calls.
 const casesPerPrompt = 40
 
@@ -56,10 +66,18 @@ func TestAdversarialCorpus(t *testing.T) {
 	if s := os.Getenv("ADVERSARIAL_RUN"); s != "" {
 		only = regexp.MustCompile(s)
 	}
-	classifierOff := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != ""
+	offSwitch = os.Getenv("ADVERSARIAL_CLASSIFIER_OFF")
+	if offSwitch == "1" {
+		offSwitch = "env"
+	}
+	classifierOff := offSwitch != ""
 	var extraEnv []string
-	if classifierOff {
+	switch offSwitch {
+	case "", "rule":
+	case "env":
 		extraEnv = append(extraEnv, "AGENT_LSP_CLASSIFIER=off")
+	default:
+		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env or rule", offSwitch)
 	}
 	if p := os.Getenv("ADVERSARIAL_REPORT"); p != "" {
 		t.Cleanup(func() { writeReport(t, p, classifierOff) })
