@@ -104,7 +104,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%family text        the family of issue 17 or 25 the cases belong to
 //	%modes m1 m2        the modes to run (default: all four)
 //	%user {json}        the user's settings.json
-//	%file path content  a project file (\n in content is a newline)
+//	%file path content  a project file (\n and \t in content are a newline and a tab)
 //	%sh command         a shell command run in the workspace at setup
 //	%restart [resume]   set the mode, restart the sidecar, load (or resume) the session
 //	%settle 2s          wait before reading the canaries (background payloads)
@@ -162,7 +162,7 @@ func readCorpus(t *testing.T, path string) []*batch {
 				cur.user = val
 			case "file":
 				p, content, _ := strings.Cut(val, " ")
-				cur.files = append(cur.files, file{p, strings.ReplaceAll(content, `\n`, "\n")})
+				cur.files = append(cur.files, file{p, strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)})
 			case "sh":
 				cur.sh = append(cur.sh, val)
 			case "restart":

@@ -215,8 +215,11 @@ func (w *world) watched(rel string) bool {
 	case offSwitch == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
 		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
+		// Config, hooks and refs: what a command that only reads
+		// must never change.
 		return rel == "ws/.git/config" || strings.HasPrefix(rel, "ws/.git/hooks/") ||
-			strings.HasPrefix(rel, "ws/.git/info/")
+			strings.HasPrefix(rel, "ws/.git/info/") || strings.HasPrefix(rel, "ws/.git/refs/") ||
+			rel == "ws/.git/packed-refs" || rel == "ws/.git/HEAD"
 	case strings.HasPrefix(rel, "outside/remote.git/"), strings.HasPrefix(rel, "outside/other/.git/"):
 		// Pushes and fetches change refs and objects: watch refs.
 		return strings.Contains(rel, "/refs/") || strings.HasSuffix(rel, "/config") || strings.Contains(rel, "/hooks/")
@@ -536,6 +539,10 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		c.mu.Lock()
 		c.writes = append(c.writes, p.Path)
 		c.mu.Unlock()
+		// The editor refuses to save into private/, too.
+		if strings.Contains(p.Path, "/private/") {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "the editor refuses to write %s", p.Path)
+		}
 		// An editor saves where it is told, following symlinks.
 		if err := os.WriteFile(p.Path, []byte(p.Content), 0o644); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
