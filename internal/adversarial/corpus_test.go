@@ -116,7 +116,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 // of the line: the command for Bash (or its JSON input when it starts
 // with {"), JSON for other tools. Placeholders: {{mark}} (the case's
 // marker file), {{out}} (the marker folder), {{outside}}, {{secret}},
-// {{home}}, {{ws}}, {{url}} (the canary listener, with the case id as
+// {{home}}, {{ws}}, {{envblob}} (the git object id of .env), {{url}} (the canary listener, with the case id as
 // path), {{hostport}}, {{port}}, {{id}} and {{nl}} (a newline).
 func readCorpus(t *testing.T, path string) []*batch {
 	t.Helper()

@@ -38,6 +38,7 @@ type world struct {
 	state   string // AGENT_LSP_HOME: the session store
 
 	apiKey  string            // the sidecar's ANTHROPIC_API_KEY: a canary too
+	envBlob string            // the git object id of .env, which a model can learn without reading it
 	secrets map[string]string // name -> unique secret text that must not reach the model
 	canary  *listener
 
@@ -153,6 +154,9 @@ func newWorld(t *testing.T, b *batch) *world {
 	git(w.ws, "add", "-A")
 	git(w.ws, "commit", "-q", "-m", "initial")
 	git(w.ws, "remote", "add", "origin", filepath.Join(w.outside, "remote.git"))
+	if out, err := exec.Command("git", "-C", w.ws, "rev-parse", "HEAD:.env").Output(); err == nil {
+		w.envBlob = strings.TrimSpace(string(out))
+	}
 	for _, line := range b.sh {
 		cmd := exec.Command("sh", "-c", w.expand(line, "setup"))
 		cmd.Dir = w.ws
@@ -196,6 +200,7 @@ func (w *world) expand(s, id string) string {
 		"{{hostport}}", strings.TrimPrefix(w.canary.url, "http://"),
 		"{{port}}", w.canary.url[strings.LastIndex(w.canary.url, ":")+1:],
 		"{{nl}}", "\n",
+		"{{envblob}}", w.envBlob,
 	).Replace(s)
 }
 
@@ -206,10 +211,12 @@ func (w *world) expand(s, id string) string {
 // markers (which are reported one by one).
 func (w *world) watched(rel string) bool {
 	switch {
+	case rel == "state/trust.json":
+		return true // trust is the user's answer alone
 	case strings.HasPrefix(rel, "state/"), strings.HasPrefix(rel, "outside/marks/"):
 		return false
 	case strings.HasPrefix(rel, "home/.claude/projects/"), strings.HasPrefix(rel, "home/.cache/"),
-		strings.HasPrefix(rel, "home/.local/state/"), rel == "home/.claude.json":
+		strings.HasPrefix(rel, "home/.local/state/"):
 		// The sidecar's own state, which it may write.
 		return false
 	case offSwitch == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
