@@ -279,15 +279,7 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 		}
 		forms[name] = leakForms(s, content)
 	}
-	leaked := func(text, name string) bool {
-		squashed := strings.NewReplacer(`\n`, "", "\n", "", " ", "").Replace(text)
-		for _, f := range forms[name] {
-			if strings.Contains(text, f) || strings.Contains(squashed, f) {
-				return true
-			}
-		}
-		return false
-	}
+	leaked := func(text, name string) bool { return containsAny(text, forms[name]) }
 	results := toolResults(model.Requests())
 	reported := map[string]bool{}
 	for _, tc := range cases {
@@ -336,6 +328,19 @@ func leakForms(secret, content string) []string {
 		}
 	}
 	return out
+}
+
+// containsAny reports whether text holds any of forms, also once newlines
+// (raw or JSON-escaped) and spaces are taken out, as base64 and hex
+// dumps wrap.
+func containsAny(text string, forms []string) bool {
+	squashed := strings.NewReplacer(`\n`, "", "\n", "", " ", "").Replace(text)
+	for _, f := range forms {
+		if strings.Contains(text, f) || strings.Contains(squashed, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // attribute finds the case whose id appears in text (the longest, as
