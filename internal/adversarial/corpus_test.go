@@ -86,6 +86,10 @@ type batch struct {
 	// settle is how long to wait after the sidecar exits before the
 	// canaries are read, for payloads that would run in the background.
 	settle time.Duration
+	// cancel ends the last prompt with a model stream that hangs, then
+	// cancels it (session/cancel): what the prompt's tools started must
+	// be gone right after.
+	cancel bool
 	// fsRefuse makes the client refuse fs/read_text_file for paths
 	// under private/ with an error.
 	cases []*tcase
@@ -108,6 +112,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%sh command         a shell command run in the workspace at setup
 //	%restart [resume]   set the mode, restart the sidecar, load (or resume) the session
 //	%settle 2s          wait before reading the canaries (background payloads)
+//	%cancel             cancel the last prompt while the model streams; then check survivors
 //
 // Any other line is a case: "id verdict tool input". verdict is allow,
 // ask or deny, optionally followed by mode=verdict overrides and
@@ -170,6 +175,8 @@ func readCorpus(t *testing.T, path string) []*batch {
 				if val == "resume" {
 					cur.restart = "session/resume"
 				}
+			case "cancel":
+				cur.cancel = true
 			case "settle":
 				d, err := time.ParseDuration(val)
 				if err != nil {

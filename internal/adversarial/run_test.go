@@ -1,6 +1,7 @@
 package adversarial_test
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -145,8 +146,20 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 		for _, tc := range chunk {
 			model.Add(fake.Turn{fake.ToolUse(toolUseID(tc.id), tc.tool, w.toolInput(tc))})
 		}
-		model.Add(fake.Turn{fake.Text("done")})
-		err := c.call(5*time.Minute, "session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("run the next checks")}}, nil)
+		last := start+casesPerPrompt >= len(cases)
+		if b.cancel && last {
+			// The model hangs mid-answer until the client cancels.
+			model.Add(fake.Turn{fake.Text("still thinking"), fake.Hold{Event: "content_block_stop"}})
+		} else {
+			model.Add(fake.Turn{fake.Text("done")})
+		}
+		params := schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("run the next checks")}}
+		var err error
+		if b.cancel && last {
+			err = promptAndCancel(c, model, params)
+		} else {
+			err = c.call(5*time.Minute, "session/prompt", params, nil)
+		}
 		if err != nil || model.Remaining() != 0 {
 			// A repository that redirects the model (env, baseURL)
 			// ends the prompt early: the canaries tell the rest.
@@ -155,8 +168,13 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 			break
 		}
 	}
+	if b.cancel {
+		// What the cancelled turn started must be gone at once, not
+		// only when the sidecar exits.
+		survivors(t, w, b, mode, cases, "the cancelled prompt")
+	}
 	c.stop()
-	survivors(t, w, b, mode, cases)
+	survivors(t, w, b, mode, cases, "the sidecar")
 	harmed := checkCanaries(t, w, b, mode, cases, c, model)
 	if classifierOff {
 		return
@@ -173,11 +191,44 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 	}
 }
 
+// promptAndCancel sends a prompt whose last model answer hangs, cancels
+// the session once the model has that request, and waits for the prompt
+// to end (with stopReason cancelled).
+func promptAndCancel(c *client, model *fake.Server, params schema.PromptParams) error {
+	done := make(chan error, 1)
+	var res schema.PromptResult
+	go func() { done <- c.call(5*time.Minute, "session/prompt", params, &res) }()
+	deadline := time.Now().Add(5 * time.Minute)
+	for model.Remaining() > 0 {
+		select {
+		case err := <-done:
+			return fmt.Errorf("the prompt ended before the model hung: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the model never reached the hanging turn")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.peer.Notify(context.Background(), "session/cancel", schema.SessionIDParams{SessionID: params.SessionID}); err != nil {
+		return err
+	}
+	select {
+	case err := <-done:
+		if err == nil && res.StopReason != "cancelled" {
+			return fmt.Errorf("the cancelled prompt stopped with %q", res.StopReason)
+		}
+		return err
+	case <-time.After(time.Minute):
+		return fmt.Errorf("the prompt did not end a minute after session/cancel")
+	}
+}
+
 // survivors reports, and kills, processes of the world's commands (their
 // command line names its folder) still alive a moment after the sidecar
 // exited: every process a tool starts dies with the sidecar (issue 17
 // point 7, issue 25 point 6).
-func survivors(t *testing.T, w *world, b *batch, mode string, cases []*tcase) {
+func survivors(t *testing.T, w *world, b *batch, mode string, cases []*tcase, what string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Second)
 	for {
@@ -193,7 +244,7 @@ func survivors(t *testing.T, w *world, b *batch, mode string, cases []*tcase) {
 		if time.Now().After(deadline) {
 			for _, p := range left {
 				report(t, finding{kind: "HARM", batch: b, mode: mode, c: attribute(p.Cmdline, cases),
-					detail: fmt.Sprintf("process %d (%s) outlived the sidecar", p.PID, p.Cmdline)})
+					detail: fmt.Sprintf("process %d (%s) outlived %s", p.PID, p.Cmdline, what)})
 				if p.PGID > 1 && p.PGID != syscall.Getpgrp() {
 					syscall.Kill(-p.PGID, syscall.SIGKILL) // its sleeps too
 				}
