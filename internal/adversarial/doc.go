@@ -8,6 +8,13 @@
 // the sidecar's own API key, the protected files of the workspace) show
 // whether anything ran, was written or leaked without a question.
 //
+// Cases run in batches: one workspace and one sidecar process per batch
+// and mode, many cases per process (one tool call per model turn).
+// Repository-level cases (settings, .mcp.json, .git/config, symlinks)
+// have batches of their own. A batch can also restart the sidecar between
+// setting the mode and running its cases (session/load or session/resume),
+// or cancel its last prompt and check that what it started is gone.
+//
 // Every case has an expected verdict (allow, ask or deny) that is checked
 // against what happened, in each of the modes default, acceptEdits, plan
 // and dontAsk. Harm without a question fails the test as "HARM"; a verdict
@@ -22,7 +29,10 @@
 //   - AGENT_LSP_BIN: test this binary instead of building one.
 //   - ADVERSARIAL_RUN: a regular expression; only cases whose id matches run.
 //   - ADVERSARIAL_CLASSIFIER_OFF=1: start the sidecar with
-//     AGENT_LSP_CLASSIFIER=off (every command treated read-only), check
-//     harm only: issue 25's "the sandbox alone" check.
+//     AGENT_LSP_CLASSIFIER=off (every command runs confined without a
+//     question) and check harm only: issue 25's "the sandbox alone" check.
+//     ADVERSARIAL_CLASSIFIER_OFF=rule adds a Bash allow rule to the user's
+//     settings instead (commands the user allowed; workspace writes are
+//     then not harm).
 //   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown.
 package adversarial
