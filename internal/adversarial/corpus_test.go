@@ -90,6 +90,9 @@ type batch struct {
 	// cancels it (session/cancel): what the prompt's tools started must
 	// be gone right after.
 	cancel bool
+	// answer is the permission option kind the client picks for the
+	// batch's calls (allow_always); empty rejects every question.
+	answer string
 	// fsRefuse makes the client refuse fs/read_text_file for paths
 	// under private/ with an error.
 	cases []*tcase
@@ -113,6 +116,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%restart [resume]   set the mode, restart the sidecar, load (or resume) the session
 //	%settle 2s          wait before reading the canaries (background payloads)
 //	%cancel             cancel the last prompt while the model streams; then check survivors
+//	%answer kind        answer the cases' questions with allow_always or allow_once (harmless calls only)
 //
 // Any other line is a case: "id verdict tool input". verdict is allow,
 // ask or deny, optionally followed by mode=verdict overrides and
@@ -175,6 +179,11 @@ func readCorpus(t *testing.T, path string) []*batch {
 				if val == "resume" {
 					cur.restart = "session/resume"
 				}
+			case "answer":
+				if val != "allow_always" && val != "allow_once" {
+					t.Fatalf("%s:%d: %%answer: want allow_always or allow_once", path, n)
+				}
+				cur.answer = val
 			case "cancel":
 				cur.cancel = true
 			case "settle":

@@ -363,6 +363,7 @@ type client struct {
 	done  chan struct{} // closed when the process has exited
 
 	mu     sync.Mutex          // guards the fields below
+	answer string              // the option kind to choose for the cases' calls; "" rejects
 	asked  map[string][]string // toolCallId -> titles of the permission requests
 	ran    map[string]bool     // toolCallId -> reported in_progress (authorized to run)
 	status map[string]string   // toolCallId -> last status
@@ -500,7 +501,18 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		} else {
 			c.other = append(c.other, p.ToolCall.ToolCallID+": "+p.ToolCall.Title)
 		}
+		answer := c.answer
 		c.mu.Unlock()
+		if answer != "" && strings.HasPrefix(p.ToolCall.ToolCallID, "toolu_") {
+			// A batch that plays a user who clicks "always allow" on
+			// its (harmless) calls; questions about anything else
+			// (folder trust) are still rejected.
+			for _, o := range p.Options {
+				if o.Kind == answer {
+					return rpc.Raw(schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: o.OptionID}})
+				}
+			}
+		}
 		for _, o := range p.Options {
 			if o.Kind == schema.RejectOnce {
 				return rpc.Raw(schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: o.OptionID}})

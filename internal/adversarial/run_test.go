@@ -114,6 +114,7 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, extraEnv...)
 
 	c := start(t, w, env...)
+	c.answer = b.answer
 	var ns schema.NewSessionResult
 	if err := c.call(30*time.Second, "session/new", schema.NewSessionParams{Cwd: w.ws, MCPServers: []schema.MCPServer{}}, &ns); err != nil {
 		report(t, finding{kind: "HARNESS", batch: b, mode: mode, detail: fmt.Sprintf("session/new: %v\n%s", err, c.stderr())})
@@ -137,6 +138,7 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 		}
 		c.stop()
 		c = start(t, w, env...)
+		c.answer = b.answer
 		if err := c.call(30*time.Second, b.restart, schema.LoadSessionParams{SessionID: sid, Cwd: w.ws, MCPServers: []schema.MCPServer{}}, nil); err != nil {
 			t.Fatalf("%s after the restart: %v\n%s", b.restart, err, c.stderr())
 		}
@@ -272,7 +274,7 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 		report(t, f)
 	}
 	for _, tc := range cases {
-		if _, ran := c.outcome(toolUseID(tc.id)); ran {
+		if _, ran := c.outcome(toolUseID(tc.id)); ran && b.answer == "" {
 			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "it ran although the user rejected it"})
 		}
 	}
