@@ -143,12 +143,12 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 			t.Fatalf("%s after the restart: %v\n%s", b.restart, err, c.stderr())
 		}
 	}
-	for start := 0; start < len(cases); start += casesPerPrompt {
-		chunk := cases[start:min(start+casesPerPrompt, len(cases))]
+	for from := 0; from < len(cases); from += casesPerPrompt {
+		chunk := cases[from:min(from+casesPerPrompt, len(cases))]
 		for _, tc := range chunk {
 			model.Add(fake.Turn{fake.ToolUse(toolUseID(tc.id), tc.tool, w.toolInput(tc))})
 		}
-		last := start+casesPerPrompt >= len(cases)
+		last := from+casesPerPrompt >= len(cases)
 		if b.cancel && last {
 			// The model hangs mid-answer until the client cancels.
 			model.Add(fake.Turn{fake.Text("still thinking"), fake.Hold{Event: "content_block_stop"}})
