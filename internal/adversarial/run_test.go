@@ -3,6 +3,7 @@ package adversarial_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -347,6 +348,18 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 			report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: "a file the editor refused to serve was read from the disk: " + snippet(res)})
 		}
 	}
+	// A Read deny rule hides its files from Grep, Glob and LS results
+	// too (issue 17 point 5), not only their content.
+	if _, ok := secrets["env"]; ok {
+		for _, tc := range cases {
+			if tc.tool != "Grep" && tc.tool != "Glob" && tc.tool != "LS" {
+				continue
+			}
+			if text := resultText(results[toolUseID(tc.id)]); deniedName.MatchString(text) {
+				report(t, finding{kind: "DENY", batch: b, mode: mode, c: tc, detail: "the Read-denied .env is listed in the result: " + snippet(text)})
+			}
+		}
+	}
 	for _, r := range model.Requests() {
 		for name, s := range secrets {
 			if !reported[name] && leaked(string(r.Body), name) {
@@ -361,6 +374,30 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 		}
 	}
 	return harmed
+}
+
+// deniedName matches the name of the Read-denied .env as a path in a
+// listing.
+var deniedName = regexp.MustCompile(`(^|[/\s"'])\.env($|[\s"':])`)
+
+// resultText is the text of a tool_result's content (a JSON string or a
+// list of blocks), for matching names.
+func resultText(raw string) string {
+	var s string
+	if json.Unmarshal([]byte(raw), &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal([]byte(raw), &blocks) == nil {
+		var out []string
+		for _, b := range blocks {
+			out = append(out, b.Text)
+		}
+		return strings.Join(out, "\n")
+	}
+	return raw
 }
 
 // leakForms are the spellings of secret that count as a leak: itself, each
