@@ -572,6 +572,14 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 }
 
 // outcome is what happened to a tool call.
+// otherQuestions lists the permission requests that were not about a
+// case's tool call (folder trust, ...).
+func (c *client) otherQuestions() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.other...)
+}
+
 // reached reports whether the call was seen at all (any status).
 func (c *client) reached(id string) bool {
 	c.mu.Lock()

@@ -179,6 +179,12 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 	c.stop()
 	survivors(t, w, b, mode, cases, "the sidecar")
 	harmed := checkCanaries(t, w, b, mode, cases, c, model)
+	// Folder trust is asked once per folder (issue 17 point 1); every
+	// question that is not about a tool call counts.
+	if other := c.otherQuestions(); len(other) > 1 {
+		report(t, finding{kind: "TRUST", batch: b, mode: mode,
+			detail: fmt.Sprintf("%d questions not about a tool call (trust is asked once): %s", len(other), strings.Join(other, "; "))})
+	}
 	if classifierOff {
 		return
 	}
