@@ -252,6 +252,9 @@ type History struct {
 	// file records it (Claude Code's message.model); "" when unknown.
 	// Only Resume fills it.
 	Model string
+	// State is the session's last saved state (mode, model, "always"
+	// answers); nil when none was saved.
+	State *State
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
@@ -400,6 +403,14 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 			break
 		}
 	}
+	h.State = stateOf(p.entries)
+	if h.State == nil && len(lines) > 0 && lines[0].off > 0 {
+		// Not in the live part (a compaction by another writer): the
+		// last one before it.
+		if h.State, err = lastState(r, lines[0].off); err != nil {
+			return nil, tail{}, err
+		}
+	}
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
@@ -495,6 +506,7 @@ func loadAll(data []byte) *History {
 		h.Summary = b.summary
 	}
 	h.Warnings = warn.result()
+	h.State = stateOf(p.entries)
 	return h
 }
 
