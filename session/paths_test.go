@@ -246,3 +246,49 @@ func TestClaudeCompaction(t *testing.T) {
 		t.Errorf("Load shows %s; want no isMeta line", got)
 	}
 }
+
+// TestRealClaudeCompaction: a session the real Claude Code compacted with
+// /compact (testdata/claude_compacted.jsonl) resumes as Claude Code
+// rebuilds it: the summary with its lead-in, the response it kept
+// (preservedMessages, written before the boundary), then the isMeta
+// caveat and the /compact command's lines, which chain to the summary.
+func TestRealClaudeCompaction(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/cc", "5d891808-cdde-4083-9eea-768f3634e8a5"
+	data, err := os.ReadFile("testdata/claude_compacted.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, h, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	var got []string
+	for _, m := range h.Messages {
+		got = append(got, string(m.Role)+": "+strings.SplitN(m.Text(), "\n", 2)[0])
+	}
+	want := []string{
+		"user: This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.",
+		"assistant: Done: x is 2.",
+		"user: <local-command-caveat>The command below was run directly in Claude Code, not sent to you as a request, and its output goes straight to the user. It's recorded here as context for later messages.</local-command-caveat>",
+		"user: <command-name>/compact</command-name>",
+		"user: <local-command-stdout>Compacted </local-command-stdout>",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Resume:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if h.Model != "claude-sonnet-4-5" {
+		t.Errorf("Model = %q, want the session's claude-sonnet-4-5", h.Model)
+	}
+	if len(h.Warnings) != 0 {
+		t.Errorf("warnings: %q", h.Warnings)
+	}
+}
