@@ -22,6 +22,11 @@ report() { printf 'CLAUDE_CODE=%q\n' "$prefix"; }
 
 command -v node >/dev/null 2>&1 || die "node not found"
 command -v npm >/dev/null 2>&1 || die "npm not found"
+# The test runs claude in a network namespace of its own (unshare -n) and
+# brings its loopback up with ip.
+if ! command -v ip >/dev/null 2>&1; then
+  apt_install iproute2 >&2
+fi
 if installed; then report; exit 0; fi
 
 mkdir -p "$AGENT_LSP_CACHE"

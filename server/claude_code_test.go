@@ -227,6 +227,13 @@ func TestRealClaudeCodeSessions(t *testing.T) {
 	err = d.ed.call("session/load", schema.LoadSessionParams{SessionID: id, Cwd: c.proj, MCPServers: []schema.MCPServer{}}, &res)
 	checkReplay(func(*doorEnv) string { return id }, []replayedEdit{{id: "toolu_e1", old: "x = 1\n", new: "x = 2\n"}},
 		[]string{"toolu_r1", "toolu_g1", "toolu_e1"})(d, nil, err)
+	for _, u := range d.ed.updates(id) {
+		if tc := u.ToolCall; tc != nil && tc.ToolCallID == "toolu_e1" && u.SessionUpdate == schema.UpdateToolCall {
+			if !strings.Contains(tc.Title, "a.txt") || len(tc.Locations) == 0 || tc.Locations[0].Path != file {
+				t.Errorf("the replayed Edit is titled %q at %+v, want its path", tc.Title, tc.Locations)
+			}
+		}
+	}
 	if err := d.ed.call("session/prompt", schema.PromptParams{SessionID: id, Prompt: []schema.ContentBlock{schema.TextBlock("Now from agent-lsp.")}}, nil); err != nil {
 		t.Fatal(err)
 	}
