@@ -29,6 +29,7 @@ type SessionCapabilities struct {
 	List   *struct{} `json:"list,omitempty"`
 	Resume *struct{} `json:"resume,omitempty"`
 	Close  *struct{} `json:"close,omitempty"`
+	Fork   *struct{} `json:"fork,omitempty"`
 }
 
 // ClientCapabilities are announced by an ACP client in initialize.
@@ -98,7 +99,8 @@ type NewSessionResult struct {
 	ConfigOptions []ConfigOption `json:"configOptions,omitempty"`
 }
 
-// LoadSessionParams is the params of session/load and session/resume.
+// LoadSessionParams is the params of session/load, session/resume and
+// session/fork.
 type LoadSessionParams struct {
 	SessionID  string      `json:"sessionId"`
 	Cwd        string      `json:"cwd"`

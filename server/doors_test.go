@@ -667,6 +667,16 @@ func sessionSteps() []step {
 		closeStep(theirs),
 		{method: "session/resume", params: load(theirs), check: mustSucceed},
 		closeStep(theirs),
+		{method: "session/fork", params: load(theirs), check: func(d *doorEnv, raw json.RawMessage, err error) {
+			mustSucceed(d, raw, err)
+			var res schema.NewSessionResult
+			if err := json.Unmarshal(raw, &res); err != nil || res.SessionID == "" || res.SessionID == d.claude {
+				d.t.Fatalf("session/fork answered %s (%v), want a new session id", raw, err)
+			}
+			if err := d.ed.call("session/close", schema.SessionIDParams{SessionID: res.SessionID}, nil); err != nil {
+				d.t.Errorf("closing the fork: %v", err)
+			}
+		}},
 	}
 }
 
