@@ -292,3 +292,34 @@ func TestRealClaudeCompaction(t *testing.T) {
 		t.Errorf("warnings: %q", h.Warnings)
 	}
 }
+
+// TestGitBranch: the branch is read from .git/HEAD of the repository
+// holding the cwd, through a worktree's .git file, and "HEAD" when
+// detached.
+func TestGitBranch(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(root, "repo", ".git", "HEAD"), "ref: refs/heads/feature/x\n")
+	write(filepath.Join(root, "repo", ".git", "worktrees", "wt", "HEAD"), "0123456789abcdef0123456789abcdef01234567\n")
+	write(filepath.Join(root, "wt", ".git"), "gitdir: ../repo/.git/worktrees/wt\n")
+	if err := os.MkdirAll(filepath.Join(root, "repo", "sub", "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		filepath.Join(root, "repo", "sub", "dir"): "feature/x",
+		filepath.Join(root, "wt"):                "HEAD",
+		root:                                     "",
+	} {
+		if got := gitBranch(dir); got != want {
+			t.Errorf("gitBranch(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
