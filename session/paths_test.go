@@ -315,8 +315,8 @@ func TestGitBranch(t *testing.T) {
 	}
 	for dir, want := range map[string]string{
 		filepath.Join(root, "repo", "sub", "dir"): "feature/x",
-		filepath.Join(root, "wt"):                "HEAD",
-		root:                                     "",
+		filepath.Join(root, "wt"):                 "HEAD",
+		root:                                      "",
 	} {
 		if got := gitBranch(dir); got != want {
 			t.Errorf("gitBranch(%s) = %q, want %q", dir, got, want)
