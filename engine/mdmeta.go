@@ -43,12 +43,9 @@ func splitMeta(text string) (mdMeta, string) {
 			}
 			key = strings.TrimSpace(k)
 			v = strings.TrimSpace(v)
-			switch {
-			case v == "":
+			if v == "" {
 				meta[key] = nil
-			case strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]"):
-				meta[key] = splitList(v[1 : len(v)-1])
-			default:
+			} else {
 				meta[key] = []string{unquote(v)}
 			}
 		}
@@ -56,14 +53,18 @@ func splitMeta(text string) (mdMeta, string) {
 	return meta, body
 }
 
-// get returns a scalar field.
+// get returns a scalar field as written (an inline list keeps its
+// brackets: argument-hint: [pr-number] is shown as such).
 func (m mdMeta) get(key string) string { return strings.Join(m[key], ", ") }
 
-// list returns a list field; a single string is split on commas (and,
-// for tool lists written Claude Code's way, on spaces between rules).
+// list returns a list field: "- item" lines, an inline [a, b] list, or a
+// string split on the commas outside parentheses.
 func (m mdMeta) list(key string) []string {
 	var out []string
 	for _, v := range m[key] {
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			v = v[1 : len(v)-1]
+		}
 		out = append(out, splitList(v)...)
 	}
 	return out

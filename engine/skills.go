@@ -166,7 +166,7 @@ func (t *skillTool) Run(ctx context.Context, input json.RawMessage) *tools.Resul
 	if err := json.Unmarshal(input, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err)
 	}
-	name := strings.TrimPrefix(strings.TrimSpace(cmp(in.Skill, in.Command)), "/")
+	name := strings.TrimPrefix(strings.TrimSpace(firstNonEmpty(in.Skill, in.Command)), "/")
 	if name == "" {
 		return tools.Errorf("invalid input: skill: required field is missing")
 	}
@@ -190,14 +190,6 @@ func (t *skillTool) Run(ctx context.Context, input json.RawMessage) *tools.Resul
 		Content:   fmt.Sprintf("Base directory for this skill: %s\n\n%s", k.dir(), strings.TrimSpace(body)),
 		Locations: []schema.Location{{Path: k.path}},
 	}
-}
-
-// cmp returns the first non-empty string.
-func cmp(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // extensionChanged re-announces the commands when a command or skill file

@@ -14,9 +14,9 @@
 //
 // New returns, in this order: Read, Write, Edit, MultiEdit, Glob, Grep, LS,
 // Bash, BashOutput, KillBash, TodoWrite, WebFetch and NotebookEdit. Each
-// tool's description is the .md file beside it; its input schema is in its Spec. Inputs are decoded
-// strictly: a missing or wrong-typed field is an error result naming it
-// ("file_path: expected string, got number"). Every path goes through
+// tool's description is the .md file beside it; its input schema is in its
+// Spec. Inputs are decoded strictly: a missing or wrong-typed field is an
+// error result naming it ("file_path: expected string, got number"). Every path goes through
 // Env.Resolve, which refuses paths outside the workspace roots, symbolic
 // links included.
 //
