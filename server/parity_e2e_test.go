@@ -485,3 +485,72 @@ func progressEnded(e *env) bool {
 	}
 	return false
 }
+
+// TestParityToolsACP runs the skill, WebFetch and NotebookEdit on the ACP
+// door (files on the disk, the editor offering no fs methods): a skill
+// loaded and its file read without a question, two fetches of one domain
+// asked about once, and a notebook edited into valid nbformat.
+func TestParityToolsACP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<h2>Changelog</h2><ul><li>fixed</li></ul>")
+	}))
+	defer srv.Close()
+	fetch := func(id, path string) fake.Part {
+		return fake.ToolUse(id, "WebFetch", fmt.Sprintf(`{"url":%q,"prompt":"what changed?"}`, srv.URL+path))
+	}
+	c := newACP(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Skill", `{"skill":"notes"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Read", `{"file_path":"nb.ipynb"}`)},
+		fake.Turn{fake.ToolUse("toolu_3", "NotebookEdit", `{"notebook_path":"nb.ipynb","cell_id":"cell-0","new_source":"x = 2"}`)},
+		fake.Turn{fetch("toolu_4", "/a")},
+		fake.Turn{fake.Text("Fixed things.")}, // the small model
+		fake.Turn{fetch("toolu_5", "/b")},
+		fake.Turn{fake.Text("Fixed things.")},
+		fake.Turn{fake.Text("done")},
+	)
+	writeTree(t, c.root, map[string]string{
+		".claude/skills/notes/SKILL.md": "---\ndescription: Edits notebooks\n---\nKeep cells short.\n",
+		// nbformat 4.4: no cell ids, one-space indent.
+		"nb.ipynb": "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"x = 1\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 4\n}\n",
+	})
+	c.answer = func(p *schema.RequestPermissionParams) schema.RequestPermissionResult {
+		for _, o := range p.Options {
+			if o.Kind == schema.AllowAlways {
+				return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: o.OptionID}}
+			}
+		}
+		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "allow_once"}}
+	}
+	c.initialize(false)
+	sid := c.newSession().SessionID
+	if res := c.prompt(sid, "tidy the notebook"); res.StopReason != schema.StopEndTurn {
+		t.Fatalf("stop = %q", res.StopReason)
+	}
+	if m := lastMessage(t, c.model, 1); !strings.Contains(m, "Keep cells short.") {
+		t.Errorf("Skill result = %s", m)
+	}
+	text, err := os.ReadFile(filepath.Join(c.root, "nb.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "\"source\": [\n    \"x = 2\"\n   ]") {
+		t.Errorf("notebook after the edit:\n%s", text)
+	}
+	validateNBFormat(t, string(text))
+	c.mu.Lock()
+	perms := slices.Clone(c.perms)
+	c.mu.Unlock()
+	var titles []string
+	for _, p := range perms {
+		titles = append(titles, p.ToolCall.Title)
+	}
+	// The edit, then the first fetch only: the second is allowed by the
+	// domain rule the first added.
+	if len(perms) != 2 || perms[0].ToolCall.Kind != schema.KindEdit || perms[1].ToolCall.Kind != schema.KindFetch {
+		t.Errorf("permission requests = %q", titles)
+	}
+	if m := lastMessage(t, c.model, 4); !strings.Contains(m, "## Changelog") || !strings.Contains(m, "- fixed") {
+		t.Errorf("small model's request = %s", m)
+	}
+}
