@@ -197,10 +197,31 @@ func (t *skillTool) Run(ctx context.Context, input json.RawMessage) *tools.Resul
 // as they are now.
 func (s *Session) extensionChanged(ctx context.Context, path string) {
 	for _, sub := range []string{"commands", "skills"} {
-		if tools.Within(filepath.Join(s.cwd, ".claude", sub), path) {
-			s.ReloadInstructions()
-			s.announceCommandList(ctx)
-			return
+		for _, d := range s.commandDirs(sub) {
+			if tools.Within(d.dir, path) {
+				s.ReloadInstructions()
+				s.announceCommandList(ctx)
+				return
+			}
 		}
 	}
+}
+
+// userExtensionDirs are the user's command and skill folders that exist
+// and lie outside the workspace (which is watched already).
+func (s *Session) userExtensionDirs() []string {
+	var out []string
+	for _, sub := range []string{"commands", "skills"} {
+		for _, d := range s.commandDirs(sub) {
+			if d.scope != "user" {
+				continue
+			}
+			real, err := filepath.EvalSymlinks(d.dir)
+			if err != nil || slices.ContainsFunc(s.env.Roots, func(r string) bool { return tools.Within(r, real) }) {
+				continue
+			}
+			out = append(out, real)
+		}
+	}
+	return out
 }

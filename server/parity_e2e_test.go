@@ -554,3 +554,28 @@ func TestParityToolsACP(t *testing.T) {
 		t.Errorf("small model's request = %s", m)
 	}
 }
+
+// TestUserCommandsLive: the user's commands (~/.claude/commands, outside
+// the workspace) are announced, and announced again when one is added.
+func TestUserCommandsLive(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, home, map[string]string{".claude/commands/mine.md": "---\ndescription: My command\n---\nDo mine.\n"})
+	e := newEnvWith(t, nil, func(c *engine.Config) { c.Home = home })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	e.editor.WaitFor("the user's command announced", func() bool {
+		c, ok := findCommand(e.editor.Updates(sid), "mine")
+		return ok && c.Description == "My command (user)"
+	})
+	n := 0
+	e.editor.WaitFor("the added user command announced", func() bool {
+		if n++; n%20 == 1 { // the watcher may start after the first write
+			writeTree(t, home, map[string]string{".claude/commands/tools/added.md": fmt.Sprintf("Added %d\n", n)})
+		}
+		c, ok := findCommand(e.editor.Updates(sid), "added")
+		return ok && strings.HasSuffix(c.Description, "(user:tools)")
+	})
+}
