@@ -15,6 +15,9 @@ func (s *Session) request() *providers.Request {
 	all := s.tools.all()
 	specs := make([]providers.ToolSpec, 0, len(all))
 	for _, t := range all {
+		if a, ok := t.(*agentTool); ok {
+			a.reload()
+		}
 		sp := t.Spec()
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
