@@ -20,9 +20,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// ErrBusy is returned by Prompt while another prompt of the same session
-// is running.
-var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it")
+// ErrBusy is returned by Prompt for a slash command while another prompt
+// of the same session is running (other prompts steer the running turn).
+var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
 // Session is one conversation with the model in one workspace.
 type Session struct {

@@ -277,3 +277,44 @@ func TestSubagentPermissionLabelled(t *testing.T) {
 		t.Errorf("the subagent's Bash = %q", got)
 	}
 }
+
+// TestSubagentACP: over the ACP door, the subagent's tool calls carry the
+// parent Agent call in _meta and the Agent call's tool_call_update content
+// lists them; the model gets the report as the Agent result.
+func TestSubagentACP(t *testing.T) {
+	c := newACP(t, nil,
+		fake.Turn{fake.ToolUse("toolu_agent", "Agent", `{"description":"list","prompt":"List the folder."}`)},
+		fake.Turn{fake.ToolUse("toolu_ls", "LS", `{"path":"."}`)},
+		fake.Turn{fake.Text("The folder is empty.")},
+		fake.Turn{fake.Text("ok")},
+	)
+	c.initialize(false)
+	sid := c.newSession().SessionID
+	if res := c.prompt(sid, "delegate"); res.StopReason != schema.StopEndTurn {
+		t.Fatalf("prompt = %q", res.StopReason)
+	}
+	if last := lastMessage(t, c.model, 3); !strings.Contains(last, "The folder is empty.") || strings.Contains(last, "toolu_ls") {
+		t.Errorf("the Agent result = %s", last)
+	}
+	var nested, progress bool
+	for _, u := range c.updates(sid) {
+		switch {
+		case u.ToolCall == nil:
+		case u.ToolCall.ToolCallID == "toolu_ls":
+			if m := agentMeta(u); m["parentToolCallId"] == "toolu_agent" {
+				nested = true
+			} else {
+				t.Errorf("child update _meta = %v", u.Meta)
+			}
+		case u.ToolCall.ToolCallID == "toolu_agent":
+			for _, tc := range u.ToolCall.Content {
+				if tc.Content != nil && strings.Contains(tc.Content.Text, "LS") {
+					progress = true
+				}
+			}
+		}
+	}
+	if !nested || !progress {
+		t.Errorf("nested: %v, progress: %v", nested, progress)
+	}
+}
