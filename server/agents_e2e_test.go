@@ -219,9 +219,9 @@ func TestRepetitionGuard(t *testing.T) {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
 	for n, want := range []bool{false, false, true} {
-		got := strings.Contains(resultText(e.toolResults(n+1)[0]), "exact Read call 3 times")
+		got := strings.Contains(resultText(e.toolResults(n + 1)[0]), "exact Read call 3 times")
 		if got != want {
-			t.Errorf("Read %d warned: %v, want %v (%s)", n+1, got, want, resultText(e.toolResults(n+1)[0]))
+			t.Errorf("Read %d warned: %v, want %v (%s)", n+1, got, want, resultText(e.toolResults(n + 1)[0]))
 		}
 	}
 }
