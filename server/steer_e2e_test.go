@@ -1,8 +1,15 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -126,5 +133,59 @@ func TestSteeringACP(t *testing.T) {
 	}
 	if !seen {
 		t.Errorf("no user_message_chunk for the steering prompt")
+	}
+}
+
+// TestSteeringPlain: on the plain LSP door, a second agent.prompt while
+// the agent works steers the running turn; the transcript shows it.
+func TestSteeringPlain(t *testing.T) {
+	release := make(chan struct{})
+	e := newEnv(t, map[string]string{"a.txt": "alpha\n"},
+		fake.Turn{fake.ToolUse("toolu_r", "Read", `{"file_path":"a.txt"}`), fake.Hold{Release: release}},
+		fake.Turn{fake.Text("Read it, and hello.")},
+	)
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if method == "window/showDocument" {
+			return map[string]bool{"success": true}, nil
+		}
+		return nil, jsonrpc2.ErrNotHandled
+	})
+	e.editor.InitializeWith(map[string]any{"rootUri": string(uri.File(e.root)), "capabilities": map[string]any{}})
+	run := func(text string) {
+		e.editor.MustCall("workspace/executeCommand", map[string]any{"command": "agent.prompt", "arguments": []string{text}}, nil)
+	}
+	run("read a.txt")
+	e.editor.WaitFor("the model call", func() bool { return len(e.model.Requests()) == 1 })
+	run("also say hello")
+	e.editor.WaitFor("the steering message accepted", func() bool {
+		for _, n := range e.editor.Notifications() {
+			if n.Method == "window/logMessage" && strings.Contains(string(n.Params), "joins the running turn") {
+				return true
+			}
+		}
+		return false
+	})
+	close(release)
+	e.editor.WaitFor("the turn's end", func() bool {
+		for _, n := range e.editor.Notifications() {
+			if n.Method == "window/logMessage" && strings.Contains(string(n.Params), "agent: done") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(e.model.Requests()); n != 2 {
+		t.Fatalf("the model got %d requests, want 2", n)
+	}
+	if !strings.Contains(lastUserText(t, e, 1), "also say hello") {
+		t.Errorf("the steering text did not reach the model: %s", e.requestText(1))
+	}
+	files, _ := filepath.Glob(filepath.Join(e.root, ".transcripts", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("transcripts = %v", files)
+	}
+	md, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(md), "while the agent works)\n\nalso say hello") {
+		t.Errorf("the transcript lacks the steering message:\n%s", md)
 	}
 }
