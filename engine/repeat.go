@@ -52,6 +52,9 @@ func (s *Session) checkRepeats(g *repeatGuard, uses, results []providers.Block) 
 	for i, use := range uses {
 		count, cycle := g.see(callKey(use))
 		var warn string
+		if count == repeatLimit-1 {
+			s.svc.cfg.Logf("session %s: repeated tool call: %s asked for %d times with the same input", s.ID, use.Name, count)
+		}
 		switch {
 		case count >= repeatLimit:
 			s.svc.cfg.Logf("session %s: repeated tool call: %s asked for %d times with the same input and nothing changed in between", s.ID, use.Name, count)
