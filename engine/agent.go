@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -195,7 +196,7 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
 	c.system = c.agentSystemPrompt(def)
 	if s.log != nil {
-		if l, err := s.log.Sidechain(run.id); err != nil {
+		if l, err := s.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)
 		} else {
 			c.log = l

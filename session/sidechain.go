@@ -1,11 +1,13 @@
 package session
 
 import (
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // sidechainPath returns where Claude Code keeps the transcript of a
@@ -16,18 +18,32 @@ func sidechainPath(sessionPath, agentID string) string {
 	return filepath.Join(dir, "subagents", "agent-"+agentID+".jsonl")
 }
 
+// AgentMeta describes a subagent run, as Claude Code's
+// agent-<agentId>.meta.json beside its transcript.
+type AgentMeta struct {
+	AgentType string `json:"agentType"`
+	IsBuiltIn bool   `json:"isBuiltIn"`
+}
+
 // Sidechain creates the transcript of one subagent run of this session,
 // as Claude Code writes it: a file of its own beside the session's
 // (<session id>/subagents/agent-<agentID>.jsonl), every line marked
-// isSidechain with the agentId, the session's id as sessionId. The
-// main session's loading never reads it; LoadSidechain does.
-func (l *Log) Sidechain(agentID string) (*Log, error) {
+// isSidechain with the agentId, the session's id as sessionId, and its
+// agent-<agentID>.meta.json naming the agent type. The main session's
+// loading never reads it; LoadSidechain does.
+func (l *Log) Sidechain(agentID string, meta AgentMeta) (*Log, error) {
 	if err := checkArgs(l.cwd, agentID); err != nil {
 		return nil, err
 	}
 	path := sidechainPath(l.path, agentID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating subagent directory: %w", err)
+	}
+	if b, err := stdjson.Marshal(meta); err == nil {
+		metaPath := strings.TrimSuffix(path, ".jsonl") + ".meta.json"
+		if err := os.WriteFile(metaPath, b, 0o600); err != nil {
+			return nil, fmt.Errorf("writing subagent metadata: %w", err)
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {

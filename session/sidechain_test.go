@@ -24,7 +24,7 @@ func TestSidechain(t *testing.T) {
 		return providers.Message{Role: role, Content: []providers.Block{providers.TextBlock(s)}}
 	}
 	main.Append(text(providers.RoleUser, "delegate it"))
-	side, err := main.Sidechain("a1b2")
+	side, err := main.Sidechain("a1b2", AgentMeta{AgentType: "general-purpose", IsBuiltIn: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,9 @@ func TestSidechain(t *testing.T) {
 	want := filepath.Join(filepath.Dir(main.Path()), "s1", "subagents", "agent-a1b2.jsonl")
 	if side.Path() != want {
 		t.Errorf("sidechain path = %s, want %s", side.Path(), want)
+	}
+	if meta, err := os.ReadFile(strings.TrimSuffix(want, ".jsonl") + ".meta.json"); err != nil || string(meta) != `{"agentType":"general-purpose","isBuiltIn":true}` {
+		t.Errorf("agent metadata = %s, %v", meta, err)
 	}
 	data, err := os.ReadFile(want)
 	if err != nil {
