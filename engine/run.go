@@ -85,7 +85,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
 
-	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	runCtx := workspace.WithLabel(withToolCallID(ctx, use.ID), "Agent: "+call.Title)
 	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
 		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})

@@ -124,7 +124,11 @@ func (s *Session) skillRead(tool string, paths []string) bool {
 	if tool != "Read" || len(paths) == 0 {
 		return false
 	}
-	dirs := s.readableSkillDirs()
+	// Through env: a subagent's env shares its parent's skill folders.
+	var dirs []string
+	if s.env.ReadOnlyRoots != nil {
+		dirs = s.env.ReadOnlyRoots()
+	}
 	for _, p := range paths {
 		if !slices.ContainsFunc(dirs, func(d string) bool { return tools.Within(d, p) }) || s.gate.policy.Hides("Read", p) {
 			return false

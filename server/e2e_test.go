@@ -432,11 +432,11 @@ func TestBadInput(t *testing.T) {
 	err = e.editor.Call("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "video"}}}, nil)
 	wantCode(t, err, 0, "unsupported content block")
 
-	// A second prompt while one runs.
+	// A slash command while a prompt runs (other prompts steer it).
 	var res schema.PromptResult
 	wait := e.editor.Go("session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("go")}}, &res)
 	e.editor.WaitFor("streamed text", func() bool { return strings.Contains(e.editor.Transcript(sid), "slow") })
-	_, err = e.editor.Prompt(sid, "again")
+	_, err = e.editor.Prompt(sid, "/compact")
 	wantCode(t, err, -32600, "already running")
 	e.editor.Notify("session/cancel", schema.SessionIDParams{SessionID: sid})
 	if err := wait(); err != nil || res.StopReason != schema.StopCancelled {

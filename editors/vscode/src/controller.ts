@@ -270,8 +270,18 @@ export class AgentController implements vscode.Disposable {
       this.notice('error', errorMessage(e));
       return;
     }
-    if (this.state.busy) return;
     const sessionId = this.state.sessionId!;
+    if (this.state.busy) {
+      // Steering: the running turn takes the text at its next step; the
+      // agent echoes it as user_message_chunk then, and answers this
+      // request when that turn ends (docs/protocol.md).
+      try {
+        await call(client, PromptRequest, { sessionId, prompt: [{ type: 'text', text }] });
+      } catch (e) {
+        this.notice('error', errorMessage(e));
+      }
+      return;
+    }
     const attachments = this.state.attachments;
     const prompt = [{ type: 'text' as const, text }, ...attachments.map(a => a.block)];
     this.emit({ type: 'userPrompt', text, attachments: attachments.map(a => a.label) });
