@@ -255,6 +255,9 @@ func (c *acpEditor) waitFor(what string, cond func() bool) {
 		}
 		select {
 		case <-changed:
+		case <-time.After(50 * time.Millisecond):
+			// cond may wait on something that sends no notification
+			// (a request reaching the fake model).
 		case <-deadline:
 			c.t.Fatalf("timed out waiting for %s", what)
 		}
