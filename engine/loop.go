@@ -15,6 +15,7 @@ import (
 // means the turn could not go on (no provider, an API error after
 // retries); the history keeps everything that happened before it.
 func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (string, error) {
+	defer entered(ctx) // on every path; a no-op once called
 	msg, err := userMessage(prompt)
 	if err != nil {
 		return "", err
@@ -25,6 +26,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 			steer = &steered{msg: msg, done: make(chan steerOutcome, 1)}
 		}
 		runCtx, err := s.begin(ctx, steer)
+		entered(ctx)
 		if errors.Is(err, errSteered) {
 			// Another turn runs: it takes this prompt at its next
 			// model call (see steer.go).

@@ -78,6 +78,7 @@ type Server struct {
 	bg      sync.WaitGroup // goroutines Run waits for
 
 	dispatch *dispatcher // orders the messages (dispatch.go)
+	prompts  promptOrder // hands each session its prompts in order (promptorder.go)
 
 	callsMu  sync.Mutex
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
