@@ -14,7 +14,7 @@ type fakeCode struct {
 	touched []string
 }
 
-func (f *fakeCode) Handles(path string) bool { return strings.HasSuffix(path, ".go") }
+func (f *fakeCode) Handles(path string) bool    { return strings.HasSuffix(path, ".go") }
 func (f *fakeCode) Touch(path string, _ []byte) { f.touched = append(f.touched, path) }
 func (f *fakeCode) Diagnostics(_ context.Context, path string, text []byte) ([]Diagnostic, bool, error) {
 	if !f.answers {
