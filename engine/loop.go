@@ -40,6 +40,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
+	if s.code != nil {
+		s.code.beginTurn()
+	}
 	stopBlocks := 0
 	for turn := 0; ; turn++ {
 		if turn == s.svc.cfg.MaxTurns {
@@ -56,6 +59,10 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		if len(uses) == 0 {
 			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
 				stopBlocks++
+				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+				continue
+			}
+			if again := s.checkOnStop(ctx); again != "" && resp.StopReason == providers.StopEndTurn {
 				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
 				continue
 			}

@@ -155,6 +155,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	}
 	if !res.IsError {
 		s.remember(use.ID, editResult(use.Name, use.Input, res.Display))
+		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

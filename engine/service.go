@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -62,6 +63,9 @@ type Config struct {
 	OnClose []func()
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
+	// LangServers are the language servers sessions may start when the
+	// settings configure none; nil detects the known ones on PATH.
+	LangServers []langserver.ServerConfig
 }
 
 func (c *Config) setDefaults() {
@@ -107,6 +111,9 @@ type Service struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // guarded by mu
 	warned   map[string]bool     // warnings given once per process, guarded by mu
+
+	lspOnce sync.Once
+	lsp     *langserver.Manager // set by lspOnce; nil when there are none
 }
 
 // warnOnce calls show with msg the first time msg is given.
@@ -211,6 +218,10 @@ func (s *Service) Close() {
 	}
 	for _, f := range closers {
 		f()
+	}
+	s.lspOnce.Do(func() {}) // none may start from now on
+	if s.lsp != nil {
+		s.lsp.Close()
 	}
 }
 

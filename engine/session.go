@@ -36,6 +36,7 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	code   *codeIntel   // nil when no language server covers anything
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
 	log     *session.Log // nil when sessions are not persisted
@@ -95,6 +96,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.setSandbox(st)
 	s.env.WrapCommand = s.wrapCommand
+	s.setCode(st, opts.Client)
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
