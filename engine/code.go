@@ -108,8 +108,8 @@ type codeIntel struct {
 	// seen is the text of each file last asked about, to tell the
 	// editor whether it changed; guarded by mu.
 	seen   map[string]string
-	edited   []string                      // files edited in the turn, guarded by mu
-	warned   bool                          // the stop check spoke this turn, guarded by mu
+	edited []string // files edited in the turn, guarded by mu
+	warned bool     // the stop check spoke this turn, guarded by mu
 }
 
 func newCodeIntel(servers *langserver.Manager, editor EditorDiagnostics, root string, conf settings.LSP) *codeIntel {
