@@ -1,8 +1,13 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/langtest"
@@ -87,5 +92,74 @@ func TestEditDiagnosticsThroughTheLSPDoor(t *testing.T) {
 	// The disk was never written: gopls read the buffer.
 	if e.disk("main.go") != goMain {
 		t.Error("the disk changed")
+	}
+}
+
+// TestEditDiagnosticsThroughTheACPDoor: the same through ACP, the client
+// serving the file from its unsaved buffer (fs/read_text_file).
+func TestEditDiagnosticsThroughTheACPDoor(t *testing.T) {
+	c := newACP(t, withGopls(t),
+		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"main.go"}`)},
+		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"main.go","old_string":"fmt.Println(Greet(\"you\"))","new_string":"fmt.Println(Greet(42))"}`)},
+		fake.Turn{fake.ToolUse("toolu_refs", "LSP", `{"operation":"findReferences","filePath":"main.go","line":6,"character":6}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	path := c.root + "/main.go"
+	c.write(c.root+"/go.mod", "module example.com/m\n\ngo 1.21\n")
+	c.write(path, goMain)
+	c.buffers[path] = goMain + "\nfunc unsavedCaller() string { return Greet(\"buffer\") }\n"
+	c.initialize(true)
+	sid := c.newSession().SessionID
+	if res := c.prompt(sid, "pass a number"); res.StopReason != schema.StopEndTurn {
+		t.Fatalf("stop = %q", res.StopReason)
+	}
+	if m := lastMessage(t, c.model, 2); !strings.Contains(m, "introduced new problems") || !strings.Contains(m, "cannot use 42") {
+		t.Errorf("the Edit's result lacks the type error: %s", m)
+	}
+	if m := lastMessage(t, c.model, 3); !strings.Contains(m, "main.go:12:") {
+		t.Errorf("findReferences misses the caller in the unsaved buffer: %s", m)
+	}
+}
+
+// TestEditDiagnosticsThroughThePlainDoor: "Agent: fix this" from a plain
+// LSP client; the Edit's result carries the new error.
+func TestEditDiagnosticsThroughThePlainDoor(t *testing.T) {
+	e := newEnvWith(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.21\n", "main.go": goMain}, withGopls(t),
+		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"main.go"}`)},
+		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"main.go","old_string":"return \"hello \" + name","new_string":"return len(name)"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		switch method {
+		case "window/showMessageRequest":
+			return map[string]string{"title": "Allow"}, nil
+		case "window/workDoneProgress/create", "window/showDocument":
+			return nil, nil
+		}
+		return nil, jsonrpc2.ErrNotHandled
+	})
+	e.editor.InitializeWith(map[string]any{
+		"rootUri":      string(uri.File(e.root)),
+		"capabilities": map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}}},
+	})
+	path := e.path("main.go")
+	e.editor.Open(path, goMain)
+	rng := map[string]any{"start": map[string]int{"line": 5, "character": 0}, "end": map[string]int{"line": 5, "character": 10}}
+	var actions []struct {
+		Title   string `json:"title"`
+		Command struct {
+			Command   string            `json:"command"`
+			Arguments []json.RawMessage `json:"arguments"`
+		} `json:"command"`
+	}
+	e.editor.MustCall("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]string{"uri": string(uri.File(path))},
+		"range":        rng,
+		"context":      map[string]any{"diagnostics": []map[string]any{{"range": rng, "message": "Greet should count", "source": "review"}}},
+	}, &actions)
+	e.editor.MustCall("workspace/executeCommand", map[string]any{"command": actions[0].Command.Command, "arguments": actions[0].Command.Arguments}, nil)
+	e.editor.WaitFor("the turn's end", func() bool { return len(e.model.Requests()) == 3 })
+	if got := resultText(e.toolResults(2)[0]); !strings.Contains(got, "main.go:6:41: error: cannot use len(name)") {
+		t.Errorf("the Edit's result lacks the type error:\n%s", got)
 	}
 }
