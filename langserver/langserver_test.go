@@ -140,3 +140,47 @@ func TestDetect(t *testing.T) {
 		t.Error("Serves is wrong")
 	}
 }
+
+// TestPyrightDiagnostics: a server from npm, which publishes without
+// waiting for a save.
+func TestPyrightDiagnostics(t *testing.T) {
+	pyright := langtest.Require(t, "pyright-langserver")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := langserver.New(langserver.Config{
+		Servers: []langserver.ServerConfig{{Name: "python", Command: []string{pyright, "--stdio"}, Filetypes: []string{"py"}}},
+		Logf:    t.Logf,
+	})
+	t.Cleanup(m.Close)
+	path := filepath.Join(dir, "calc.py")
+	good := "def average(values: list[int]) -> float:\n    return sum(values) / len(values)\n"
+	diags, ok, err := m.Diagnostics(context.Background(), dir, path, []byte(good), 60*time.Second)
+	if err != nil || !ok {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+	for _, d := range diags {
+		if d.Severity == langserver.SeverityError {
+			t.Errorf("error in the clean file: %+v", d)
+		}
+	}
+	bad := good + "\naverage(3)\n"
+	diags, ok, err = m.Diagnostics(context.Background(), dir, path, []byte(bad), 30*time.Second)
+	if err != nil || !ok {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+	found := false
+	for _, d := range diags {
+		if d.Severity == langserver.SeverityError && d.Line == 4 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no error at line 4: %+v", diags)
+	}
+	got, err := m.Ask(context.Background(), dir, langserver.Query{Op: langserver.OpHover, Path: path, Text: []byte(bad), Line: 1, Character: 6})
+	if err != nil || !strings.Contains(got, "average") {
+		t.Errorf("hover = %q, %v", got, err)
+	}
+}

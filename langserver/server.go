@@ -33,9 +33,10 @@ type server struct {
 	// exited is closed when the process has ended.
 	exited chan struct{}
 
-	cmd  *exec.Cmd
-	conn jsonrpc2.Conn
-	caps serverCaps
+	cmd       *exec.Cmd
+	conn      jsonrpc2.Conn
+	closeOnce sync.Once // closes conn
+	caps      serverCaps
 
 	mu    sync.Mutex
 	docs  map[string]*document   // open documents by path, guarded by mu
@@ -96,7 +97,7 @@ func (s *server) start(ctx context.Context) {
 	if err := s.launch(ctx); err != nil {
 		s.err = fmt.Errorf("starting language server %s (%s): %w", s.cfg.Name, strings.Join(s.cfg.Command, " "), err)
 		s.logf("%v", s.err)
-		s.stop()
+		s.kill()
 	}
 }
 
@@ -410,7 +411,12 @@ func (s *server) isDead() bool {
 }
 
 // stop shuts the server down politely, then kills its process group.
-func (s *server) stop() {
+func (s *server) stop() { s.end(true) }
+
+// kill ends a server that never started properly, without asking it.
+func (s *server) kill() { s.end(false) }
+
+func (s *server) end(polite bool) {
 	s.mu.Lock()
 	wasDead := s.dead
 	s.dead = true
@@ -418,7 +424,7 @@ func (s *server) stop() {
 	if s.cmd == nil {
 		return
 	}
-	if !wasDead && s.conn != nil {
+	if polite && !wasDead && s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := s.call(ctx, "shutdown", nil, nil); err == nil {
 			_ = s.conn.Notify(ctx, "exit", nil)
@@ -435,7 +441,9 @@ func (s *server) stop() {
 		killGroup(s.cmd)
 		<-s.exited
 	}
-	if s.conn != nil {
-		_ = s.conn.Close()
-	}
+	s.closeOnce.Do(func() {
+		if s.conn != nil {
+			_ = s.conn.Close()
+		}
+	})
 }
