@@ -23,6 +23,9 @@ const DefaultDiagnosticsWait = 1500 * time.Millisecond
 // session then asks the editor instead of starting a server of its own
 // for the files the editor covers.
 type EditorDiagnostics interface {
+	// OffersDiagnostics reports whether the editor announced the
+	// capability at all.
+	OffersDiagnostics() bool
 	// CoversDiagnostics reports whether the editor can report on path.
 	CoversDiagnostics(path string) bool
 	// Diagnostics returns the editor's diagnostics of path. When changed
@@ -105,6 +108,7 @@ type codeIntel struct {
 	// baseline holds, per file, the diagnostics first seen in the
 	// current turn: what was there before the agent edited it.
 	baseline map[string][]tools.Diagnostic // guarded by mu
+	route    map[string]bool               // the editor answers for the file, guarded by mu
 	// seen is the text of each file last asked about, to tell the
 	// editor whether it changed; guarded by mu.
 	seen   map[string]string
@@ -116,15 +120,32 @@ func newCodeIntel(servers *langserver.Manager, editor EditorDiagnostics, root st
 	if servers == nil && editor == nil {
 		return nil
 	}
-	c := &codeIntel{servers: servers, editor: editor, root: root, wait: DefaultDiagnosticsWait, baseline: map[string][]tools.Diagnostic{}, seen: map[string]string{}}
+	c := &codeIntel{servers: servers, editor: editor, root: root, wait: DefaultDiagnosticsWait, baseline: map[string][]tools.Diagnostic{}, seen: map[string]string{}, route: map[string]bool{}}
 	if conf.DiagnosticsTimeoutMs > 0 {
 		c.wait = time.Duration(conf.DiagnosticsTimeoutMs) * time.Millisecond
 	}
 	return c
 }
 
+// byEditor reports whether the editor answers for path. The choice
+// sticks for the session once made, so that the problems before and
+// after an edit come from the same source.
 func (c *codeIntel) byEditor(path string) bool {
-	return c.editor != nil && c.editor.CoversDiagnostics(path)
+	if c.editor == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.route[path]; ok {
+		return r
+	}
+	switch {
+	case c.editor.CoversDiagnostics(path):
+		c.route[path] = true
+	case c.servers != nil && c.servers.Handles(path):
+		c.route[path] = false
+	}
+	return c.route[path]
 }
 
 func (c *codeIntel) Handles(path string) bool {
@@ -258,6 +279,9 @@ func (c *codeIntel) stopCheck(ctx context.Context, files tools.FileSystem) strin
 // diagnostics, when there are any.
 func (s *Session) setCode(st *settings.Settings, client Client) {
 	editor, _ := client.(EditorDiagnostics)
+	if editor != nil && !editor.OffersDiagnostics() {
+		editor = nil
+	}
 	servers := s.svc.langServers()
 	if len(st.LSP.HeldBack) > 0 {
 		s.svc.warnOnce(fmt.Sprintf("the project's settings name language server commands (%v); they are ignored: configure language servers in ~/.claude/settings.json", st.LSP.HeldBack), func(m string) { s.svc.cfg.Logf("%s", m) })

@@ -163,3 +163,57 @@ func TestEditDiagnosticsThroughThePlainDoor(t *testing.T) {
 		t.Errorf("the Edit's result lacks the type error:\n%s", got)
 	}
 }
+
+// TestEditorDiagnostics: an editor that announces
+// experimental.agent.diagnostics answers for its open documents through
+// agent/diagnostics; no language server is started, and the edit's
+// result carries what the editor reported for the new version.
+func TestEditorDiagnostics(t *testing.T) {
+	e := newEnvWith(t, map[string]string{"calc.py": calc}, func(c *engine.Config) {
+		c.LangServers = []langserver.ServerConfig{} // none of our own
+	},
+		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"calc.py"}`)},
+		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"calc.py","old_string":"/ 2","new_string":"/ count"}`)},
+		fake.Turn{fake.ToolUse("toolu_diag", "Diagnostics", `{"file_path":"calc.py"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	var asked []string
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if method != "agent/diagnostics" {
+			return nil, jsonrpc2.ErrNotHandled
+		}
+		asked = append(asked, string(params))
+		var p struct {
+			URI string `json:"uri"`
+		}
+		json.Unmarshal(params, &p)
+		buf, _ := e.editor.Buffer(uri.URI(p.URI).FsPath())
+		out := []map[string]any{{"range": map[string]any{"start": map[string]int{"line": 0, "character": 4}, "end": map[string]int{"line": 0, "character": 11}}, "severity": 3, "message": "average could have a docstring", "source": "lint"}}
+		if strings.Contains(buf.Text, "count") {
+			out = append(out, map[string]any{"range": map[string]any{"start": map[string]int{"line": 1, "character": 28}, "end": map[string]int{"line": 1, "character": 33}}, "severity": 1, "message": `"count" is not defined`, "source": "Pyright", "code": "reportUndefinedVariable"})
+		}
+		return out, nil
+	})
+	e.editor.InitializeWith(map[string]any{
+		"rootUri": string(uri.File(e.root)),
+		"capabilities": map[string]any{
+			"workspace":    map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}},
+			"experimental": map[string]any{"agent": map[string]any{"diagnostics": map[string]any{}}},
+		},
+	})
+	e.editor.Open(e.path("calc.py"), calc)
+	sid := e.editor.NewSession(e.root)
+	if stop, err := e.editor.Prompt(sid, "count"); err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	if got := resultText(e.toolResults(2)[0]); !strings.Contains(got, `calc.py:2:29: error: "count" is not defined [Pyright]`) || strings.Contains(got, "docstring") {
+		t.Errorf("the Edit's result = %s", got)
+	}
+	if got := resultText(e.toolResults(3)[0]); !strings.Contains(got, "docstring") || !strings.Contains(got, "not defined") {
+		t.Errorf("Diagnostics = %s", got)
+	}
+	// Before the edit: no version; after it: the buffer's new version.
+	if len(asked) < 2 || strings.Contains(asked[0], "version") || !strings.Contains(asked[1], `"version":2`) {
+		t.Errorf("agent/diagnostics params = %v", asked)
+	}
+}
