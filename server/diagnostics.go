@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -53,17 +54,39 @@ func (c client) CoversDiagnostics(path string) bool {
 // Diagnostics asks the editor for its diagnostics of path.
 func (c client) Diagnostics(ctx context.Context, path string, changed bool, wait time.Duration) ([]tools.Diagnostic, error) {
 	p := agentDiagnosticsParams{URI: string(uri.File(path))}
+	// The editor's didChange for the edit may still be on its way, so
+	// the version to wait for is the one after the version seen before
+	// the edit.
+	v, open := c.s.overlay.Version(path)
+	c.s.mu.Lock()
+	if c.s.diagVersions == nil {
+		c.s.diagVersions = map[string]int32{}
+	}
+	before, known := c.s.diagVersions[path]
+	if !changed && open {
+		c.s.diagVersions[path] = v
+	}
+	c.s.mu.Unlock()
 	if changed {
-		if v, ok := c.s.overlay.Version(path); ok {
-			p.Version = &v
-			p.TimeoutMs = int(wait / time.Millisecond)
+		if !known {
+			before = v
 		}
+		after := before + 1
+		p.Version = &after
+		p.TimeoutMs = int(wait / time.Millisecond)
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait+time.Second)
 	defer cancel()
-	var res []editorDiagnostic
-	if err := c.s.peer.Call(ctx, "agent/diagnostics", p, &res); err != nil {
+	var raw json.RawMessage
+	if err := c.s.peer.Call(ctx, "agent/diagnostics", p, &raw); err != nil {
 		return nil, err
+	}
+	var res []editorDiagnostic
+	// Lua's JSON encoders write an empty list as {}.
+	if t := strings.TrimSpace(string(raw)); t != "{}" && t != "null" {
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("agent/diagnostics: %w", err)
+		}
 	}
 	out := make([]tools.Diagnostic, 0, len(res))
 	for _, d := range res {

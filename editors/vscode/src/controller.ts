@@ -113,6 +113,7 @@ export class AgentController implements vscode.Disposable {
     client.onNotification(AgentStatusNotification.method, (p: AgentStatusParams) => this.onStatus(p));
     client.onRequest(AgentDiagnosticsRequest.method, (p: AgentDiagnosticsParams) => answerDiagnostics(this.diagnostics, {
       uriToKey: u => vscode.Uri.parse(u).fsPath,
+      currentVersion: u => vscode.workspace.textDocuments.find(d => d.uri.fsPath === vscode.Uri.parse(u).fsPath)?.version,
       getDiagnostics: u => vscode.languages.getDiagnostics(vscode.Uri.parse(u)).map(toLspDiagnostic),
     }, p));
     client.onDidChangeState(e => {

@@ -71,13 +71,18 @@ export class DiagnosticsTracker {
 /** The subset of vscode this module needs, so tests can fake it. */
 export interface DiagnosticsHost {
   uriToKey(uri: string): string;
+  /** The document's version now, if it is open. */
+  currentVersion(uri: string): number | undefined;
   getDiagnostics(uri: string): LspDiagnostic[];
 }
 
 /** Answers agent/diagnostics. */
 export async function answerDiagnostics(tracker: DiagnosticsTracker, host: DiagnosticsHost, p: AgentDiagnosticsParams): Promise<LspDiagnostic[]> {
   if (p.version !== undefined && p.version !== null) {
-    await tracker.wait(host.uriToKey(p.uri), p.version, p.timeoutMs ?? 1500);
+    // The edit is applied when the request arrives: wait for the text as it
+    // is now, which may be past the version the agent knew of.
+    const version = Math.max(p.version, host.currentVersion(p.uri) ?? p.version);
+    await tracker.wait(host.uriToKey(p.uri), version, p.timeoutMs ?? 1500);
   }
   return host.getDiagnostics(p.uri);
 }

@@ -19,8 +19,23 @@ describe('agent/diagnostics', () => {
     t.documentChanged('/a.go', 2);
     assert.strictEqual(t.ready('/a.go', 2), false, 'diagnostics of version 1 do not answer for version 2');
     let current: LspDiagnostic[] = [];
-    const answer = answerDiagnostics(t, { uriToKey: u => u.replace('file://', ''), getDiagnostics: () => current }, { uri: 'file:///a.go', version: 2, timeoutMs: 60_000 });
+    const answer = answerDiagnostics(t, { uriToKey: u => u.replace('file://', ''), currentVersion: () => 2, getDiagnostics: () => current }, { uri: 'file:///a.go', version: 2, timeoutMs: 60_000 });
     current = [err];
+    t.diagnosticsChanged('/a.go');
+    assert.deepStrictEqual(await answer, [err]);
+  });
+
+  it('waits for the version the editor has, past the one asked for', async () => {
+    const t = new DiagnosticsTracker();
+    t.diagnosticsChanged('/a.go');
+    t.documentChanged('/a.go', 3);
+    t.diagnosticsChanged('/a.go');
+    t.documentChanged('/a.go', 4);
+    let done = false;
+    const answer = answerDiagnostics(t, { uriToKey: u => u.replace('file://', ''), currentVersion: () => 4, getDiagnostics: () => [err] }, { uri: 'file:///a.go', version: 3, timeoutMs: 60_000 })
+      .then(r => { done = true; return r; });
+    await new Promise(r => setTimeout(r, 5));
+    assert.strictEqual(done, false, 'diagnostics of version 3 do not answer once the editor has version 4');
     t.diagnosticsChanged('/a.go');
     assert.deepStrictEqual(await answer, [err]);
   });
@@ -29,7 +44,7 @@ describe('agent/diagnostics', () => {
     const t = new DiagnosticsTracker();
     t.diagnosticsChanged('/a.go');
     t.documentChanged('/a.go', 5);
-    const got = await answerDiagnostics(t, { uriToKey: u => u.replace('file://', ''), getDiagnostics: () => [err] }, { uri: 'file:///a.go', version: 5, timeoutMs: 1 });
+    const got = await answerDiagnostics(t, { uriToKey: u => u.replace('file://', ''), currentVersion: () => undefined, getDiagnostics: () => [err] }, { uri: 'file:///a.go', version: 5, timeoutMs: 1 });
     assert.deepStrictEqual(got, [err]);
   });
 
@@ -37,7 +52,7 @@ describe('agent/diagnostics', () => {
     const t = new DiagnosticsTracker();
     t.diagnosticsChanged('/a.go');
     t.documentChanged('/a.go', 9);
-    const got = await answerDiagnostics(t, { uriToKey: u => u, getDiagnostics: () => [] }, { uri: 'file:///a.go', timeoutMs: 60_000 });
+    const got = await answerDiagnostics(t, { uriToKey: u => u, currentVersion: () => 9, getDiagnostics: () => [] }, { uri: 'file:///a.go', timeoutMs: 60_000 });
     assert.deepStrictEqual(got, []);
   });
 });
