@@ -118,3 +118,20 @@ func severityName(n int) string {
 	}
 	return "hint"
 }
+
+// The plain door's client answers like the LSP door's (wrap mode's
+// agent gets the wrapped server's diagnostics this way).
+var _ engine.EditorDiagnostics = (*plainClient)(nil)
+
+// OffersDiagnostics is client.OffersDiagnostics.
+func (pc *plainClient) OffersDiagnostics() bool { return client{pc.s}.OffersDiagnostics() }
+
+// CoversDiagnostics is client.CoversDiagnostics.
+func (pc *plainClient) CoversDiagnostics(path string) bool {
+	return client{pc.s}.CoversDiagnostics(path)
+}
+
+// Diagnostics is client.Diagnostics.
+func (pc *plainClient) Diagnostics(ctx context.Context, path string, changed bool, wait time.Duration) ([]tools.Diagnostic, error) {
+	return client{pc.s}.Diagnostics(ctx, path, changed, wait)
+}

@@ -115,7 +115,7 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 		workDoneProgress:   p.Capabilities.Window.WorkDoneProgress,
 		showMessageActions: p.Capabilities.Window.ShowMessage != nil,
 		agent:              len(agent) > 0 && string(agent) != "null" && string(agent) != "false",
-		diagnostics:        announcesDiagnostics(agent),
+		diagnostics:        announcesDiagnostics(agent) || len(p.Capabilities.Experimental[plainDiagnosticsCapability]) > 0,
 	}
 	init.Roots = tools.ResolveRoots(roots...)
 	svc, err := s.opts.NewService(init)
