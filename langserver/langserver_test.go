@@ -24,7 +24,9 @@ func main() {
 }
 `
 
-func goplsManager(t *testing.T) (*langserver.Manager, string) {
+func goplsManager(t *testing.T) (*langserver.Manager, string) { return goplsManagerTB(t) }
+
+func goplsManagerTB(t testing.TB) (*langserver.Manager, string) {
 	t.Helper()
 	gopls := langtest.Require(t, "gopls")
 	langtest.GoEnv(t)

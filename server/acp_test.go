@@ -322,7 +322,7 @@ func (c *acpEditor) write(path, text string) {
 }
 
 // lastMessage returns the last message of model request n (0-based).
-func lastMessage(t *testing.T, model *fake.Server, n int) string {
+func lastMessage(t testing.TB, model *fake.Server, n int) string {
 	t.Helper()
 	reqs := model.Requests()
 	if n >= len(reqs) {
