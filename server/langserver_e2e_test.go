@@ -14,6 +14,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 const goMain = `package main
@@ -215,5 +216,34 @@ func TestEditorDiagnostics(t *testing.T) {
 	// Before the edit: no version; after it: the buffer's new version.
 	if len(asked) < 2 || strings.Contains(asked[0], "version") || !strings.Contains(asked[1], `"version":2`) {
 		t.Errorf("agent/diagnostics params = %v", asked)
+	}
+}
+
+// TestCheckOnStop: with lsp.checkOnStop, a turn that ends with a new error
+// in a file the agent edited goes on once, the model being told; it ends
+// when the error is fixed.
+func TestCheckOnStop(t *testing.T) {
+	gopls := withGopls(t)
+	e := newEnvWith(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.21\n", "main.go": goMain}, func(c *engine.Config) {
+		gopls(c)
+		c.Settings = &settings.Settings{LSP: settings.LSP{CheckOnStop: true}}
+	},
+		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"main.go"}`)},
+		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"main.go","old_string":"return \"hello \" + name","new_string":"return len(name)"}`)},
+		fake.Turn{fake.Text("Done.")},
+		fake.Turn{fake.ToolUse("toolu_fix", "Edit", `{"file_path":"main.go","old_string":"return len(name)","new_string":"return \"hello \" + name"}`)},
+		fake.Turn{fake.Text("Fixed.")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if stop, err := e.editor.Prompt(sid, "return the length"); err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	reqs := e.model.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("model calls = %d, want 5 (one more after the stop check)", len(reqs))
+	}
+	if m := lastMessage(t, e.model, 3); !strings.Contains(m, "Before you end your turn") || !strings.Contains(m, "cannot use len(name)") {
+		t.Errorf("the stop check said: %s", m)
 	}
 }
