@@ -283,9 +283,6 @@ func (s *Session) setCode(st *settings.Settings, client Client) {
 		editor = nil
 	}
 	servers := s.svc.langServers()
-	if len(st.LSP.HeldBack) > 0 {
-		s.svc.warnOnce(fmt.Sprintf("the project's settings name language server commands (%v); they are ignored: configure language servers in ~/.claude/settings.json", st.LSP.HeldBack), func(m string) { s.svc.cfg.Logf("%s", m) })
-	}
 	if c := newCodeIntel(servers, editor, s.cwd, st.LSP); c != nil {
 		s.code = c
 		s.env.Code = c

@@ -61,6 +61,7 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	}
 	sess := newSession(s, id, opts)
 	sess.log = log
+	sess.restoreState(hist.State)
 	sess.history = normalize(hist.Messages)
 	sess.titled = true
 	sess.resumed = true

@@ -37,9 +37,21 @@ type Session struct {
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
 	code   *codeIntel   // nil when no language server covers anything
+	// editorMCP are the MCP servers the editor passed; mcpNames the
+	// servers started (or reported) so far.
+	editorMCP []schema.MCPServer
+	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
-	log     *session.Log // nil when sessions are not persisted
+	// confiner holds the commands that run without a question.
+	confiner *sandbox.Confiner
+	// classifierOff makes every Bash call that would ask run confined
+	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
+	classifierOff bool
+	log           *session.Log // nil when sessions are not persisted
+
+	stateMu    sync.Mutex     // serializes saveState
+	savedState *session.State // what the file holds last, guarded by stateMu
 
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
@@ -64,7 +76,13 @@ type Session struct {
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
 	// shown are what finished file-changing calls did (toolUseResult),
 	// by tool_use_id, until their results are saved; guarded by mu.
-	shown map[string]json.RawMessage
+	shown      map[string]json.RawMessage
+	trustedMCP *mcp.Manager // servers started once the folder was trusted, guarded by mu
+	// startSettings and startModel are the settings and default model the
+	// session started with; startSettings becomes the trusted folder's
+	// settings once they apply. Guarded by mu.
+	startSettings *settings.Settings
+	startModel    string
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -82,9 +100,11 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		client: opts.Client,
 		model:  opts.Model,
 	}
+	s.startModel = svc.defaultModel()
 	if s.model == "" {
-		s.model = svc.cfg.Model
+		s.model = s.startModel
 	}
+	s.startSettings = st
 
 	s.env = &tools.Env{
 		Cwd:      s.cwd,
@@ -93,14 +113,18 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
+		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
+	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.setCode(st, opts.Client)
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
+	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
+	s.noticeHeldBack(st)
 	s.startWatching()
 	return s
 }
@@ -123,6 +147,7 @@ func (s *Session) SetModel(model string) error {
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()
+	s.saveState()
 	return nil
 }
 
@@ -143,6 +168,8 @@ func (s *Session) Cancel() {
 	if cancel != nil {
 		cancel()
 	}
+	// Background shells are part of the work being cancelled.
+	s.env.KillShells()
 }
 
 // begin marks a prompt as running and returns its context.
@@ -201,6 +228,12 @@ func (s *Session) close() {
 	}
 	if s.mcp != nil {
 		s.mcp.Close()
+	}
+	s.mu.Lock()
+	trusted := s.trustedMCP
+	s.mu.Unlock()
+	if trusted != nil {
+		trusted.Close()
 	}
 	s.stopWatching()
 	if s.log != nil {

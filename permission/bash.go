@@ -14,7 +14,7 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 	if cwd == "" {
 		cwd = p.project
 	}
-	env := &shellEnv{cwd: realPath("/", cwd), roots: st.roots, home: p.home}
+	env := p.shellEnv(st, cwd)
 	if strings.TrimSpace(c.Command) == "" {
 		return Decision{Verdict: Deny, Reason: "The Bash command is empty."}
 	}
@@ -26,6 +26,10 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 		}
 		switch st.mode {
 		case BypassPermissions:
+			if p.shellEnv(st, cwd).bashRules {
+				// What bash would run cannot be matched against them.
+				return Decision{Verdict: Deny, Reason: "The command does not parse, so the Bash deny rules cannot be checked: " + err.Error()}
+			}
 			return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 		case Plan:
 			return Decision{Verdict: Deny, Reason: "The command does not parse, and in plan mode only read-only commands run: " + err.Error()}
@@ -41,6 +45,16 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 			return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 		}
 		return p.askOr(st, c, Decision{Verdict: Ask, Reason: fmt.Sprintf("%q matches %s", cmd.text(), r.describe())})
+	}
+	if denied := collect(s, func(s *script) []string { return s.denied }); len(denied) > 0 {
+		return Decision{Verdict: Deny, Reason: "Permission to run this command was denied: it " + strings.Join(denied, "; ") + "."}
+	}
+	if risk := collect(s, func(s *script) []string { return s.denyRisk }); len(risk) > 0 {
+		why := strings.Join(risk, "; ")
+		if st.mode == BypassPermissions || st.mode == Plan {
+			return Decision{Verdict: Deny, Reason: "The command may do what a deny rule forbids, which cannot be checked: " + why + "."}
+		}
+		return p.askOr(st, c, Decision{Verdict: Ask, Reason: why})
 	}
 	if st.mode == BypassPermissions {
 		return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
@@ -63,11 +77,17 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 	}
 	e := &bashEval{st: st, acceptEdits: st.mode == AcceptEdits}
 	if e.allowedScript(s) {
-		reason := "read-only command"
 		if len(e.used) > 0 {
-			reason = "allowed by " + strings.Join(e.used, ", ")
+			return Decision{Verdict: Allow, Reason: "allowed by " + strings.Join(e.used, ", ")}
 		}
-		return Decision{Verdict: Allow, Reason: reason}
+		if st.unconfined && !shortListed(s) {
+			return p.askOr(st, c, Decision{Verdict: Ask, Reason: unconfinedReason})
+		}
+		d := Decision{Verdict: Allow, Reason: "read-only command", Confine: ConfineReadOnly}
+		if notReadOnly(s) != "" {
+			d.Confine = ConfineWorkspace
+		}
+		return d
 	}
 	var why []string
 	why = append(why, e.hazards...)
@@ -91,6 +111,127 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 		d.AlwaysRule = strings.Join(d.AlwaysRules, ", ")
 	}
 	return p.askOr(st, c, d)
+}
+
+// shellEnv returns what the classifier needs to know of the session:
+// where the command runs, the workspace, and the deny rules that reach
+// into commands.
+func (p *Policy) shellEnv(st snapshot, cwd string) *shellEnv {
+	env := &shellEnv{cwd: realPath("/", cwd), roots: st.roots, home: p.home}
+	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
+		for i := range rules {
+			r := &rules[i]
+			// A git alias or a -c setting can run any command, so any
+			// Bash deny or ask rule could be dodged through git.
+			if r.Tool == "Bash" {
+				env.bashRules = true
+			}
+		}
+	}
+	for i := range st.rules.deny {
+		r := &st.rules.deny[i]
+		if family(r.Tool) != "Read" {
+			continue
+		}
+		switch {
+		case r.kind == kindTool || r.fallback:
+			env.denyAllReads = true
+		case r.kind == kindPath:
+			env.readDeny = append(env.readDeny, r.glob)
+		}
+	}
+	return env
+}
+
+// collect gathers a list from s and every script nested in it.
+func collect(s *script, get func(*script) []string) []string {
+	out := append([]string(nil), get(s)...)
+	for _, c := range s.cmds {
+		if c.inner != nil {
+			for _, v := range collect(c.inner, get) {
+				if !contains(out, v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// wrapperNames are commands that run another command given in their
+// words. Deny and ask rules are also matched against every later word
+// that could be that command, so no option spelling hides it.
+var wrapperNames = map[string]bool{
+	"env": true, "nice": true, "nohup": true, "timeout": true, "stdbuf": true, "sudo": true, "doas": true,
+	"command": true, "builtin": true, "exec": true, "xargs": true, "time": true, "watch": true, "chroot": true,
+	"setsid": true, "ionice": true, "chrt": true, "taskset": true, "flock": true, "unbuffer": true,
+	"strace": true, "ltrace": true, "nsenter": true, "unshare": true, "firejail": true, "caffeinate": true,
+	"catchsegv": true, "prlimit": true, "runuser": true, "sg": true, "numactl": true, "cgexec": true,
+}
+
+// spellings returns the forms of c that deny and ask rules are matched
+// against: as written, by the base name of a command given by path, by
+// what a glob command name expands to, git without its global options,
+// and what a wrapper may run.
+func spellings(c *command) [][]word {
+	out := [][]word{c.words}
+	base := func(ws []word) []word {
+		if n := ws[0]; n.literal && strings.Contains(n.value, "/") {
+			b := filepath.Base(n.value)
+			return append([]word{{value: b, literal: true, src: b}}, ws[1:]...)
+		}
+		return nil
+	}
+	if b := base(c.words); b != nil {
+		out = append(out, b)
+	}
+	for _, n := range c.names {
+		ws := append([]word{{value: n, literal: true, src: n}}, c.words[1:]...)
+		out = append(out, ws)
+		if b := base(ws); b != nil {
+			out = append(out, b)
+		}
+	}
+	if c.norm != nil {
+		out = append(out, c.norm)
+	}
+	if n := c.words[0]; n.literal && wrapperNames[filepath.Base(n.value)] {
+		for i := 1; i < len(c.words); i++ {
+			w := c.words[i]
+			if !w.literal || strings.HasPrefix(w.value, "-") || strings.Contains(w.value, "=") {
+				continue
+			}
+			ws := c.words[i:]
+			out = append(out, ws)
+			if b := base(ws); b != nil {
+				out = append(out, b)
+			}
+			if filepath.Base(w.value) == "git" {
+				if g, ok := gitStrip(ws); ok {
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	// git's plumbing does what its porcelain does: a rule on git push
+	// also holds for git send-pack.
+	for _, ws := range out {
+		if len(ws) > 1 && ws[0].literal && filepath.Base(ws[0].value) == "git" && ws[1].literal {
+			if porcelain, ok := gitPlumbing[ws[1].value]; ok {
+				alt := append([]word{{value: "git", literal: true, src: "git"}, {value: porcelain, literal: true, src: porcelain}}, ws[2:]...)
+				out = append(out, alt)
+			}
+		}
+	}
+	return out
+}
+
+// gitPlumbing maps git plumbing commands to the porcelain command whose
+// rules they must obey.
+var gitPlumbing = map[string]string{
+	"send-pack": "push", "http-push": "push", "fetch-pack": "fetch", "commit-tree": "commit",
+	"update-ref": "branch", "read-tree": "checkout", "checkout-index": "checkout", "update-index": "add",
+	"merge-tree": "merge", "mktag": "tag",
 }
 
 // rawMatch matches a Bash rule against command text that does not parse:
@@ -127,12 +268,8 @@ func findRule(rules []compiledRule, s *script) (*compiledRule, *command) {
 			if r.Tool != "Bash" {
 				continue
 			}
-			if r.matchCommand(c.words, c.open) {
-				return r, c
-			}
-			if name := c.words[0]; name.literal && strings.Contains(name.value, "/") {
-				alias := append([]word{{value: filepath.Base(name.value), literal: true, src: filepath.Base(name.value)}}, c.words[1:]...)
-				if r.matchCommand(alias, c.open) {
+			for _, ws := range spellings(c) {
+				if r.matchCommand(ws, c.open) {
 					return r, c
 				}
 			}
@@ -277,6 +414,10 @@ func suggestBash(c *command) string {
 		return "Bash(" + joinCanon(words[:n]) + ":*)"
 	}
 	switch {
+	case name == "xargs" || name == "eval":
+		// Their commands or arguments arrive at run time: no rule
+		// written now can say what "always" would run.
+		return ""
 	case exactOnly[name] || strings.Contains(name, "="):
 		return exact()
 	case interpreters[name]:

@@ -25,26 +25,63 @@ func withinAny(roots []string, p string) bool {
 	return false
 }
 
-// realPath makes p absolute (from cwd), cleans it and resolves symlinks
-// in its longest existing prefix, so a link inside the workspace that
-// points out of it is seen for what it is.
+// realPath makes p absolute (from cwd) and resolves it the way the
+// kernel does: component by component, following each symlink as it is
+// met, so "link/.." is the parent of the link's target, not "." as a
+// lexical clean would say. What does not exist yet is joined lexically.
+// A link inside the workspace that points out of it is seen for what it
+// is.
 func realPath(cwd, p string) string {
+	return realPathDepth(cwd, p, 0)
+}
+
+// maxLinks bounds the symlinks followed for one path, as the kernel's
+// ELOOP does.
+const maxLinks = 40
+
+func realPathDepth(cwd, p string, depth int) string {
+	if depth > maxLinks {
+		return "/proc/self/loop" // outside any workspace: asks
+	}
+	cur := "/"
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
+		cur = filepath.Clean(cwd)
 	}
-	p = filepath.Clean(p)
-	rest := ""
-	for cur := p; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(real, rest)
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// Missing: the rest cannot hold symlinks.
+			return filepath.Join(append([]string{cur}, parts[i:]...)...)
 		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		if fi.Mode()&os.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(next)
+			if err != nil {
+				// A dangling link (or a chain ending in one): follow it
+				// hop by hop to where a write would create the file.
+				target, err := os.Readlink(next)
+				if err != nil {
+					return "/proc/self/unreadable-link"
+				}
+				rest := strings.Join(parts[i+1:], "/")
+				if rest != "" {
+					target += "/" + rest
+				}
+				return realPathDepth(cur, target, depth+1)
+			}
+			next = real
+		}
+		cur = next
 	}
+	return cur
 }
 
 // protectedDirs are directories inside a workspace whose files can run

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 func TestParseRule(t *testing.T) {
@@ -164,12 +166,26 @@ func FuzzDecideBash(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	project := f.TempDir()
+	for _, seed := range []string{
+		"sort --out=x -k1,2 -- a -b", "git -C . -c x=y log --format=%G? -p -- a", "cat .e?v {a,b} ~/x $'\\t'",
+		"sed -n '1{p;q};s/a/b/gw x' f", "xxd -s 0x10 -ps a b", "wait -p 'a[$(id)]'", "builtin cd / && ls",
+		"grep -R -f/etc/x --include=*.go foo deep", "find -L . -newer x -printf %p", "jq --arg a b -f x .",
+	} {
+		f.Add(seed)
+	}
+	project, home := workspace(f)
 	p := NewPolicy(project, nil, Default)
+	s := settings.Settings{Home: home}
+	for _, r := range []string{"Read(./.env)", "Bash(rm:*)", "Bash(git push:*)"} {
+		s.Permissions.Deny = append(s.Permissions.Deny, settings.Rule{Text: r})
+	}
+	q := NewPolicy(project, &s, BypassPermissions)
 	f.Fuzz(func(t *testing.T, cmd string) {
-		d := p.Decide(Call{Tool: "Bash", Command: cmd})
-		if d.Verdict == Deny && d.Reason == "" {
-			t.Fatalf("%q: denial without a reason", cmd)
+		for _, p := range []*Policy{p, q} {
+			d := p.Decide(Call{Tool: "Bash", Command: cmd, Cwd: project})
+			if d.Verdict == Deny && d.Reason == "" {
+				t.Fatalf("%q: denial without a reason", cmd)
+			}
 		}
 	})
 }

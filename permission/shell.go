@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +18,15 @@ type shellEnv struct {
 	cwd   string
 	roots []string
 	home  string
+	// readDeny are the absolute patterns of Read deny rules;
+	// denyAllReads says a rule denies every read (a bare Read deny, or an
+	// invalid one that now covers the whole tool).
+	readDeny     []string
+	denyAllReads bool
+	// bashRules says some Bash deny or ask rule exists: a git alias, a
+	// git -c setting or code only known at run time could then run what
+	// it forbids.
+	bashRules bool
 }
 
 // script is what a shell command line would do, as far as parsing can
@@ -32,6 +42,13 @@ type script struct {
 	// writes are files inside the workspace that redirections write to;
 	// acceptEdits mode allows them.
 	writes []string
+	// denied are reads that a Read deny rule covers: the line is refused
+	// in every mode.
+	denied []string
+	// denyRisk are reasons the line may do what a deny rule forbids in a
+	// way that cannot be checked (a git alias, git printing a denied
+	// file): it asks in every mode, and is refused where nothing asks.
+	denyRisk []string
 }
 
 // command is one simple command.
@@ -48,6 +65,11 @@ type command struct {
 	// why not.
 	readOnly bool
 	notRO    string
+	// norm is the command as deny and ask rules also see it: git
+	// without its global options.
+	norm []word
+	// names are what a command name that is a glob pattern expands to.
+	names []string
 }
 
 // wrapKind says how a command runs the code in its inner script.
@@ -56,12 +78,13 @@ type wrapKind int
 const (
 	// notWrapper commands run no other command.
 	notWrapper wrapKind = iota
-	// transparent wrappers (env, nice, timeout, xargs, bash -c, eval, ...)
-	// do what their inner script does: allowed when all of it is.
+	// transparent wrappers (env, nice, timeout, bash -c, ...) with a
+	// literal command do what their inner script does: allowed when all
+	// of it is.
 	transparent
-	// opaque wrappers (sudo, find -exec, watch) are checked against deny
-	// and ask rules through their inner script, but are never allowed
-	// because of it.
+	// opaque wrappers (sudo, xargs, eval, find -exec, watch) are checked
+	// against deny and ask rules through their inner script, but are
+	// never allowed because of it.
 	opaque
 )
 
@@ -115,12 +138,19 @@ func (a *analysis) cdClosure(f *syntax.File, start []string) []string {
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		if name := resolveWord(call.Args[0]); name.literal && (name.value == "cd" || name.value == "pushd") {
-			var args []word
-			for _, w := range call.Args[1:] {
-				args = append(args, resolveWord(w))
+		words := make([]word, len(call.Args))
+		for i, w := range call.Args {
+			words[i] = resolveWord(w)
+		}
+		// builtin cd and command cd are cd too.
+		for len(words) > 1 && words[0].literal && (words[0].value == "builtin" || words[0].value == "command") {
+			words = words[1:]
+			for len(words) > 1 && words[0].literal && (words[0].value == "-p" || words[0].value == "--") {
+				words = words[1:]
 			}
-			targets = append(targets, args)
+		}
+		if name := words[0]; name.literal && (name.value == "cd" || name.value == "pushd") {
+			targets = append(targets, words[1:])
 		}
 		return true
 	})
@@ -220,6 +250,9 @@ func (a *analysis) visit(n syntax.Node) bool {
 		if !safeParam(n) {
 			a.hazard("parameter expansion %s", nodeSource(n))
 		}
+		if n.Param != nil && secretVar(n.Param.Value) {
+			a.hazard("expands %s, which may hold a secret", n.Param.Value)
+		}
 	case *syntax.BinaryTest:
 		switch n.Op {
 		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
@@ -231,6 +264,16 @@ func (a *analysis) visit(n syntax.Node) bool {
 		}
 	case *syntax.TestDecl:
 		a.hazard("unsupported syntax")
+	case *syntax.ArrayElem:
+		if n.Index != nil {
+			a.hazard("array element index (arithmetic)")
+		}
+	case *syntax.FuncDecl:
+		// A function can shadow any command, and its calls look like
+		// plain commands.
+		a.hazard("defines a function")
+	case *syntax.CoprocClause:
+		a.hazard("coproc")
 	}
 	return true
 }
@@ -251,31 +294,51 @@ func safeParam(p *syntax.ParamExp) bool {
 	return true
 }
 
-// dangerousVar reports whether setting a variable can change what other
-// commands run: the search path, preloaded libraries, startup files,
-// pagers and editors, git's and interpreters' configuration.
-func dangerousVar(name string) bool {
-	switch name {
-	case "PATH", "HOME", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
-		"CDPATH", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE",
-		"SHELL", "TMPDIR", "GOFLAGS", "GOTOOLCHAIN", "RUSTC_WRAPPER", "RUSTC", "CC", "CXX", "LD", "MAKEFLAGS":
-		return true
-	}
-	switch name {
-	case "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB":
-		return true
-	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH_", "XDG_", "NPM_CONFIG_", "npm_config_", "CARGO_", "DOCKER_", "SSH_"} {
-		if strings.HasPrefix(name, p) {
+// secretVar reports whether a variable's name says it holds a secret
+// (ANTHROPIC_API_KEY, GITHUB_TOKEN, ...): printing it asks.
+func secretVar(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION"} {
+		if strings.Contains(u, w) {
 			return true
 		}
 	}
-	return strings.HasSuffix(name, "PATH") || strings.HasSuffix(name, "OPTIONS") || strings.HasSuffix(name, "OPTS")
+	return false
+}
+
+// safeVars are the variables that may be set (as NAME=value words, with
+// export, env, declare or a for loop) without asking: they change no
+// program's choice of what to run or read. Other upper-case names may
+// be ones programs read (GIT_*, LD_*, PATH, BASH_ENV, PAGER, ...) and
+// ask.
+var safeVars = map[string]bool{
+	"CI": true, "NODE_ENV": true, "RAILS_ENV": true, "RACK_ENV": true, "APP_ENV": true, "DEBUG": true,
+	"VERBOSE": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "NO_COLOR": true,
+	"FORCE_COLOR": true, "CLICOLOR": true, "COLUMNS": true, "LINES": true, "GOOS": true, "GOARCH": true,
+	"CGO_ENABLED": true, "RUST_LOG": true, "RUST_BACKTRACE": true, "PYTHONUNBUFFERED": true,
+	"PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true, "TEST": true, "PORT": true, "LOG_LEVEL": true,
+}
+
+// safeVar reports whether setting name cannot change what other commands
+// run or read: a listed name, LC_*, or a lower-case shell variable
+// (bash's own variables are upper case) that is not a proxy or npm
+// setting programs read from the environment.
+func safeVar(name string) bool {
+	if safeVars[name] || strings.HasPrefix(name, "LC_") {
+		return true
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return name != "" && name != "histchars" && !strings.Contains(name, "proxy") && !strings.HasPrefix(name, "npm_") &&
+		!strings.HasPrefix(name, "yarn_") && !strings.HasPrefix(name, "pip_")
 }
 
 func (a *analysis) assign(name string) {
-	if dangerousVar(name) {
-		a.hazard("sets %s, which changes what other commands run", name)
+	if !safeVar(name) {
+		a.hazard("sets %s, which is not on the list of variables that change nothing else", name)
 	}
 }
 
@@ -380,6 +443,7 @@ func (a *analysis) outside(p string) string {
 	if harmlessDevices[p] || p == "-" {
 		return ""
 	}
+	a.checkDenied(p)
 	for _, cwd := range a.cwds {
 		if !withinAny(a.env.roots, realPath(cwd, p)) {
 			return fmt.Sprintf("reads %s, outside the workspace", p)
@@ -416,7 +480,12 @@ func (a *analysis) command(words []word, open bool) *command {
 	name := words[0]
 	if !name.literal {
 		a.hazard("the command name %s is only known at run time", name.src)
+		a.unseen("the command name %s is only known at run time", name.src)
 		c.notRO = "command name only known at run time"
+		if !name.expands {
+			// A glob: deny rules see what it expands to now.
+			c.names, _ = a.expandAll(name)
+		}
 		return c
 	}
 	args := words[1:]
@@ -427,12 +496,14 @@ func (a *analysis) command(words []word, open bool) *command {
 			return c
 		}
 	case "eval":
-		script, ok := literalJoin(args)
-		if !ok {
+		// eval runs code: it asks, and deny rules see the code.
+		c.notRO = "eval runs code"
+		if script, ok := literalJoin(args); ok {
+			a.nested(c, opaque, script)
+		} else {
 			a.hazard("eval of code only known at run time")
-			return c
+			a.unseen("eval of code only known at run time")
 		}
-		a.nested(c, transparent, script)
 		return c
 	case "exec", "command", "builtin", "nice", "nohup", "timeout", "stdbuf", "env", "xargs", "time":
 		if name.value == filepath.Base(name.value) {
@@ -454,9 +525,216 @@ func (a *analysis) command(words []word, open bool) *command {
 		return c
 	case "find":
 		a.findExec(c, args)
+	case "git":
+		a.gitRules(c)
 	}
 	c.readOnly, c.notRO = a.readOnly(name.value, args, open)
+	if !c.readOnly && a.env.denyRules() {
+		a.deniedOperands(args)
+	}
 	return c
+}
+
+// deniedOperands records a deny risk when a command that is not judged
+// read-only names a file a Read deny rule covers (awk 1 .env): what it
+// does with the file is not known.
+func (a *analysis) deniedOperands(args []word) {
+	for _, w := range args {
+		vals, why := a.expandAll(w)
+		if why != "" {
+			continue
+		}
+		for _, v := range vals {
+			if _, val, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
+				v = val
+			}
+			if v == "" || strings.HasPrefix(v, "-") {
+				continue
+			}
+			for _, cwd := range a.cwds {
+				p := realPath(cwd, v)
+				if _, err := os.Lstat(p); err != nil {
+					continue
+				}
+				if a.env.readDenied(p) || a.env.readDenied(lexAbs(cwd, v)) {
+					a.denyRisk("the command names %s, which a Read deny rule covers", v)
+				}
+			}
+		}
+	}
+}
+
+// gitRules prepares a git command for Bash rules: its normal form
+// without global options, and a deny risk when it may be an alias while
+// rules name git.
+func (a *analysis) gitRules(c *command) {
+	norm, ok := gitStrip(c.words)
+	if ok {
+		c.norm = norm
+	}
+	if !a.env.bashRules {
+		return
+	}
+	for _, w := range c.words[1:] {
+		if w.literal && !strings.HasPrefix(w.value, "-") {
+			break
+		}
+		if n, _, _ := strings.Cut(w.value, "="); contains([]string{"-c", "--config-env", "--exec-path", "--git-dir", "--work-tree"}, n) {
+			a.denyRisk("git %s can make git run programs that Bash rules do not see", n)
+		}
+	}
+	switch {
+	case !ok:
+		a.denyRisk("git options only known at run time, and Bash rules exist")
+	case len(norm) < 2:
+	case !norm[1].literal:
+		a.denyRisk("git subcommand %s only known at run time, and Bash rules exist", norm[1].src)
+	case !gitKnown[norm[1].value]:
+		a.denyRisk("git %s may be an alias, which can run what Bash rules forbid", norm[1].value)
+	}
+}
+
+// wrapperSpecs are the options of the wrappers that run their first
+// operand as a command. Options not listed (env -S, env -C, ...) ask.
+var wrapperSpecs = map[string]*cmdSpec{
+	"exec":    spec("cla:", ""),
+	"builtin": spec("", ""),
+	"nohup":   spec("", ""),
+	"command": spec("pvV", ""),
+	"nice":    spec("n:", "adjustment="),
+	"time":    spec("pv", ""),
+	"timeout": spec("s:k:v", "signal= kill-after= preserve-status foreground verbose"),
+	"stdbuf":  spec("i:o:e:", "input= output= error="),
+	"env":     spec("i0vu:", "ignore-environment null unset= debug"),
+}
+
+// wrapper handles commands that run the rest of their words as another
+// command. With a literal command they are transparent; a command that
+// only arrives at run time (xargs, or a wrapper fed by xargs) asks.
+func (a *analysis) wrapper(c *command, args []word) {
+	name := c.words[0].value
+	if name == "xargs" {
+		// Its command gets arguments only known at run time: it asks,
+		// and deny rules see the command.
+		c.notRO = "xargs runs a command with arguments only known at run time"
+		if rest := skipOptions(args, "IdEeLnPsa"); len(rest) > 0 {
+			c.wrap = opaque
+			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+		} else if !c.open {
+			c.notRO = "xargs runs echo with arguments only known at run time"
+		}
+		return
+	}
+	rest, why := a.wrapperOptions(name, args)
+	if why != "" {
+		c.notRO = why
+		if rest := skipOptions(args, "nskioeuaSC"); len(rest) > 0 {
+			c.wrap = opaque
+			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+		}
+		return
+	}
+	if name == "command" && len(c.words) > 1 && c.words[1].literal && (c.words[1].value == "-v" || c.words[1].value == "-V") {
+		c.readOnly = !c.open // only says what a name is
+		c.notRO = "command -v with names only known at run time"
+		return
+	}
+	if name == "env" {
+		for len(rest) > 0 && rest[0].literal && strings.Contains(rest[0].value, "=") {
+			a.assign(rest[0].value[:strings.IndexByte(rest[0].value, '=')])
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && !rest[0].literal && !rest[0].expands && strings.Contains(rest[0].src, "=") {
+			a.hazard("env assignment %s", rest[0].src)
+			return
+		}
+	}
+	if name == "timeout" {
+		if len(rest) == 0 {
+			c.notRO = "timeout without a duration"
+			return
+		}
+		rest = rest[1:]
+	}
+	if c.open {
+		// Fed by xargs: the command or its arguments arrive at run time.
+		c.notRO = name + " gets its command at run time"
+		if len(rest) > 0 {
+			c.wrap = opaque
+			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+		}
+		return
+	}
+	if len(rest) == 0 {
+		switch name {
+		case "env":
+			c.notRO = "env prints the whole environment, which may hold secrets"
+		case "nice", "exec", "command", "builtin", "time":
+			c.readOnly = true // prints the niceness, or does nothing
+		default:
+			c.notRO = name + " without a command"
+		}
+		return
+	}
+	c.wrap = transparent
+	c.inner = &script{cmds: []*command{a.command(rest, false)}}
+}
+
+// wrapperOptions parses a wrapper's leading options against its spec
+// and returns the words from its command on.
+func (a *analysis) wrapperOptions(name string, args []word) ([]word, string) {
+	s := wrapperSpecs[name]
+	for len(args) > 0 {
+		w := args[0]
+		if !w.literal {
+			if w.expands && !strings.Contains(w.src, "=") || name != "env" {
+				return args, ""
+			}
+			return nil, name + " arguments only known at run time"
+		}
+		v := w.value
+		if v == "--" {
+			return args[1:], ""
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			return args, ""
+		}
+		// Parse this option (and its value) alone.
+		n := 1
+		if k, ok := optionTakesNext(s, v); !ok {
+			return nil, fmt.Sprintf("%s %s is not on the list of options", name, v)
+		} else if k {
+			n = 2
+		}
+		if n > len(args) {
+			return nil, name + " " + v + " needs a value"
+		}
+		if _, why := a.parseArgs(name, s, args[:n]); why != "" {
+			return nil, why
+		}
+		args = args[n:]
+	}
+	return args, ""
+}
+
+// optionTakesNext reports whether option word v (known to s) takes the
+// next word as its value; ok is false when v is not on s.
+func optionTakesNext(s *cmdSpec, v string) (next, ok bool) {
+	if strings.HasPrefix(v, "--") {
+		n, _, joined := strings.Cut(v[2:], "=")
+		k, ok := s.long[n]
+		return ok && !joined && (k == optValue || k == optFile), ok
+	}
+	for j := 1; j < len(v); j++ {
+		k, ok := s.short[v[j]]
+		if !ok {
+			return false, false
+		}
+		if k != optFlag {
+			return j == len(v)-1 && k != optMaybe, true
+		}
+	}
+	return false, true
 }
 
 // nested analyzes script as the inner code of wrapper c.
@@ -501,6 +779,7 @@ func (a *analysis) shell(c *command, args []word) {
 		w := args[i]
 		if !w.literal {
 			c.notRO = "shell options only known at run time"
+			a.unseen("a shell runs %s, only known at run time", w.src)
 			return
 		}
 		v := w.value
@@ -509,6 +788,7 @@ func (a *analysis) shell(c *command, args []word) {
 			i++
 			if i >= len(args) || !args[i].literal || !contains([]string{"pipefail", "errexit", "nounset", "xtrace"}, args[i].value) {
 				c.notRO = "shell option"
+				a.unseen("a shell with an option that changes how it reads code")
 				return
 			}
 		case v == "--norc" || v == "--noprofile" || v == "--posix":
@@ -518,10 +798,14 @@ func (a *analysis) shell(c *command, args []word) {
 			}
 		case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
 			c.notRO = "shell option " + v
+			a.unseen("a shell with option %s may run code from its input", v)
 			return
 		default:
 			if !hasC {
 				c.notRO = "runs a script file"
+				if c.open {
+					a.unseen("a shell runs a script named at run time")
+				}
 				return
 			}
 			a.nested(c, transparent, v)
@@ -533,152 +817,16 @@ func (a *analysis) shell(c *command, args []word) {
 		return
 	}
 	c.notRO = "runs commands from its input"
+	a.unseen("a shell runs commands from its input")
 }
 
-// wrapper handles commands that run the rest of their words as another
-// command.
-func (a *analysis) wrapper(c *command, args []word) {
-	name := c.words[0].value
-	var (
-		rest []word
-		open = c.open
-	)
-	bad := func(why string) {
-		c.notRO = why
+// unseen records, when Bash deny or ask rules exist, that code only
+// known at run time could do what they forbid: it asks, and is refused
+// where nothing asks (bypassPermissions).
+func (a *analysis) unseen(format string, args ...any) {
+	if a.env.bashRules {
+		a.denyRisk(format, args...)
 	}
-	switch name {
-	case "exec", "builtin", "nohup":
-		rest = skipOptions(args, "a")
-	case "command":
-		if len(args) > 0 && (args[0].value == "-v" || args[0].value == "-V") {
-			c.readOnly = true // only says what a name is
-			return
-		}
-		var why string
-		if rest, why = onlyFlags(args, "-p", "--"); why != "" {
-			bad("command option " + why)
-			return
-		}
-	case "nice":
-		rest = skipOptions(args, "n")
-	case "time":
-		var why string
-		if rest, why = onlyFlags(args, "-p", "-v"); why != "" {
-			bad("time option " + why)
-			return
-		}
-	case "timeout":
-		rest = skipOptions(args, "sk")
-		if len(rest) == 0 {
-			bad("timeout without a command")
-			return
-		}
-		rest = rest[1:] // the duration
-	case "stdbuf":
-		rest = skipOptions(args, "ioe")
-	case "env":
-		for len(args) > 0 {
-			w := args[0]
-			if !w.literal {
-				a.hazard("env with arguments only known at run time")
-				return
-			}
-			switch v := w.value; {
-			case v == "-i" || v == "--ignore-environment" || v == "-0" || v == "--null" || v == "-v" || v == "--":
-			case v == "-u" || v == "--unset":
-				if len(args) < 2 {
-					bad("env -u without a name")
-					return
-				}
-				args = args[1:]
-			case strings.HasPrefix(v, "--unset=") || strings.HasPrefix(v, "-u") && len(v) > 2:
-			case strings.HasPrefix(v, "-"):
-				a.hazard("env option %s", v)
-				return
-			case strings.Contains(v, "="):
-				a.assign(v[:strings.IndexByte(v, '=')])
-			default:
-				rest = args
-				args = nil
-				continue
-			}
-			args = args[1:]
-		}
-		if len(rest) == 0 {
-			c.readOnly = true // prints the environment
-			return
-		}
-	case "xargs":
-		var replace string
-		for len(args) > 0 && args[0].literal && strings.HasPrefix(args[0].value, "-") && args[0].value != "-" {
-			v := args[0].value
-			args = args[1:]
-			switch {
-			case v == "--":
-				goto done
-			case v == "-I" || v == "-i" || strings.HasPrefix(v, "--replace"):
-				replace = "{}"
-				if v == "-I" {
-					if len(args) == 0 || !args[0].literal {
-						bad("xargs -I without a literal replacement")
-						return
-					}
-					replace, args = args[0].value, args[1:]
-				}
-			case strings.HasPrefix(v, "-I"):
-				replace = v[2:]
-			case v == "-a" || strings.HasPrefix(v, "--arg-file"):
-				bad("xargs reads arguments from a file")
-				return
-			case v == "-n" || v == "-L" || v == "-P" || v == "-s" || v == "-d" || v == "-E" || v == "-e":
-				if len(args) == 0 {
-					bad("xargs option without a value")
-					return
-				}
-				args = args[1:]
-			}
-		}
-	done:
-		if len(args) == 0 {
-			c.readOnly = true // xargs echo
-			return
-		}
-		if replace != "" {
-			// The input is substituted into the words: any word holding
-			// the replacement is only known at run time.
-			marked := make([]word, len(args))
-			for i, w := range args {
-				marked[i] = w
-				if w.literal && strings.Contains(w.value, replace) {
-					marked[i] = word{src: w.src}
-				}
-			}
-			args = marked
-			if n := filepath.Base(args[0].value); args[0].literal && contains([]string{"bash", "sh", "dash", "zsh", "ksh", "eval"}, n) {
-				a.hazard("xargs -I substitutes its input into a shell script")
-				return
-			}
-		}
-		rest, open = args, true
-	}
-	if len(rest) == 0 {
-		c.readOnly = true
-		return
-	}
-	c.wrap = transparent
-	c.inner = &script{cmds: []*command{a.command(rest, open)}}
-}
-
-// onlyFlags drops the leading options of args, which must be among
-// allowed; otherwise it returns the first other option.
-func onlyFlags(args []word, allowed ...string) (rest []word, bad string) {
-	for len(args) > 0 && args[0].literal && strings.HasPrefix(args[0].value, "-") {
-		if !contains(allowed, args[0].value) {
-			return nil, args[0].value
-		}
-		args = args[1:]
-	}
-	return args, ""
 }
 
 // skipOptions drops leading options; valued lists the short options that

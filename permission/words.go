@@ -19,6 +19,15 @@ type word struct {
 	expands bool
 	// src is the word as written.
 	src string
+	// glob is, for a word that only holds patterns (no expansions), the
+	// pattern in filepath.Match syntax, "" when it cannot be expressed
+	// (brace expansion, ~user). tilde says it starts at the home
+	// directory: glob is then the rest after "~".
+	glob  string
+	tilde bool
+	// quoted says every part of the word is quoted: its value, even when
+	// only known at run time, stays one word.
+	quoted bool
 }
 
 // canon is the word's token for rule matching: a literal word in a
@@ -44,23 +53,42 @@ func nodeSource(n syntax.Node) string {
 
 // resolveWord works out w's value when it is literal.
 func resolveWord(w *syntax.Word) word {
-	out := word{src: nodeSource(w), literal: true}
+	out := word{src: nodeSource(w), literal: true, quoted: len(w.Parts) > 0}
 	var (
 		b   strings.Builder
+		g   strings.Builder // the filepath.Match pattern
 		pat patternState
 	)
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
+			out.quoted = false
 			b.WriteString(pat.unescape(p.Value, i == 0))
+			pat.toGlob(&g, p.Value, i == 0, &out.tilde)
 			if pat.pattern {
 				out.literal = false
 			}
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				out.literal, out.expands = false, true // $'...' escapes: not worth decoding
+				var ok bool
+				if v, ok = decodeANSIC(v); !ok {
+					out.literal, out.expands = false, true
+				}
 			}
-			b.WriteString(p.Value)
+			b.WriteString(v)
+			g.WriteString(escapeMatch(v))
+		case *syntax.ProcSubst:
+			if p.Op != syntax.CmdIn || len(w.Parts) != 1 {
+				out.quoted = false
+				out.literal, out.expands = false, true
+				continue
+			}
+			// <(cmd) is a pipe holding cmd's output; cmd is checked
+			// as a command of its own.
+			out.quoted = false
+			b.WriteString("/dev/stdin")
+			g.WriteString("/dev/stdin")
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				out.literal, out.expands = false, true
@@ -72,15 +100,92 @@ func resolveWord(w *syntax.Word) word {
 					continue
 				}
 				b.WriteString(unescapeDouble(lit.Value))
+				g.WriteString(escapeMatch(unescapeDouble(lit.Value)))
 			}
 		default:
+			out.quoted = false
 			out.literal, out.expands = false, true
 		}
 	}
 	if out.literal {
 		out.value = b.String()
+		out.tilde = false
+	} else if !out.expands && !pat.braceExp {
+		out.glob = g.String()
+		if out.tilde && out.glob != "" && !strings.HasPrefix(out.glob, "/") {
+			out.glob, out.tilde = "", false // ~user
+		}
 	}
 	return out
+}
+
+// decodeANSIC decodes the body of $'...' when it only uses the common
+// escapes; ok is false otherwise.
+func decodeANSIC(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(s[i])
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// escapeMatch escapes filepath.Match's special characters.
+func escapeMatch(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`*?[]\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// toGlob appends the unquoted literal s to a filepath.Match pattern: glob
+// characters stay, escaped ones are escaped, [!...] becomes [^...], a
+// leading ~ sets tilde.
+func (ps *patternState) toGlob(g *strings.Builder, s string, first bool, tilde *bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					g.WriteString(escapeMatch(string(s[i])))
+				}
+			}
+		case c == '~' && i == 0 && first:
+			*tilde = true
+		case c == '[':
+			g.WriteByte('[')
+			if i+1 < len(s) && s[i+1] == '!' {
+				g.WriteByte('^')
+				i++
+			}
+		default:
+			g.WriteByte(c)
+		}
+	}
 }
 
 // patternState follows the unquoted parts of one word, to tell whether
@@ -90,6 +195,10 @@ func resolveWord(w *syntax.Word) word {
 type patternState struct {
 	bracket, brace bool // an unquoted [ or { was seen
 	pattern        bool
+	// braceBody is the unquoted text since the last {; braceExp says a
+	// {...} held a , or .. (a brace expansion: "@{u}" is not one).
+	braceBody strings.Builder
+	braceExp  bool
 }
 
 // unescape removes backslashes from an unquoted literal and updates the
@@ -113,10 +222,18 @@ func (ps *patternState) unescape(s string, first bool) string {
 			ps.bracket = true
 		case c == '{':
 			ps.brace = true
-		case c == ']' && ps.bracket, c == '}' && ps.brace:
+			ps.braceBody.Reset()
+		case c == '}' && ps.brace:
+			if body := ps.braceBody.String(); strings.Contains(body, ",") || strings.Contains(body, "..") {
+				ps.pattern, ps.braceExp = true, true
+			}
+		case c == ']' && ps.bracket:
 			ps.pattern = true
 		case c == '~' && i == 0 && first:
 			ps.pattern = true
+		}
+		if ps.brace {
+			ps.braceBody.WriteByte(c)
 		}
 		b.WriteByte(c)
 	}

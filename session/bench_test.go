@@ -60,6 +60,10 @@ func generate(tb testing.TB, s *Store, cwd, id string, spec sessionSpec) int64 {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// As the engine does for every session it creates.
+	if err := l.SetState(State{Mode: "default", Model: "claude-test"}); err != nil {
+		tb.Fatal(err)
+	}
 	var live int64
 	for i := range spec.messages {
 		m := turn(i, spec.resultSize)

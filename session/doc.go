@@ -32,6 +32,14 @@
 //   - {"type":"tombstone","deleted":[uuid...]} from [Log.Delete]. This
 //     type is ours: Claude Code does not know it, and reading one of our
 //     files it would still show deleted messages that end the chain.
+//   - {"type":"agent-lsp-state","state":{"permissionMode","model",
+//     "allowRules","rejectRules"}} from [Log.SetState]: the session's
+//     permission mode, model and "always" answers, written whenever they
+//     change. This type is ours too, and Claude Code reads past it. The
+//     last one is [History.State]. A compaction writes it again after
+//     its boundary, so resuming finds it in the part it reads; when a
+//     compaction by another writer left it before the boundary, Resume
+//     searches backwards for it.
 //
 // Lines of other types (file-history-snapshot, progress, ...) and fields
 // this package does not use are read past.

@@ -15,8 +15,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers"
 )
 
-// Line types of a session file. The first four are Claude Code's; the
-// tombstone is ours.
+// Line types of a session file. The first five are Claude Code's; the
+// tombstone and the state are ours.
 const (
 	typeUser        = "user"
 	typeAssistant   = "assistant"
@@ -24,6 +24,7 @@ const (
 	typeSummary     = "summary"
 	typeCustomTitle = "custom-title"
 	typeTombstone   = "tombstone"
+	typeState       = "agent-lsp-state"
 
 	subtypeCompactBoundary = "compact_boundary"
 )
@@ -35,6 +36,9 @@ const (
 var (
 	markerBoundary       = []byte(`"` + subtypeCompactBoundary + `"`)
 	markerCompactSummary = []byte(`"isCompactSummary"`)
+	// markerState is in every state line: searching for the last one
+	// parses only the lines that hold it.
+	markerState = []byte(`"` + typeState + `"`)
 )
 
 // entry is the part of one session line that loading uses. Lines of any
@@ -52,6 +56,7 @@ type entry struct {
 	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
 	Summary        string
 	CustomTitle    string
+	State          *State   // an agent-lsp-state line's state
 	Deleted        []string // tombstone: uuids of deleted lines
 	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
 	Message        *providers.Message
@@ -261,6 +266,15 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.Summary, err = readString(dec)
 		case "customTitle":
 			e.CustomTitle, err = readString(dec)
+		case "state":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var st State
+			if err = json.UnmarshalDecode(dec, &st); err == nil {
+				e.State = &st
+			}
 		case "isSidechain":
 			e.Sidechain, err = readBool(dec)
 		case "isMeta":
@@ -299,6 +313,9 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if err != nil {
 			return err
 		}
+	}
+	if e.Type != typeState {
+		e.State = nil
 	}
 	if deferred != nil && e.Message == nil && (e.Type == typeUser || e.Type == typeAssistant) {
 		return e.decodeMessage(jsontext.NewDecoder(bytes.NewReader(deferred), decodeOptions))
@@ -398,13 +415,14 @@ type compactMetadata struct {
 	Trigger string `json:"trigger"`
 }
 
-// metaLine is a line outside the chain: a title or a tombstone.
+// metaLine is a line outside the chain: a title, a tombstone or a state.
 type metaLine struct {
 	Type        string   `json:"type"`
 	Summary     string   `json:"summary,omitempty"`
 	LeafUUID    string   `json:"leafUuid,omitempty"`
 	CustomTitle string   `json:"customTitle,omitempty"`
 	Deleted     []string `json:"deleted,omitempty"`
+	State       *State   `json:"state,omitempty"`
 	SessionID   string   `json:"sessionId"`
 	Cwd         string   `json:"cwd,omitempty"`
 	Timestamp   string   `json:"timestamp"`

@@ -42,6 +42,7 @@ type Log struct {
 	ids         [][]string // uuids of the lines behind each visible message
 	pinned      int        // leading messages Delete may not remove
 	titled      bool       // the session has a title line or a first prompt
+	state       *State     // the last state written or read, written again after a compaction
 	dirty       bool       // written since the last fsync
 	dirSynced   bool       // the directories holding a new file were fsynced
 	closed      bool
@@ -51,6 +52,7 @@ type Log struct {
 func (l *Log) restore(r *resumed, t tail) {
 	l.leaf, l.base, l.ids, l.pinned = r.built.leaf, r.built.base, r.built.ids, r.built.pinned
 	l.titled = r.title
+	l.state = r.State.clone()
 	if t.needNewline {
 		l.needNewline = true
 	}
@@ -160,6 +162,12 @@ func (l *Log) AppendSummary(summary string) error {
 	line.IsVisibleInTranscriptOnly = true
 	if err := le.add(line); err != nil {
 		return err
+	}
+	if l.state != nil {
+		// Resuming reads from the boundary on: the state goes with it.
+		if err := le.add(l.stateLine(l.state)); err != nil {
+			return err
+		}
 	}
 	if err := l.writeLocked(le.buf.Bytes()); err != nil {
 		return err

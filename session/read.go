@@ -205,7 +205,22 @@ func readContext(r io.ReaderAt, size int64) ([]rawLine, error) {
 // lastBoundary returns the offset of the last line that is a compaction
 // boundary, or 0.
 func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
-	overlap := int64(max(len(markerBoundary), len(markerCompactSummary)) - 1)
+	return lastLine(r, size, [][]byte{markerBoundary, markerCompactSummary}, func(line []byte) bool {
+		e, err := parseLine(line)
+		return lineIsBoundary(line, &e, err)
+	})
+}
+
+// lastLine returns the offset of the last line in the first size bytes of
+// r that holds one of markers and that accept takes, or 0 when none does.
+// It reads backwards in blocks and hands accept only the lines holding a
+// marker.
+func lastLine(r io.ReaderAt, size int64, markers [][]byte, accept func(line []byte) bool) (int64, error) {
+	longest := 0
+	for _, m := range markers {
+		longest = max(longest, len(m))
+	}
+	overlap := int64(longest - 1)
 	buf := make([]byte, scanBlock+overlap)
 	// Markers starting before hi are yet to be checked.
 	for hi := size; hi > 0; {
@@ -214,7 +229,7 @@ func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
 		if _, err := r.ReadAt(buf[:n], lo); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		at := lastMarker(buf[:n], int(hi-lo))
+		at := lastMarker(buf[:n], int(hi-lo), markers)
 		if at < 0 {
 			hi = lo
 			continue
@@ -231,19 +246,19 @@ func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
 		if _, err := r.ReadAt(line, ls); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		if e, err := parseLine(line); lineIsBoundary(line, &e, err) {
+		if accept(line) {
 			return ls, nil
 		}
-		hi = ls // the rest of that line is not a boundary either
+		hi = ls // the rest of that line is not taken either
 	}
 	return 0, nil
 }
 
-// lastMarker returns the index of the last boundary marker in b starting
+// lastMarker returns the index of the last of markers in b starting
 // before limit, or -1.
-func lastMarker(b []byte, limit int) int {
+func lastMarker(b []byte, limit int, markers [][]byte) int {
 	last := -1
-	for _, m := range [][]byte{markerBoundary, markerCompactSummary} {
+	for _, m := range markers {
 		for off := 0; ; {
 			i := bytes.Index(b[off:], m)
 			if i < 0 {

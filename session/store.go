@@ -191,6 +191,9 @@ type History struct {
 	Title string
 	// Summary is the text of the last compaction summary, if any.
 	Summary string
+	// State is the session's last saved state (mode, model, "always"
+	// answers); nil when none was saved.
+	State *State
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
@@ -296,6 +299,14 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 		ti.add(&p.entries[i].e)
 	}
 	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	h.State = stateOf(p.entries)
+	if h.State == nil && len(lines) > 0 && lines[0].off > 0 {
+		// Not in the live part (a compaction by another writer): the
+		// last one before it.
+		if h.State, err = lastState(r, lines[0].off); err != nil {
+			return nil, tail{}, err
+		}
+	}
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
@@ -392,6 +403,7 @@ func loadAll(data []byte) *History {
 		h.Summary = b.summary
 	}
 	h.Warnings = warn.result()
+	h.State = stateOf(p.entries)
 	return h
 }
 

@@ -3,8 +3,6 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 )
 
 // LSP is the merged "lsp" block: the language servers agent-lsp may
@@ -29,10 +27,6 @@ type LSP struct {
 	// DiagnosticsTimeoutMs bounds the wait for an edit's diagnostics;
 	// 0 means the default.
 	DiagnosticsTimeoutMs int
-	// HeldBack names the servers whose command a project's settings
-	// gave: a repository must not choose programs to run, so they are
-	// ignored (configure them in ~/.claude/settings.json).
-	HeldBack []string
 }
 
 // LSPServer is one configured language server.
@@ -98,20 +92,13 @@ type rawLSP struct {
 	timeoutMs   *int
 }
 
-// mergeLSP merges the layers' blocks, highest priority first. A
-// project's layers may not name commands (see LSP.HeldBack).
+// mergeLSP merges the layers' blocks, highest priority first. An
+// untrusted project's layers come without commands (restrict).
 func mergeLSP(layers []*layer) LSP {
 	var out LSP
 	for i := len(layers) - 1; i >= 0; i-- {
 		l := layers[i]
-		project := l.src.scope == scopeProject || l.src.scope == scopeLocal
 		for name, srv := range l.lsp.servers {
-			if project && len(srv.Command) > 0 {
-				if !slices.Contains(out.HeldBack, name) {
-					out.HeldBack = append(out.HeldBack, name)
-				}
-				continue
-			}
 			if out.Servers == nil {
 				out.Servers = map[string]LSPServer{}
 			}
@@ -130,6 +117,5 @@ func mergeLSP(layers []*layer) LSP {
 			out.DiagnosticsTimeoutMs = *l.lsp.timeoutMs
 		}
 	}
-	sort.Strings(out.HeldBack)
 	return out
 }

@@ -1,0 +1,480 @@
+package permission
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// gitValued are git's global options that take a value, joined with "="
+// or as the next word. They are stripped before Bash rules are matched,
+// so "git -C . push" is "git push" to a deny rule.
+var gitValued = map[string]bool{
+	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--config-env": true, "--super-prefix": true, "--exec-path": false, "--list-cmds": true, "--attr-source": true,
+}
+
+// gitStrip returns "git SUB ARGS..." without git's global options, for
+// rule matching, and false when a global option is only known at run
+// time.
+func gitStrip(words []word) ([]word, bool) {
+	i := 1
+	for ; i < len(words); i++ {
+		w := words[i]
+		if !w.literal {
+			return nil, false
+		}
+		v := w.value
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+		if name, _, joined := strings.Cut(v, "="); gitValued[name] && !joined {
+			i++
+		}
+	}
+	if i > len(words) {
+		i = len(words)
+	}
+	return append([]word{words[0]}, words[i:]...), true
+}
+
+// gitKnown are git's own commands; any other subcommand may be an alias
+// that runs anything, including what a deny rule forbids.
+var gitKnown = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bundle cat-file check-attr
+	check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone
+	column commit commit-graph commit-tree config count-objects credential describe diff diff-files diff-index
+	diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref
+	for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init
+	instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base
+	merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects
+	pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote
+	repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack
+	shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch
+	symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit
+	verify-pack verify-tag version whatchanged worktree write-tree backfill replay refs`) {
+		gitKnown[c] = true
+	}
+}
+
+const (
+	gitDiffShort = "pusRawbzWM?C?B?U:X?l:"
+	gitDiffLong  = "patch no-patch raw patch-with-raw patch-with-stat stat? compact-summary numstat shortstat dirstat? " +
+		"summary name-only name-status submodule? color? no-color word-diff? word-diff-regex= color-words? no-renames " +
+		"check full-index binary abbrev? break-rewrites? find-renames? find-copies? find-copies-harder " +
+		"irreversible-delete diff-filter= text ignore-cr-at-eol ignore-space-at-eol ignore-space-change " +
+		"ignore-all-space ignore-blank-lines inter-hunk-context= function-context exit-code quiet no-ext-diff " +
+		"no-textconv ignore-submodules? src-prefix= dst-prefix= no-prefix default-prefix line-prefix= " +
+		"ita-invisible-in-index minimal patience histogram diff-algorithm= anchored= indent-heuristic " +
+		"no-indent-heuristic unified= color-moved? no-color-moved null relative? no-relative "
+	gitLogShort = "niEFPmcgtS:G:"
+	gitLogLong  = "oneline max-count= skip= since= after= until= before= author= committer= grep= all-match invert-grep " +
+		"regexp-ignore-case basic-regexp extended-regexp fixed-strings perl-regexp all branches? tags? remotes? " +
+		"glob= exclude= graph decorate? no-decorate decorate-refs= decorate-refs-exclude= first-parent merges " +
+		"no-merges min-parents= max-parents= reverse follow date= pretty? format= abbrev-commit no-abbrev-commit " +
+		"left-right cherry-pick cherry-mark cherry boundary topo-order date-order author-date-order walk-reflogs " +
+		"source no-walk? do-walk ancestry-path? simplify-by-decoration full-history dense sparse simplify-merges " +
+		"parents children use-mailmap mailmap no-mailmap pickaxe-all pickaxe-regex cc combined-all-paths " +
+		"diff-merges= no-diff-merges remerge-diff? expand-tabs? no-expand-tabs no-notes relative-date log-size " +
+		"count not "
+)
+
+// gitSpecs are the read-only git subcommands and their options. What is
+// not here asks, notably --output, --ext-diff, --textconv, --no-index,
+// -O/--open-files-in-pager, --show-signature, --contents, --filters and
+// --ignore-revs-file.
+var gitSpecs = map[string]*cmdSpec{}
+
+func init() {
+	log := spec(gitDiffShort+gitLogShort, gitDiffLong+gitLogLong, numeric, text)
+	gitSpecs = map[string]*cmdSpec{
+		"status": spec("sbu?vz", "short branch show-stash porcelain? long verbose untracked-files? ignored? "+
+			"ignore-submodules? no-renames renames find-renames? column? no-column ahead-behind no-ahead-behind null", text),
+		"diff":        spec(gitDiffShort, gitDiffLong+"cached staged merge-base", text),
+		"log":         log,
+		"whatchanged": log,
+		"show":        log,
+		"rev-list":    spec(gitDiffShort+gitLogShort, gitDiffLong+gitLogLong+"objects objects-edge in-commit-order", numeric, text),
+		"shortlog": spec("nsec"+gitLogShort, "numbered summary email committer group= "+
+			"all since= after= until= before= author= no-merges merges first-parent", text),
+		"blame": spec("bcflnpstewM?C?L:", "root show-stats show-name show-number porcelain line-porcelain incremental "+
+			"encoding= date= abbrev? minimal first-parent reverse= color-lines color-by-age since= ignore-rev=", text),
+		"grep": spec("nirvlLchHEFGPwoqzWpIae:A:B:C:m:f@", "line-number ignore-case invert-match files-with-matches "+
+			"name-only files-without-match count no-filename heading break extended-regexp fixed-strings "+
+			"basic-regexp perl-regexp word-regexp only-matching quiet null show-function function-context text "+
+			"full-name column cached untracked no-exclude-standard exclude-standard max-depth= threads= and or not "+
+			"all-match regexp= after-context= before-context= context= max-count= color? no-color recursive "+
+			"no-recursive file=@", numeric, text),
+		"rev-parse": spec("q", "show-toplevel abbrev-ref? short? verify quiet git-dir git-common-dir absolute-git-dir "+
+			"is-inside-work-tree is-inside-git-dir is-bare-repository is-shallow-repository show-prefix show-cdup "+
+			"symbolic symbolic-full-name all branches? tags? remotes? show-object-format? show-ref-format "+
+			"path-format= default= revs-only no-revs flags no-flags git-path=", text),
+		"ls-files": spec("cdmokistuvfzx:", "cached deleted modified others ignored stage killed directory "+
+			"no-empty-directory unmerged resolve-undo eol exclude-standard error-unmatch full-name abbrev? "+
+			"deduplicate sparse format= exclude= exclude-per-directory= zero", text),
+		"ls-tree": spec("rdtlz", "long name-only name-status object-only full-name full-tree abbrev? format=", text),
+		"describe": spec("", "tags all long abbrev= always dirty? broken? exact-match match= exclude= contains "+
+			"first-parent candidates=", text),
+		"merge-base":    spec("a", "all octopus independent is-ancestor fork-point", text),
+		"cat-file":      spec("tsep", "batch-check? batch? allow-unknown-type use-mailmap mailmap", text),
+		"show-ref":      spec("sdq", "heads tags branches hash? verify dereference quiet abbrev? head exists", text),
+		"count-objects": spec("vH", "verbose human-readable", none),
+		"version":       spec("", "build-options", none),
+		"branch": spec("arvl", "all remotes verbose list show-current no-color color? sort= format= contains? "+
+			"no-contains? merged? no-merged? points-at= column? no-column abbrev? omit-empty ignore-case", text),
+		"tag": spec("ln?i", "list sort= contains? no-contains? points-at= merged? no-merged? format= column? "+
+			"no-column ignore-case omit-empty", text),
+		"remote": spec("v", "verbose", text),
+		"reflog": log,
+		"for-each-ref": spec("", "format= sort= count= points-at= merged? no-merged? contains? no-contains? "+
+			"ignore-case omit-empty exclude= shell perl python tcl", text),
+		"check-ignore": spec("qvnz", "quiet verbose non-matching no-index", text),
+		"stash":        spec(gitDiffShort, gitDiffLong+"include-untracked only-untracked", text),
+	}
+}
+
+// gitContent are the subcommands that can print files' contents (and so
+// bypass a Read deny rule).
+var gitContent = map[string]bool{
+	// blame is not here: it prints the one file it is given, and that
+	// operand is checked against the deny rules like any other.
+	"show": true, "grep": true, "cat-file": true, "diff": true, "stash": true,
+	"log": true, "whatchanged": true, "archive": true,
+}
+
+// gitPatchOpts make log print contents.
+var gitPatchOpts = []string{"-p", "-u", "-U", "--patch", "--patch-with-raw", "--patch-with-stat", "--unified",
+	"--word-diff", "--color-words", "--cc", "-c", "--remerge-diff", "-W", "--function-context", "-G", "-S"}
+
+// checkGit allows read-only git subcommands with options from their
+// allowlist, in a repository inside the workspace, naming no path
+// outside it.
+func checkGit(a *analysis, args []word) string {
+	if len(args) == 1 && args[0].literal && args[0].value == "--version" {
+		return ""
+	}
+	dirs := []string{"."}
+	i := 0
+	for ; i < len(args); i++ {
+		w := args[i]
+		if !w.literal {
+			return "git option " + w.src + " only known at run time"
+		}
+		v := w.value
+		switch {
+		case v == "-C":
+			if i+1 >= len(args) || !args[i+1].literal {
+				return "git -C without a literal directory"
+			}
+			i++
+			if why := a.outside(args[i].value); why != "" {
+				return why
+			}
+			for j, d := range dirs {
+				dirs[j] = filepath.Join(d, args[i].value)
+				if filepath.IsAbs(args[i].value) {
+					dirs[j] = args[i].value
+				}
+			}
+		case contains([]string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
+			"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice"}, v):
+		case strings.HasPrefix(v, "-"):
+			// -c, --git-dir, --work-tree, --exec-path, -p (pager), ...
+			return "git option " + v + " is not on the list of read-only options"
+		default:
+			goto sub
+		}
+	}
+	return "git without a subcommand"
+sub:
+	for _, d := range dirs {
+		for _, cwd := range a.cwds {
+			if why := a.gitRepoCheck(realPath(cwd, d)); why != "" {
+				return why
+			}
+		}
+	}
+	sub, rest := args[i].value, args[i+1:]
+	s, ok := gitSpecs[sub]
+	if !ok {
+		return "git " + sub + " is not a read-only git command"
+	}
+	switch sub {
+	case "stash":
+		if len(rest) == 0 || !rest[0].literal || (rest[0].value != "list" && rest[0].value != "show") {
+			return "git stash changes the working tree"
+		}
+		if rest[0].value == "list" {
+			s = gitSpecs["log"]
+		}
+		rest = rest[1:]
+	case "remote":
+		if len(rest) == 2 && rest[0].literal && rest[0].value == "get-url" && rest[1].literal {
+			return ""
+		}
+	case "reflog":
+		if len(rest) > 0 && rest[0].literal && contains([]string{"expire", "delete", "drop", "exists", "write"}, rest[0].value) {
+			return "git reflog " + rest[0].value + " changes the reflog"
+		}
+		if len(rest) > 0 && rest[0].literal && (rest[0].value == "show" || rest[0].value == "list") {
+			rest = rest[1:]
+		}
+	}
+	p, why := a.parseArgs("git "+sub, s, rest)
+	if why != "" {
+		return why
+	}
+	if p.dynamic > 0 {
+		// A run-time word may be an option (--output=F).
+		return "git " + sub + " with arguments only known at run time"
+	}
+	for _, o := range p.opts {
+		if o.kind == optFile {
+			if why := a.outside(o.value); why != "" {
+				return why
+			}
+		}
+	}
+	switch sub {
+	case "branch", "tag":
+		if len(p.operands) > 0 && !p.has("-l", "--list") {
+			return "git " + sub + " with a name may create or change a " + sub
+		}
+	case "remote":
+		if len(p.operands) > 0 {
+			return "git remote " + p.operands[0]
+		}
+	}
+	for _, f := range p.values("--format", "--pretty") {
+		if strings.Contains(f, "%G") || strings.Contains(f, "%(signature") {
+			return "git format " + f + " verifies signatures, which runs gpg.program"
+		}
+	}
+	for _, o := range p.operands {
+		if rev, _, ok := strings.Cut(o, ":"); ok && !strings.Contains(rev, "/") {
+			continue // REV:path names an object, not a file
+		}
+		if why := a.outside(o); why != "" {
+			// git diff with a path outside the repository silently
+			// becomes --no-index and reads it.
+			return "git " + sub + ": " + why
+		}
+	}
+	content := gitContent[sub]
+	if sub == "log" || sub == "whatchanged" {
+		content = p.has(gitPatchOpts...)
+	}
+	if content && a.env.denyRules() {
+		if !a.gitProvablyAllowed(p) && !((sub == "show" || sub == "cat-file") && a.gitObjectsAllowed(p)) {
+			a.denyRisk("git %s can print files that a Read deny rule covers", sub)
+		}
+	}
+	return ""
+}
+
+// gitProvablyAllowed reports whether the pathspecs after "--" limit a
+// content-printing git command to regular files no Read deny rule covers.
+func (a *analysis) gitProvablyAllowed(p *parsedArgs) bool {
+	if p.dashdash < 0 || p.dashdash >= len(p.operands) {
+		return false
+	}
+	for _, o := range p.operands[:p.dashdash] {
+		if strings.Contains(o, ":") {
+			return false
+		}
+	}
+	for _, o := range p.operands[p.dashdash:] {
+		if strings.HasPrefix(o, ":") {
+			return false // pathspec magic
+		}
+		for _, cwd := range a.cwds {
+			rp := realPath(cwd, o)
+			fi, err := os.Stat(rp)
+			if err != nil || !fi.Mode().IsRegular() || a.env.readDenied(rp) || a.env.readDenied(lexAbs(cwd, o)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gitObjectsAllowed reports whether every operand names an object by
+// REV:path, and no path is one a Read deny rule covers (a tree only
+// lists names).
+func (a *analysis) gitObjectsAllowed(p *parsedArgs) bool {
+	if len(p.operands) == 0 {
+		return false
+	}
+	for _, o := range p.operands {
+		_, path, ok := strings.Cut(o, ":")
+		if !ok {
+			return false
+		}
+		var candidates []string
+		if strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+			for _, cwd := range a.cwds {
+				candidates = append(candidates, lexAbs(cwd, path))
+			}
+		} else {
+			// Relative to the top of the repository, which lies in one
+			// of the roots or in a directory a command runs in.
+			for _, dir := range append(append([]string(nil), a.env.roots...), a.cwds...) {
+				candidates = append(candidates, lexAbs(dir, path))
+			}
+		}
+		for _, c := range candidates {
+			if a.env.readDenied(c) || a.env.readDenied(realPath("/", c)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gitRepoCheck returns why git run in dir would use a repository outside
+// the workspace: a .git file whose gitdir (or commondir) lies outside, a
+// .git symlink leading out, or no repository below the workspace root.
+func (a *analysis) gitRepoCheck(dir string) string {
+	for cur := dir; ; {
+		g := filepath.Join(cur, ".git")
+		if fi, err := os.Lstat(g); err == nil {
+			if !withinAny(a.env.roots, cur) {
+				return fmt.Sprintf("git would use the repository at %s, outside the workspace", cur)
+			}
+			gitDir := realPath("/", g)
+			if fi.Mode().IsRegular() {
+				target, err := readGitdir(g)
+				if err != nil {
+					return "the .git file does not say where the repository is"
+				}
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(cur, target)
+				}
+				gitDir = realPath("/", target)
+			}
+			if !withinAny(a.env.roots, gitDir) {
+				return fmt.Sprintf("the repository's git directory %s lies outside the workspace", gitDir)
+			}
+			common := gitDir
+			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				common = strings.TrimSpace(string(b))
+				if !filepath.IsAbs(common) {
+					common = filepath.Join(gitDir, common)
+				}
+				common = realPath("/", common)
+				if !withinAny(a.env.roots, common) {
+					return fmt.Sprintf("the repository's common directory %s lies outside the workspace", common)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(common, "objects", "info", "alternates")); err == nil {
+				return "the repository borrows objects from other repositories (objects/info/alternates)"
+			}
+			for _, f := range []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")} {
+				if why := gitConfigPrograms(f); why != "" {
+					return why
+				}
+			}
+			return ""
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return ""
+		}
+		cur = parent
+	}
+}
+
+// readGitdir reads the "gitdir: PATH" line of a .git file.
+func readGitdir(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "gitdir:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("reading %s: no gitdir line", path)
+}
+
+// gitRiskyKeys are repository config keys (section.key, or
+// section.*.key for any subsection) that make read-only git commands
+// run programs, read or write files elsewhere, or reach the network.
+var gitRiskyKeys = map[string]bool{
+	"core.fsmonitor": true, "core.pager": true, "core.sshcommand": true, "core.hookspath": true,
+	"core.editor": true, "core.askpass": true, "core.gitproxy": true, "core.worktree": true,
+	"core.alternaterefscommand": true, "diff.external": true, "diff.*.textconv": true, "diff.*.command": true,
+	"diff.orderfile": true, "filter.*.clean": true, "filter.*.smudge": true, "filter.*.process": true,
+	"gpg.program": true, "gpg.*.program": true, "credential.helper": true, "credential.*.helper": true,
+	"log.showsignature": true, "merge.*.driver": true, "interactive.difffilter": true, "sequence.editor": true,
+	"remote.*.uploadpack": true, "remote.*.receivepack": true, "remote.*.promisor": true,
+	"extensions.partialclone": true, "blame.ignorerevsfile": true, "status.showsignature": true,
+	"uploadpack.packobjectshook": true, "format.signature": false,
+}
+
+// gitRiskySections are config sections any key of which is risky.
+var gitRiskySections = map[string]bool{"include": true, "includeif": true, "pager": true, "trace2": true}
+
+// gitConfigPrograms returns why the git config file at path makes git
+// commands unsafe to run without asking, or "".
+func gitConfigPrograms(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	section, sub := "", false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return "the repository's git config does not parse"
+			}
+			head := strings.TrimSpace(line[1:end])
+			name, _, hasSub := strings.Cut(head, " ")
+			if !hasSub {
+				name, _, hasSub = strings.Cut(head, ".")
+			}
+			section, sub = strings.ToLower(name), hasSub
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				if gitRiskySections[section] {
+					return fmt.Sprintf("the repository's git config has a [%s] section", head)
+				}
+				continue
+			}
+		}
+		key, value, _ := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		full := section + "." + key
+		if sub {
+			full = section + ".*." + key
+		}
+		switch {
+		case gitRiskySections[section], gitRiskyKeys[full]:
+			return fmt.Sprintf("the repository's git config sets %s, which git may run or follow", full)
+		case section == "alias" && strings.HasPrefix(strings.TrimSpace(value), "!"):
+			return fmt.Sprintf("the repository's git config defines the shell alias %s", key)
+		}
+	}
+	if sc.Err() != nil {
+		return "the repository's git config cannot be read"
+	}
+	return ""
+}
