@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
@@ -35,24 +36,30 @@ type EditorDiagnostics interface {
 }
 
 // langServers returns the service's language servers, made on first use
-// from the settings (or PATH when nothing is configured); nil when they
-// are turned off or none is found.
+// from the settings (or PATH when nothing is configured), and made anew
+// when the settings' lsp block changes (the old ones shut down in the
+// background); nil when they are turned off or none is found.
 func (s *Service) langServers() *langserver.Manager {
-	s.lspOnce.Do(func() {
-		st, _ := s.settings()
-		var conf settings.LSP
-		if st != nil {
-			conf = st.LSP
-		}
-		if conf.Disabled {
-			return
-		}
-		servers := serverConfigs(conf, s.cfg.LangServers)
-		if len(servers) == 0 {
-			return
-		}
+	st, _ := s.settings()
+	var conf settings.LSP
+	if st != nil {
+		conf = st.LSP
+	}
+	s.lspMu.Lock()
+	defer s.lspMu.Unlock()
+	if s.lspClosed {
+		return nil
+	}
+	if s.lspConf != nil && reflect.DeepEqual(*s.lspConf, conf) {
+		return s.lsp
+	}
+	if old := s.lsp; old != nil {
+		s.lspRetired.Go(old.Close)
+	}
+	s.lsp, s.lspConf = nil, &conf
+	if servers := serverConfigs(conf, s.cfg.LangServers); !conf.Disabled && len(servers) > 0 {
 		s.lsp = langserver.New(langserver.Config{Servers: servers, Logf: s.cfg.Logf})
-	})
+	}
 	return s.lsp
 }
 
@@ -99,8 +106,8 @@ func serverConfigs(conf settings.LSP, base []langserver.ServerConfig) []langserv
 // codeIntel is a session's tools.CodeIntel: the editor's diagnostics for
 // the files it covers, the service's language servers for the others.
 type codeIntel struct {
-	servers *langserver.Manager // nil when none
-	editor  EditorDiagnostics   // nil when the editor offers none
+	servers func() *langserver.Manager // the service's, nil when none
+	editor  EditorDiagnostics          // nil when the editor offers none
 	root    string
 	wait    time.Duration
 
@@ -116,8 +123,8 @@ type codeIntel struct {
 	warned bool     // the stop check spoke this turn, guarded by mu
 }
 
-func newCodeIntel(servers *langserver.Manager, editor EditorDiagnostics, root string, conf settings.LSP) *codeIntel {
-	if servers == nil && editor == nil {
+func newCodeIntel(servers func() *langserver.Manager, editor EditorDiagnostics, root string, conf settings.LSP) *codeIntel {
+	if servers() == nil && editor == nil {
 		return nil
 	}
 	c := &codeIntel{servers: servers, editor: editor, root: root, wait: DefaultDiagnosticsWait, baseline: map[string][]tools.Diagnostic{}, seen: map[string]string{}, route: map[string]bool{}}
@@ -142,19 +149,20 @@ func (c *codeIntel) byEditor(path string) bool {
 	switch {
 	case c.editor.CoversDiagnostics(path):
 		c.route[path] = true
-	case c.servers != nil && c.servers.Handles(path):
+	case c.servers() != nil && c.servers().Handles(path):
 		c.route[path] = false
 	}
 	return c.route[path]
 }
 
 func (c *codeIntel) Handles(path string) bool {
-	return c.byEditor(path) || c.servers != nil && c.servers.Handles(path)
+	m := c.servers()
+	return c.byEditor(path) || m != nil && m.Handles(path)
 }
 
 func (c *codeIntel) Touch(path string, text []byte) {
-	if !c.byEditor(path) && c.servers != nil {
-		c.servers.Touch(c.root, path, text)
+	if m := c.servers(); !c.byEditor(path) && m != nil {
+		m.Touch(c.root, path, text)
 	}
 }
 
@@ -173,10 +181,11 @@ func (c *codeIntel) Diagnostics(ctx context.Context, path string, text []byte) (
 		}
 		out = diags
 	} else {
-		if c.servers == nil {
+		m := c.servers()
+		if m == nil {
 			return nil, false, langserver.ErrNoServer
 		}
-		diags, ok, err := c.servers.Diagnostics(ctx, c.root, path, text, c.wait)
+		diags, ok, err := m.Diagnostics(ctx, c.root, path, text, c.wait)
 		if err != nil || !ok {
 			return nil, ok, err
 		}
@@ -195,8 +204,8 @@ func (c *codeIntel) Diagnostics(ctx context.Context, path string, text []byte) (
 
 func (c *codeIntel) Published(ctx context.Context) []tools.Diagnostic {
 	var out []tools.Diagnostic
-	if c.servers != nil {
-		for _, d := range c.servers.Published(c.root) {
+	if m := c.servers(); m != nil {
+		for _, d := range m.Published(c.root) {
 			out = append(out, tools.Diagnostic(d))
 		}
 	}
@@ -204,10 +213,11 @@ func (c *codeIntel) Published(ctx context.Context) []tools.Diagnostic {
 }
 
 func (c *codeIntel) Ask(ctx context.Context, q tools.CodeQuery) (string, error) {
-	if c.servers == nil || !c.servers.Handles(q.Path) {
+	m := c.servers()
+	if m == nil || !m.Handles(q.Path) {
 		return "", fmt.Errorf("no language server of agent-lsp covers %s (the editor's diagnostics do not answer navigation)", filepath.Base(q.Path))
 	}
-	return c.servers.Ask(ctx, c.root, langserver.Query{Op: q.Op, Path: q.Path, Text: q.Text, Line: q.Line, Character: q.Character, Symbol: q.Symbol})
+	return m.Ask(ctx, c.root, langserver.Query{Op: q.Op, Path: q.Path, Text: q.Text, Line: q.Line, Character: q.Character, Symbol: q.Symbol})
 }
 
 // beginTurn forgets what the previous turn saw and edited.
@@ -282,8 +292,7 @@ func (s *Session) setCode(st *settings.Settings, client Client) {
 	if editor != nil && !editor.OffersDiagnostics() {
 		editor = nil
 	}
-	servers := s.svc.langServers()
-	if c := newCodeIntel(servers, editor, s.cwd, st.LSP); c != nil {
+	if c := newCodeIntel(s.svc.langServers, editor, s.cwd, st.LSP); c != nil {
 		s.code = c
 		s.env.Code = c
 	}

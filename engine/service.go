@@ -117,8 +117,11 @@ type Service struct {
 	sessions map[string]*Session // guarded by mu
 	warned   map[string]bool     // warnings given once per process, guarded by mu
 
-	lspOnce sync.Once
-	lsp     *langserver.Manager // set by lspOnce; nil when there are none
+	lspMu      sync.Mutex
+	lsp        *langserver.Manager // nil when there are none, guarded by lspMu
+	lspConf    *settings.LSP       // what lsp was made for; nil: not made yet, guarded by lspMu
+	lspClosed  bool                // guarded by lspMu
+	lspRetired sync.WaitGroup      // managers of older settings, shutting down
 	// cfg.Settings, Notices, Provider, ProviderError, Model, Trust and
 	// OnClose change when the user trusts the folder: guarded by mu.
 	trust     trustState    // guarded by mu
@@ -231,10 +234,14 @@ func (s *Service) Close() {
 	for _, f := range closers {
 		f()
 	}
-	s.lspOnce.Do(func() {}) // none may start from now on
-	if s.lsp != nil {
-		s.lsp.Close()
+	s.lspMu.Lock()
+	s.lspClosed = true // none may start from now on
+	m := s.lsp
+	s.lspMu.Unlock()
+	if m != nil {
+		m.Close()
 	}
+	s.lspRetired.Wait()
 }
 
 // UpdateSettings applies reloaded settings to the service and to every

@@ -38,6 +38,10 @@ type server struct {
 	closeOnce sync.Once // closes conn
 	caps      serverCaps
 
+	// syncMu serializes sync, so that a document's didOpen and
+	// didChanges go out in version order.
+	syncMu sync.Mutex
+
 	mu    sync.Mutex
 	docs  map[string]*document   // open documents by path, guarded by mu
 	pub   map[string]publication // last diagnostics by path, guarded by mu
@@ -325,6 +329,8 @@ func severityName(n int) string {
 // document's version.
 func (s *server) sync(ctx context.Context, path string, text []byte) (string, int32, error) {
 	u := uri.File(path)
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	s.mu.Lock()
 	if s.dead {
 		s.mu.Unlock()
@@ -342,9 +348,6 @@ func (s *server) sync(ctx context.Context, path string, text []byte) (string, in
 	}
 	s.docs[path] = nd
 	s.mu.Unlock()
-	// Notifications are written in the order of the calls that hold no
-	// lock between them; callers serialize syncs of one document (the
-	// engine edits a file at a time).
 	var err error
 	if !open {
 		err = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
