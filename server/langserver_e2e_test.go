@@ -247,3 +247,26 @@ func TestCheckOnStop(t *testing.T) {
 		t.Errorf("the stop check said: %s", m)
 	}
 }
+
+// TestEditDiagnosticsPyright: a server from npm through the LSP door.
+func TestEditDiagnosticsPyright(t *testing.T) {
+	pyright := langtest.Require(t, "pyright-langserver")
+	src := "def average(values: list[float]) -> float:\n    return sum(values) / len(values)\n"
+	e := newEnvWith(t, map[string]string{"calc.py": src}, func(c *engine.Config) {
+		c.LangServers = []langserver.ServerConfig{{Name: "python", Command: []string{pyright, "--stdio"}, Filetypes: []string{"py"}}}
+		// pyright's first analysis takes seconds on a loaded machine.
+		c.Settings = &settings.Settings{LSP: settings.LSP{DiagnosticsTimeoutMs: 30_000}}
+	},
+		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"calc.py"}`)},
+		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"calc.py","old_string":"len(values)","new_string":"len(values, 2)"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if stop, err := e.editor.Prompt(sid, "divide"); err != nil || stop != schema.StopEndTurn {
+		t.Fatalf("prompt = %q, %v", stop, err)
+	}
+	if got := resultText(e.toolResults(2)[0]); !strings.Contains(got, "introduced new problems") || !strings.Contains(got, "calc.py:2:") || !strings.Contains(got, "[Pyright]") {
+		t.Errorf("the Edit's result lacks pyright's error:\n%s", got)
+	}
+}
