@@ -68,6 +68,9 @@ func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg pr
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
+	if s.code != nil {
+		s.code.beginTurn()
+	}
 	return s.loop(ctx)
 }
 
@@ -99,6 +102,10 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 			}
 			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
 				stopBlocks++
+				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+				continue
+			}
+			if again := s.checkOnStop(ctx); again != "" && resp.StopReason == providers.StopEndTurn {
 				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
 				continue
 			}

@@ -164,6 +164,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 			r = viewResult(use.Name, use.Input, res.Content)
 		}
 		s.remember(use.ID, r)
+		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 
