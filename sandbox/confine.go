@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -501,9 +502,7 @@ func (c *Confiner) visible(p string) bool {
 	return false
 }
 
-func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
-}
+func within(root, p string) bool { return pathres.Within(root, p) }
 
 // globBase returns the longest leading directory of a doublestar
 // pattern that holds no pattern characters, unescaped, and whether the

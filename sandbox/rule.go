@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // homeSecrets are the files and folders under the user's home that a
@@ -72,7 +74,7 @@ func ruleHome() string {
 	if err != nil || !filepath.IsAbs(h) {
 		return ""
 	}
-	if real, err := filepath.EvalSymlinks(h); err == nil {
+	if real, err := pathres.Resolve("/", h); err == nil && exists(real) {
 		return real
 	}
 	return ""
@@ -91,7 +93,7 @@ func secretPaths(home string) []string {
 			continue
 		}
 		out = append(out, p)
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		if real, err := pathres.Resolve("/", p); err == nil && real != p {
 			out = append(out, real)
 		}
 	}
@@ -122,7 +124,7 @@ func (c *Confiner) outsideDeny(patterns []string, home string) ([]string, error)
 			}
 		}
 		out = append(out, base)
-		if real, err := filepath.EvalSymlinks(base); err == nil && real != base {
+		if real, err := pathres.Resolve("/", base); err == nil && real != base {
 			out = append(out, real)
 		}
 	}

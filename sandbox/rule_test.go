@@ -158,3 +158,25 @@ func TestRuleDenyOutsideFailsClosed(t *testing.T) {
 		t.Errorf("rule sandbox with a home deny rule: %v\n%s", err, out)
 	}
 }
+
+// TestProtectedLinkToMissingTarget: a .claude that is a dangling link to a
+// folder the workspace does not hold yet must not become a writable
+// settings folder: its target gets a read-only placeholder.
+func TestProtectedLinkToMissingTarget(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("HOME", t.TempDir())
+	ws := t.TempDir()
+	if err := os.Symlink("later-claude", filepath.Join(ws, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	c := confiner(t, ws)
+	for _, o := range []Options{{Rule: true}, {Writable: true}} {
+		runConfined(t, c, o, ws, "mkdir -p later-claude; echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.local.json")
+		if data, err := os.ReadFile(filepath.Join(ws, "later-claude", "settings.local.json")); err == nil {
+			t.Errorf("rule=%v: a command wrote settings through a dangling .claude link: %s", o.Rule, data)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
+		t.Error("the placeholder was left behind")
+	}
+}
