@@ -172,7 +172,12 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		masks = append(append(masks, secretPaths(home)...), outside...)
+		for _, m := range secretPaths(home) {
+			if c.insideRoots(m) || !c.visible(m) {
+				masks = append(masks, m) // never a folder that holds a root
+			}
+		}
+		masks = append(masks, outside...)
 		env = ruleEnv(extra...)
 		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
 	}

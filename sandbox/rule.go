@@ -84,11 +84,21 @@ func ruleHome() string {
 // that exists, and, for one that is a symlink, what it points to.
 func secretPaths(home string) []string {
 	if home == "" || home == "/" {
-		return nil
+		home = "/nonexistent"
 	}
 	var out []string
+	paths := make([]string, 0, len(homeSecrets)+4)
 	for _, rel := range homeSecrets {
-		p := filepath.Join(home, rel)
+		paths = append(paths, filepath.Join(home, rel))
+	}
+	// The same folders where the environment moves them: Claude Code's
+	// configuration, agent-lsp's sessions and settings.
+	for _, kv := range [][2]string{{"CLAUDE_CONFIG_DIR", ""}, {"XDG_STATE_HOME", "agent-lsp"}, {"XDG_CONFIG_HOME", "agent-lsp"}, {"XDG_DATA_HOME", "agent-lsp"}, {"XDG_CONFIG_HOME", "gh"}, {"XDG_CONFIG_HOME", "gcloud"}} {
+		if d := os.Getenv(kv[0]); filepath.IsAbs(d) {
+			paths = append(paths, filepath.Join(d, kv[1]))
+		}
+	}
+	for _, p := range paths {
 		if !exists(p) {
 			continue
 		}

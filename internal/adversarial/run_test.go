@@ -345,6 +345,16 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 	for _, tc := range cases {
 		res := results[toolUseID(tc.id)]
 		for name := range secrets {
+			if ruleReadsOutside(tc, name) {
+				// The rule sandbox shows the host's files outside the
+				// workspace and the home, read-only, by design. (The
+				// text is then in the conversation: not looked for in
+				// later requests.)
+				if leaked(res, name) {
+					reported[name] = true
+				}
+				continue
+			}
 			if leaked(res, name) {
 				reported[name] = true
 				report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: fmt.Sprintf("the %s secret reached the model in the tool result: %s", name, snippet(res))})
@@ -535,4 +545,14 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Errorf("writing the report: %v", err)
 	}
+}
+
+// ruleReadsOutside reports whether the secret name is one that a Bash
+// case may read when the user's settings allow Bash (offSwitch "rule"):
+// files outside the workspace and outside the home (the "outside" and
+// "other" canaries) are readable in the rule sandbox, as the user's own
+// commands may read them; the home's credentials, the API key and Read
+// denied files are not.
+func ruleReadsOutside(tc *tcase, name string) bool {
+	return offSwitch == "rule" && tc.tool == "Bash" && (name == "outside" || name == "other")
 }
