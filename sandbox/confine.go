@@ -177,7 +177,9 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 				masks = append(masks, m) // never a folder that holds a root
 			}
 		}
-		masks = append(masks, outside...)
+		// Last, over the writable folders too: /etc's secrets again
+		// (an allowWrite folder may hold /etc).
+		masks = append(append(masks, outside...), etcSecrets...)
 		env = ruleEnv(extra...)
 		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
 	}
@@ -214,7 +216,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		}
 	}
 	for _, w := range o.AllowWrite {
-		if real, err := filepath.EvalSymlinks(w); err == nil && o.Rule {
+		if real, err := pathres.Resolve("/", w); err == nil && o.Rule {
 			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 				args = append(args, "--bind", real, real)
 			}
