@@ -15,6 +15,7 @@ import (
 // means the turn could not go on (no provider, an API error after
 // retries); the history keeps everything that happened before it.
 func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (string, error) {
+	defer entered(ctx) // on every path; a no-op once called
 	msg, err := userMessage(prompt)
 	if err != nil {
 		return "", err
@@ -25,6 +26,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 			steer = &steered{msg: msg, done: make(chan steerOutcome, 1)}
 		}
 		runCtx, err := s.begin(ctx, steer)
+		entered(ctx)
 		if errors.Is(err, errSteered) {
 			// Another turn runs: it takes this prompt at its next
 			// model call (see steer.go).
@@ -76,6 +78,9 @@ func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg pr
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
+	if s.code != nil {
+		s.code.beginTurn()
+	}
 	return s.loop(ctx)
 }
 
@@ -107,6 +112,10 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 			}
 			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
 				stopBlocks++
+				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+				continue
+			}
+			if again := s.checkOnStop(ctx); again != "" && resp.StopReason == providers.StopEndTurn {
 				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
 				continue
 			}

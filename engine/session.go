@@ -36,6 +36,7 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	code   *codeIntel   // nil when no language server covers anything
 	// editorMCP are the MCP servers the editor passed; mcpNames the
 	// servers started (or reported) so far.
 	editorMCP []schema.MCPServer
@@ -133,6 +134,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.setSandbox(st)
 	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
+	s.setCode(st, opts.Client)
 	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})

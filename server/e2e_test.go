@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -63,7 +64,8 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 		Logf:          t.Logf,
 		TranscriptDir: filepath.Join(root, ".transcripts"),
 		NewService: func(init server.InitOptions) (*engine.Service, error) {
-			cfg := engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root}
+			// No language servers from PATH: tests that want one say so.
+			cfg := engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root, LangServers: []langserver.ServerConfig{}}
 			if configure != nil {
 				configure(&cfg)
 			}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -58,6 +59,10 @@ type Env struct {
 	// ReadOnlyRoots, when set, returns folders outside Roots that Read
 	// (and only Read) may read: the folders of the skills loaded.
 	ReadOnlyRoots func() []string
+	// Code, when set, is what language servers know of the files: edits
+	// report the problems they introduce, and the Diagnostics and LSP
+	// tools are offered.
+	Code CodeIntel
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
@@ -194,11 +199,13 @@ func (e *Env) Resolve(p string) (string, error) {
 		return "", fmt.Errorf("path is empty")
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.Cwd, p)
+		p = e.Cwd + "/" + p
 	}
-	p = filepath.Clean(p)
-	if real, ok := e.resolveUnderRoot(p); ok {
-		return real, nil
+	if !hasDotDot(p) {
+		// Only "." and doubled slashes to clean: the fast path.
+		if real, ok := e.resolveUnderRoot(filepath.Clean(p)); ok {
+			return real, nil
+		}
 	}
 	real, err := resolveExisting(p)
 	if err != nil {
@@ -235,15 +242,7 @@ func (e *Env) resolveUnderRoot(p string) (string, bool) {
 
 // Within reports whether path is root or lies under it. Both must be
 // clean absolute paths.
-func Within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, root)
-}
+func Within(root, path string) bool { return pathres.Within(root, path) }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping
 // duplicates.

@@ -180,6 +180,21 @@ export interface RequestPermissionResult { outcome: PermissionOutcome }
 
 export interface AgentStatusParams { sessionId?: string; kind: 'retry' | 'warning' | 'info' | string; message: string; retryInMs?: number }
 
+// ---- agent/diagnostics -----------------------------------------------------
+
+/** What the client announces under experimental.agent to answer agent/diagnostics. */
+export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+
+export interface AgentDiagnosticsParams { uri: string; version?: number; timeoutMs?: number }
+
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: 1 | 2 | 3 | 4;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+
 // ---- errors ----------------------------------------------------------------
 
 export const ErrorCodes = {
@@ -208,6 +223,7 @@ export const Methods = {
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
   agentStatus: 'agent/status',
+  agentDiagnostics: 'agent/diagnostics',
 } as const;
 
 /** A request method with its params and result types. */
@@ -235,6 +251,7 @@ export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sess
 export const SessionUpdateNotification = notification<SessionNotification>(Methods.sessionUpdate);
 export const RequestPermissionRequest = request<RequestPermissionParams, RequestPermissionResult>(Methods.requestPermission);
 export const AgentStatusNotification = notification<AgentStatusParams>(Methods.agentStatus);
+export const AgentDiagnosticsRequest = request<AgentDiagnosticsParams, LspDiagnostic[]>(Methods.agentDiagnostics);
 
 // ---- helpers ---------------------------------------------------------------
 

@@ -23,6 +23,7 @@ M.method = {
   session_update = 'session/update', -- notification
   session_request_permission = 'session/request_permission', -- request
   agent_status = 'agent/status', -- notification
+  agent_diagnostics = 'agent/diagnostics', -- request: the editor's diagnostics of a buffer
   workspace_apply_edit = 'workspace/applyEdit', -- request
 }
 
