@@ -52,12 +52,6 @@ func (p *scriptProvider) requests() []*providers.Request {
 	return append([]*providers.Request(nil), p.reqs...)
 }
 
-func (p *scriptProvider) remaining() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.steps)
-}
-
 // say answers with text, streamed as two deltas, and ends the turn.
 func say(text string) step {
 	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {

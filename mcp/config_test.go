@@ -159,6 +159,9 @@ func TestCollect(t *testing.T) {
 	// Without settings nothing from the project is approved; without a
 	// .mcp.json there is nothing from it.
 	servers, errs = Collect(Sources{Workspace: dir})
+	if len(errs) != 0 {
+		t.Errorf("without settings: %v", errs)
+	}
 	for _, s := range servers {
 		if !s.NeedsApproval {
 			t.Errorf("%s approved without settings", s.Name)
