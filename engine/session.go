@@ -42,7 +42,12 @@ type Session struct {
 	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
-	log     *session.Log // nil when sessions are not persisted
+	// confiner holds the commands that run without a question.
+	confiner *sandbox.Confiner
+	// classifierOff makes every Bash call that would ask run confined
+	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
+	classifierOff bool
+	log           *session.Log // nil when sessions are not persisted
 
 	stateMu    sync.Mutex     // serializes saveState
 	savedState *session.State // what the file holds last, guarded by stateMu
@@ -110,6 +115,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
+	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
@@ -160,6 +166,8 @@ func (s *Session) Cancel() {
 	if cancel != nil {
 		cancel()
 	}
+	// Background shells are part of the work being cancelled.
+	s.env.KillShells()
 }
 
 // begin marks a prompt as running and returns its context.

@@ -107,7 +107,31 @@ type Decision struct {
 	AlwaysRule string
 	// AlwaysRules are the rules behind AlwaysRule.
 	AlwaysRules []string
+	// Confine, for an Allow, says the call runs without a question only
+	// because the command classifier judged it harmless: the engine then
+	// runs it in a confining sandbox, so a classifier mistake cannot
+	// write, reach the network or leak. It is NotConfined for calls the
+	// user approved (a click, their rules, bypassPermissions, a hook).
+	Confine Confinement
 }
+
+// Confinement is how an automatically allowed Bash call must be held.
+type Confinement int
+
+// The confinements.
+const (
+	// NotConfined calls run as the user's settings say (their sandbox,
+	// if enabled).
+	NotConfined Confinement = iota
+	// ConfineReadOnly calls were classified read-only: they run with the
+	// workspace read-only, no network and nothing else of the host's
+	// files or environment.
+	ConfineReadOnly
+	// ConfineWorkspace calls were classified harmless apart from writes
+	// inside the workspace, which acceptEdits mode allows: as
+	// ConfineReadOnly, with the workspace writable.
+	ConfineWorkspace
+)
 
 // Policy decides tool calls for one session. It is safe for concurrent
 // use.
@@ -122,6 +146,7 @@ type Policy struct {
 	roots         []string        // guarded by mu; project, extraRoots and additionalDirectories
 	extraRoots    []string        // guarded by mu; other workspace folders, from AddRoots
 	disableBypass bool            // guarded by mu
+	unconfined    bool            // guarded by mu; no sandbox can confine auto-run commands
 	invalid       []settings.Rule // guarded by mu; rules that did not parse
 	persist       func(rule string) error
 }
@@ -320,16 +345,17 @@ func (p *Policy) Roots() []string {
 
 // snapshot is the policy's state for one decision.
 type snapshot struct {
-	mode    Mode
-	rules   ruleSet
-	session []compiledRule
-	roots   []string
+	mode       Mode
+	rules      ruleSet
+	session    []compiledRule
+	roots      []string
+	unconfined bool
 }
 
 func (p *Policy) snapshot() snapshot {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return snapshot{mode: p.mode, rules: p.rules, session: p.session, roots: p.roots}
+	return snapshot{mode: p.mode, rules: p.rules, session: p.session, roots: p.roots, unconfined: p.unconfined}
 }
 
 // Decide checks a call. Deny rules beat ask rules, which beat allow rules;

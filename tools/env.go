@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -34,8 +35,16 @@ type Env struct {
 	// OnPlan is called when the model updates its plan (TodoWrite).
 	OnPlan func([]schema.PlanEntry)
 	// WrapCommand, when set, rewrites a shell command's argv to run
-	// inside a sandbox. It returns an error when the command must not run.
-	WrapCommand func(argv []string) ([]string, error)
+	// inside a sandbox; ctx is the tool call's, which tells how tightly
+	// this call must be confined. It returns an error when the command
+	// must not run, and otherwise a function to call once every process
+	// of the command has ended (nil when there is nothing to undo).
+	WrapCommand func(ctx context.Context, argv []string) ([]string, func(), error)
+	// MaxShells bounds the background shells running at once (0 means
+	// DefaultMaxShells), and ShellMaxAge how long one may run before it
+	// is killed (0 means DefaultShellMaxAge).
+	MaxShells   int
+	ShellMaxAge time.Duration
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
