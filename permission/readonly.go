@@ -556,8 +556,10 @@ func sedReadOnly(sc string) string {
 			}
 			d := sc[i]
 			i++
-			if !delimited(d) || !delimited(d) {
-				return "sed script does not parse"
+			for range 2 { // the pattern, then the replacement
+				if !delimited(d) {
+					return "sed script does not parse"
+				}
 			}
 			if c == 's' {
 				for i < len(sc) && strings.IndexByte("gpiImM0123456789", sc[i]) >= 0 {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -95,10 +94,23 @@ func BenchmarkEdit2000Lines(b *testing.B) {
 	}
 }
 
+// goSrc returns the source tree of the go command's GOROOT.
+func goSrc() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
 // gorootSrc is the tree the search benchmarks run over.
 func gorootSrc(b *testing.B) string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
-	if _, err := os.Stat(dir); err != nil {
+	dir, err := goSrc()
+	if err != nil {
 		b.Skipf("no GOROOT source: %v", err)
 	}
 	return dir
@@ -187,9 +199,9 @@ func TestGrepBenchCasesAgreeWithRg(t *testing.T) {
 	if err != nil || testing.Short() {
 		t.Skip("needs rg and a full run")
 	}
-	dir := filepath.Join(runtime.GOROOT(), "src")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no GOROOT source")
+	dir, err := goSrc()
+	if err != nil {
+		t.Skipf("no GOROOT source: %v", err)
 	}
 	root := ResolveRoots(dir)[0]
 	env := &Env{Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker()}
