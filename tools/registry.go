@@ -31,13 +31,3 @@ func New(env *Env) []Tool {
 		&todoTool{env},
 	}
 }
-
-// Find returns the tool of tools named name, or nil.
-func Find(tools []Tool, name string) Tool {
-	for _, t := range tools {
-		if t.Spec().Name == name {
-			return t
-		}
-	}
-	return nil
-}
