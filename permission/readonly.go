@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // readOnlyCommands run without asking in default mode when their
@@ -647,7 +648,7 @@ func checkXxd(a *analysis, args []word) string {
 		case contains([]string{"-a", "-b", "-C", "-E", "-e", "-i", "-p", "-ps", "-plain", "-u", "-d"}, v):
 		case contains([]string{"-c", "-g", "-l", "-o", "-s"}, v):
 			i++
-			if i >= len(args) || !args[i].literal || !xxdNumberRE.MatchString(args[i].value) {
+			if i >= len(args) || !args[i].literal || !xxdNumberRE().MatchString(args[i].value) {
 				return "xxd " + v + " without a number"
 			}
 		case strings.HasPrefix(v, "-") && v != "-":
@@ -667,4 +668,4 @@ func checkXxd(a *analysis, args []word) string {
 	return ""
 }
 
-var xxdNumberRE = regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)$`)
+var xxdNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)$`) })
