@@ -159,7 +159,11 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		upd.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(res.Content))}
 	}
 	if !res.IsError {
-		s.remember(use.ID, editResult(use.Name, use.Input, res.Display))
+		r := editResult(use.Name, use.Input, res.Display)
+		if r == nil {
+			r = viewResult(use.Name, use.Input, res.Content)
+		}
+		s.remember(use.ID, r)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

@@ -155,6 +155,9 @@ type SessionOptions struct {
 	MCPServers []schema.MCPServer
 	// Model overrides the service's model.
 	Model string
+	// Fork, for ResumeSession, continues a copy of the stored session
+	// under a new id instead of the session itself.
+	Fork bool
 }
 
 // NewSession starts a session.

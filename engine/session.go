@@ -245,6 +245,21 @@ func (s *Session) close() {
 // one when both have the same role (the API wants roles to alternate), and
 // appends it to the session file.
 func (s *Session) appendMessage(m providers.Message) {
+	s.record(m, nil)
+}
+
+// appendResponse is appendMessage for a model's response, saved with its
+// model, stop reason and usage.
+func (s *Session) appendResponse(resp *providers.Response) {
+	u := resp.Usage
+	model := resp.Model
+	if model == "" {
+		model = s.Model()
+	}
+	s.record(resp.Message, &session.ResponseInfo{Model: model, StopReason: string(resp.StopReason), Usage: &u})
+}
+
+func (s *Session) record(m providers.Message, info *session.ResponseInfo) {
 	s.mu.Lock()
 	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
 		last := &s.history[n-1]
@@ -263,7 +278,11 @@ func (s *Session) appendMessage(m providers.Message) {
 		}
 	}
 	s.mu.Unlock()
-	if s.log != nil {
+	switch {
+	case s.log == nil:
+	case info != nil:
+		s.saved(s.log.AppendResponse(m, *info))
+	default:
 		s.saved(s.log.AppendResults(m, results))
 	}
 }

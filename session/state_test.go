@@ -32,7 +32,7 @@ func TestState(t *testing.T) {
 		}, &plan},
 		{"after our compaction", func(t *testing.T, l *Log, path string) {
 			must(t, l.SetState(plan))
-			must(t, l.AppendSummary("summary"))
+			must(t, l.AppendSummary("summary", TriggerAuto))
 			must(t, l.Append(text(providers.RoleUser, "after")))
 		}, &plan},
 		{"before another writer's compaction", func(t *testing.T, l *Log, path string) {
@@ -40,7 +40,7 @@ func TestState(t *testing.T) {
 			l.mu.Lock()
 			l.state = nil // as a writer that does not know state lines
 			l.mu.Unlock()
-			must(t, l.AppendSummary("summary"))
+			must(t, l.AppendSummary("summary", TriggerAuto))
 			must(t, l.Append(text(providers.RoleUser, "after")))
 		}, &plan},
 		{"torn state line", func(t *testing.T, l *Log, path string) {
@@ -68,7 +68,7 @@ func TestState(t *testing.T) {
 				t.Errorf("Resume: state = %+v, want %+v", h.State, tt.want)
 			}
 			// A compaction after resuming carries the resumed state.
-			must(t, l.AppendSummary("again"))
+			must(t, l.AppendSummary("again", TriggerAuto))
 			must(t, l.Close())
 			_, h, err = s.Resume(fixtureCwd, "s1")
 			must(t, err)
