@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // dispatcher looks tools up by name and runs them, as the engine does.
@@ -108,7 +110,7 @@ func goSrc() (string, error) {
 func gorootSrc(b *testing.B) string {
 	dir, err := goSrc()
 	if err != nil {
-		b.Skipf("no GOROOT source: %v", err)
+		testenv.Missing(b, "no Go source tree to search: %v", err)
 	}
 	return dir
 }
@@ -192,13 +194,13 @@ func BenchmarkGlobGoFiles(b *testing.B) {
 // TestGrepBenchCasesAgreeWithRg checks, on the benchmark tree, that the
 // in-process engine and ripgrep find the same files.
 func TestGrepBenchCasesAgreeWithRg(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil || testing.Short() {
-		t.Skip("needs rg and a full run")
+	if testing.Short() {
+		t.Skip("searches the Go source tree: not in -short runs")
 	}
+	rg := testenv.NeedTool(t, "rg")
 	dir, err := goSrc()
 	if err != nil {
-		t.Skipf("no GOROOT source: %v", err)
+		testenv.Missing(t, "no Go source tree to search: %v", err)
 	}
 	root := ResolveRoots(dir)[0]
 	env := &Env{Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker()}
