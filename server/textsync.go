@@ -22,10 +22,13 @@ func init() {
 	lspMethods.register("textDocument/didSave", (*Server).didSave)
 }
 
-// lspRange is the protocol's range. The alias keeps server/plain.go, which
-// other work is changing now, as it is; it can go once plain.go names
-// protocol.Range itself.
-type lspRange = protocol.Range
+// lspRange and lspPosition are the protocol's types. The aliases keep
+// code other work is changing now (plain.go, wrap_diags.go) as it is; they
+// can go once that code names the protocol types itself.
+type (
+	lspRange    = protocol.Range
+	lspPosition = protocol.Position
+)
 
 // overlayRange converts a protocol range.
 func overlayRange(r protocol.Range) *workspace.Range {

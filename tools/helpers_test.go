@@ -151,13 +151,3 @@ func (o *overlayFS) OpenFiles() []string {
 	}
 	return out
 }
-
-// Find returns the tool of tools named name, or nil.
-func Find(tools []Tool, name string) Tool {
-	for _, t := range tools {
-		if t.Spec().Name == name {
-			return t
-		}
-	}
-	return nil
-}

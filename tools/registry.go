@@ -36,3 +36,13 @@ func New(env *Env) []Tool {
 	}
 	return list
 }
+
+// Find returns the tool of tools named name, or nil.
+func Find(tools []Tool, name string) Tool {
+	for _, t := range tools {
+		if t.Spec().Name == name {
+			return t
+		}
+	}
+	return nil
+}
