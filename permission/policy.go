@@ -269,11 +269,11 @@ func (p *Policy) compile(rules []settings.Rule, cautious bool) []compiledRule {
 				tool = tool[:i]
 			}
 			tool = strings.TrimSpace(tool)
-			if !toolNameRE.MatchString(tool) && !strings.HasPrefix(tool, "mcp__") {
+			if !toolNameRE().MatchString(tool) && !strings.HasPrefix(tool, "mcp__") {
 				continue
 			}
 			r = Rule{Tool: tool, kind: kindTool}
-			if m := mcpRE.FindStringSubmatch(tool); m != nil {
+			if m := mcpRE().FindStringSubmatch(tool); m != nil {
 				r = Rule{Tool: tool, kind: kindMCP, mcpServer: m[1]}
 			}
 			cr.fallback = true

@@ -157,14 +157,14 @@ var _ engine.Client = acpClient{}
 
 // Update sends a session/update notification.
 func (c acpClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
-	return client{c.s}.Update(ctx, sessionID, u)
+	return client(c).Update(ctx, sessionID, u)
 }
 
 // RequestPermission sends session/request_permission and waits for the
 // user's answer. When ctx ends first, the request is cancelled with
 // $/cancel_request.
 func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
-	return client{c.s}.RequestPermission(ctx, p)
+	return client(c).RequestPermission(ctx, p)
 }
 
 // acpFS is the file system of a session on the ACP door. When the client

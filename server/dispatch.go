@@ -134,6 +134,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		defer ticket.release() // if the method ends before the engine took the prompt in
 	}
 	id := req.ID()
+	hctx = context.WithValue(hctx, requestIDKey{}, id)
 	s.callsMu.Lock()
 	s.calls[id] = cancel
 	s.received++
@@ -207,11 +208,64 @@ func (s *Server) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
 func (c answerCounter) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	n, err := c.Stream.Write(ctx, msg)
 	if isResponse(msg) {
+		var then func()
 		c.s.callsMu.Lock()
 		c.s.answered++
+		if len(c.s.answerHooks) > 0 {
+			if id, ok := responseID(msg); ok {
+				then = c.s.answerHooks[id]
+				delete(c.s.answerHooks, id)
+			}
+		}
 		c.s.callsMu.Unlock()
+		if then != nil {
+			then()
+		}
 	}
 	return n, err
+}
+
+// requestIDKey is the context key of the id of the request a method
+// answers.
+type requestIDKey struct{}
+
+// afterAnswer runs f once the response to the request ctx belongs to has
+// been written (at once when ctx belongs to no request). f runs on the
+// writing goroutine: it must not block.
+func (s *Server) afterAnswer(ctx context.Context, f func()) {
+	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
+	if !ok {
+		f()
+		return
+	}
+	s.callsMu.Lock()
+	if s.answerHooks == nil {
+		s.answerHooks = make(map[jsonrpc2.ID]func())
+	}
+	s.answerHooks[id] = f
+	s.callsMu.Unlock()
+}
+
+// responseID returns the id a response answers. jsonrpc2 writes its
+// handlers' answers as its unexported responseWire: the id is read back
+// from the encoding.
+func responseID(msg jsonrpc2.Message) (jsonrpc2.ID, bool) {
+	if r, ok := msg.(*jsonrpc2.Response); ok {
+		return r.ID(), true
+	}
+	b, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	m, err := jsonrpc2.DecodeMessage(b)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	r, ok := m.(*jsonrpc2.Response)
+	if !ok {
+		return jsonrpc2.ID{}, false
+	}
+	return r.ID(), true
 }
 
 // isResponse reports whether msg is a response. jsonrpc2 writes its

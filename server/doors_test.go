@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
@@ -561,7 +562,7 @@ func lspSteps() []step {
 			return map[string]any{"textDocument": map[string]any{"uri": doc(d)}, "text": "one\ntwo\n"}
 		}},
 		{method: "textDocument/codeAction", params: func(d *doorEnv) any {
-			return map[string]any{"textDocument": map[string]any{"uri": doc(d)}, "range": lspRange{End: lspPosition{Line: 1}}, "context": map[string]any{"diagnostics": []any{}}}
+			return map[string]any{"textDocument": map[string]any{"uri": doc(d)}, "range": protocol.Range{End: protocol.Position{Line: 1}}, "context": map[string]any{"diagnostics": []any{}}}
 		}, check: mustSucceed},
 		{method: "textDocument/didClose", notify: true, params: func(d *doorEnv) any {
 			return map[string]any{"textDocument": map[string]any{"uri": doc(d)}}

@@ -88,6 +88,9 @@ type Server struct {
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
 	received int                                // requests received, guarded by callsMu
 	answered int                                // responses written, guarded by callsMu
+	// answerHooks run once the response to a request is written, by
+	// request id; guarded by callsMu.
+	answerHooks map[jsonrpc2.ID]func()
 }
 
 type state int

@@ -168,13 +168,6 @@ func (t *ReadTracker) Saw(path string, content []byte) {
 	t.mu.Unlock()
 }
 
-// Forget drops what is known of path.
-func (t *ReadTracker) Forget(path string) {
-	t.mu.Lock()
-	delete(t.seen, path)
-	t.mu.Unlock()
-}
-
 // Check reports whether content is what the model last saw of path. It
 // returns a message for the model when it is not.
 func (t *ReadTracker) Check(path string, content []byte) (ok bool, why string) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // binary is the agent-lsp under test: AGENT_LSP_BIN, else built once for
@@ -38,15 +39,10 @@ func run(m *testing.M) int {
 	return proctest.RunReaped(m)
 }
 
-// requireBwrap skips the test when bubblewrap is missing, and fails it
-// when AGENT_LSP_REQUIRE_EDITORS asks for every tool to be present: the
+// requireBwrap ends the test through testenv.Missing when bubblewrap is
+// missing: the
 // corpus counts on the sandbox behind the classifier (issue 17, point 3).
 func requireBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatal("bubblewrap is not installed: run scripts/install-tools.sh")
-		}
-		t.Skip("bubblewrap is not installed: run scripts/install-tools.sh")
-	}
+	testenv.NeedTool(t, "bwrap")
 }

@@ -60,9 +60,6 @@ func (anthropicWire) streamError(e StreamError) event {
 }
 
 func anthropicModel(p *plan, req map[string]any) string {
-	if p.model != "" {
-		return p.model
-	}
 	if m, _ := req["model"].(string); m != "" {
 		return m
 	}

@@ -23,7 +23,6 @@ type Part interface {
 type plan struct {
 	blocks     []block
 	stopReason string
-	model      string
 	usage      *Usage
 	interleave bool
 
@@ -129,12 +128,6 @@ func WebSearch(id, query string, results ...SearchResult) Part {
 	return block{kind: kindWebSearch, id: id, fragments: []string{query}, results: results}
 }
 
-// ToolUseFragments is a tool call whose input is streamed in exactly the
-// given fragments.
-func ToolUseFragments(id, name string, fragments ...string) Part {
-	return block{kind: kindToolUse, id: id, name: name, fragments: fragments}
-}
-
 // StopReason sets the turn's stop reason (Anthropic names: end_turn,
 // tool_use, max_tokens, stop_sequence, refusal). By default it is tool_use
 // when the turn has a ToolUse and end_turn otherwise. On the OpenAI wire it
@@ -142,12 +135,6 @@ func ToolUseFragments(id, name string, fragments ...string) Part {
 type StopReason string
 
 func (r StopReason) apply(p *plan) { p.stopReason = string(r) }
-
-// Model overrides the model the response names; by default it echoes the
-// request's model.
-type Model string
-
-func (m Model) apply(p *plan) { p.model = string(m) }
 
 // Usage sets the token counts the turn reports. By default input is 100
 // and output is 10 plus the number of deltas.
