@@ -27,14 +27,27 @@
 //
 //	go test ./internal/adversarial/
 //
+// which runs three tests (docs/security.md says which layer each covers):
+//   - TestAdversarialCorpus: every case in every mode; harm and verdicts.
+//   - TestSandboxAlone: every batch with a shell command, in default mode,
+//     with the sidecar started with AGENT_LSP_CLASSIFIER=off
+//     (every command that would ask runs confined without a question);
+//     harm only. Issue 25's check that the layers under the classifier
+//     (deny rules, git hardening, the read-only sandbox, containment) hold
+//     on their own.
+//   - TestProtectedInWriteSandbox: the protected and dangling batches with
+//     the user's own "Bash" allow rule and sandbox.enabled, so every
+//     command runs in the write sandbox without a question; harm only
+//     (workspace writes outside the protected paths are the user's).
+//
 // Environment switches:
 //   - AGENT_LSP_BIN: test this binary instead of building one.
 //   - ADVERSARIAL_RUN: a regular expression; only cases whose id matches run.
-//   - ADVERSARIAL_CLASSIFIER_OFF=1: start the sidecar with
-//     AGENT_LSP_CLASSIFIER=off (every command runs confined without a
-//     question) and check harm only: issue 25's "the sandbox alone" check.
-//     ADVERSARIAL_CLASSIFIER_OFF=rule adds a Bash allow rule to the user's
-//     settings instead (commands the user allowed; workspace writes are
-//     then not harm).
-//   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown.
+//   - ADVERSARIAL_CLASSIFIER_OFF=1: run the whole corpus, every mode, in
+//     TestAdversarialCorpus with AGENT_LSP_CLASSIFIER=off, harm only (the
+//     other two tests are then skipped). =rule adds a Bash allow rule to
+//     the user's settings instead (commands the user allowed; workspace
+//     writes are then not harm), =sandbox that rule and sandbox.enabled.
+//   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown
+//     (the two harm-only tests write beside it, with their name added).
 package adversarial

@@ -30,6 +30,7 @@ import (
 
 // world is one batch's workspace and its canaries, for one mode.
 type world struct {
+	off     string // how the classifier is taken out of the way (corpusRun.off)
 	base    string // everything below lives here
 	ws      string // the workspace (a git repository)
 	outside string // a folder outside the workspace: secrets, markers, repositories
@@ -65,8 +66,9 @@ func token() string {
 	return hex.EncodeToString(b)
 }
 
-// newWorld builds the workspace of b and its canaries.
-func newWorld(t *testing.T, b *batch) *world {
+// newWorld builds the workspace of b and its canaries, for a run with
+// the classifier taken out of the way as off says (see corpusRun).
+func newWorld(t *testing.T, b *batch, off string) *world {
 	t.Helper()
 	base, err := os.MkdirTemp(canaryParent(), "agent-lsp-adv-")
 	if err != nil {
@@ -84,6 +86,7 @@ func newWorld(t *testing.T, b *batch) *world {
 		os.RemoveAll(base)
 	})
 	w := &world{
+		off:  off,
 		base: base, ws: filepath.Join(base, "ws"), outside: filepath.Join(base, "outside"),
 		home: filepath.Join(base, "home"), state: filepath.Join(base, "state"),
 		apiKey: "sk-ant-canary-" + token(),
@@ -101,8 +104,11 @@ func newWorld(t *testing.T, b *batch) *world {
 	if user == "" {
 		user = defaultUserSettings
 	}
-	if offSwitch == "rule" {
-		user = allowBash(t, user)
+	switch off {
+	case "rule":
+		user = allowBash(t, user, false)
+	case "sandbox":
+		user = allowBash(t, user, true)
 	}
 	files := map[string]string{
 		// outside the workspace
@@ -169,8 +175,10 @@ func newWorld(t *testing.T, b *batch) *world {
 	return w
 }
 
-// allowBash adds a Bash allow rule to the settings JSON.
-func allowBash(t *testing.T, settingsJSON string) string {
+// allowBash adds a Bash allow rule to the settings JSON, and with
+// sandbox, turns the configured sandbox on (the write sandbox of the
+// commands the user approved).
+func allowBash(t *testing.T, settingsJSON string, sandbox bool) string {
 	var st map[string]any
 	if err := json.Unmarshal([]byte(settingsJSON), &st); err != nil {
 		t.Fatalf("user settings %s: %v", settingsJSON, err)
@@ -182,6 +190,9 @@ func allowBash(t *testing.T, settingsJSON string) string {
 	allowed, _ := perms["allow"].([]any)
 	perms["allow"] = append(allowed, "Bash")
 	st["permissions"] = perms
+	if sandbox {
+		st["sandbox"] = map[string]any{"enabled": true}
+	}
 	b, _ := json.Marshal(st)
 	return string(b)
 }
@@ -219,7 +230,7 @@ func (w *world) watched(rel string) bool {
 		strings.HasPrefix(rel, "home/.local/state/"):
 		// The sidecar's own state, which it may write.
 		return false
-	case offSwitch == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
+	case (w.off == "rule" || w.off == "sandbox") && strings.HasPrefix(rel, "ws/") && !protected(rel):
 		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
 		// Config, hooks and refs: what a command that only reads

@@ -19,21 +19,12 @@ import (
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
-// offSwitch is how ADVERSARIAL_CLASSIFIER_OFF takes the classifier out
-// of the way, for issue 25's check that the sandbox alone stops every
-// write, reach and outside read: "" (it does not), "env" (the sidecar gets
-// AGENT_LSP_CLASSIFIER=off: every command counts as read-only) or "rule"
-// (the user's settings allow Bash, so every command runs without a
-// question in the sandbox; writes inside the workspace, outside the
-// protected files, are then the user's choice and not harm). Set before
-// the subtests start.
-var offSwitch string
-
 // casesPerPrompt keeps each prompt under the engine's 50 model calls.
 const casesPerPrompt = 40
 
 // finding is a failing case, for the report.
 type finding struct {
+	test   string // the top-level test that found it
 	kind   string // HARM or VERDICT
 	batch  *batch
 	mode   string
@@ -53,38 +44,129 @@ func report(t *testing.T, f finding) {
 		where += fmt.Sprintf(" %s (corpus.txt:%d) %s %s", f.c.id, f.c.line, f.c.tool, f.c.input)
 	}
 	t.Errorf("%s %s: %s", f.kind, where, f.detail)
+	f.test, _, _ = strings.Cut(t.Name(), "/")
 	findingsMu.Lock()
 	findings = append(findings, f)
 	findingsMu.Unlock()
 }
 
+// corpusRun is one way of running the corpus.
+type corpusRun struct {
+	// off says how the classifier is taken out of the way: "" (it is
+	// not), "env" (the sidecar gets AGENT_LSP_CLASSIFIER=off: every
+	// command that would ask runs confined without a question), "rule"
+	// (the user's settings allow Bash, so every command runs without a
+	// question and unconfined; workspace writes outside the protected
+	// files are then the user's choice and not harm) or "sandbox" (the
+	// same rule with sandbox.enabled: the write sandbox of the commands
+	// the user approved). With off set, only harm is checked.
+	off string
+	// modes, when set, are the only modes run of each batch's.
+	modes []string
+	// batches, when set, chooses the batches to run.
+	batches func(*batch) bool
+}
+
+// env is the extra environment of the run's sidecars.
+func (r corpusRun) env() []string {
+	if r.off == "env" {
+		return []string{"AGENT_LSP_CLASSIFIER=off"}
+	}
+	return nil
+}
+
 // TestAdversarialCorpus runs every case of testdata/corpus.txt through the
 // built binary's ACP door in each mode, with every question rejected, and
-// checks the canaries and the verdicts.
+// checks the canaries and the verdicts. ADVERSARIAL_CLASSIFIER_OFF turns
+// this run into a harm-only run with the classifier out of the way.
 func TestAdversarialCorpus(t *testing.T) {
+	off := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF")
+	switch off {
+	case "", "env", "rule", "sandbox":
+	case "1":
+		off = "env"
+	default:
+		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env, rule or sandbox", off)
+	}
+	runCorpus(t, corpusRun{off: off})
+}
+
+// TestSandboxAlone is issue 25's "with the classifier turned off
+// (everything read-only), the sandbox alone stops every write, network
+// reach and outside read in the corpus": every batch with a shell command
+// runs with AGENT_LSP_CLASSIFIER=off, so that every command that would
+// ask runs confined instead, and no case may do harm. The layers under
+// the classifier are tested here without it: deny rules (Bash deny
+// rules still refuse; Read deny rules mask their files and git objects),
+// git hardening (the repository's programs never run), the read-only
+// sandbox (no write, no outside read, no network, no secret in the
+// environment) and process containment.
+//
+// Only default mode runs, to keep the package's time down: in plan and
+// dontAsk a command that would ask is refused before the switch is looked
+// at, so those modes run exactly as in TestAdversarialCorpus; in
+// acceptEdits the switch confines what would ask exactly as in default,
+// and what differs (commands the classifier itself lets write the
+// workspace) runs in TestAdversarialCorpus. ADVERSARIAL_CLASSIFIER_OFF=1
+// runs every mode.
+func TestSandboxAlone(t *testing.T) {
+	if os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: TestAdversarialCorpus runs without the classifier")
+	}
+	runCorpus(t, corpusRun{off: "env", modes: []string{"default"}, batches: hasBash})
+}
+
+// TestProtectedInWriteSandbox runs the batches that write protected files
+// and write through symlinks with the user's own "Bash" allow rule and
+// sandbox.enabled: every command runs without a question in the write
+// sandbox of approved commands, with the workspace writable. The
+// protected paths (.git/config, .git/hooks, .git/info, .claude, .mcp.json)
+// must stay unchanged and uncreated in every spelling, and nothing may be
+// written outside the workspace, through symlinks or not (issue 17 point
+// 3: "an approved command writes only where allowed, and protected files
+// stay read-only").
+func TestProtectedInWriteSandbox(t *testing.T) {
+	if os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
+	}
+	runCorpus(t, corpusRun{off: "sandbox", modes: []string{"default"}, batches: func(b *batch) bool {
+		switch familyKey(b) {
+		case "protected", "dangling":
+			return b.answer == "" // the "always allow" batches test the rule file, not the sandbox
+		}
+		return false
+	}})
+}
+
+// hasBash reports whether b has a shell command among its cases.
+func hasBash(b *batch) bool {
+	for _, c := range b.cases {
+		if c.tool == "Bash" {
+			return true
+		}
+	}
+	return false
+}
+
+// runCorpus runs the batches of the corpus that r chooses, each in its
+// modes, in parallel.
+func runCorpus(t *testing.T, r corpusRun) {
 	requireBwrap(t)
 	batches := readCorpus(t, "testdata/corpus.txt")
 	var only *regexp.Regexp
 	if s := os.Getenv("ADVERSARIAL_RUN"); s != "" {
 		only = regexp.MustCompile(s)
 	}
-	offSwitch = os.Getenv("ADVERSARIAL_CLASSIFIER_OFF")
-	if offSwitch == "1" {
-		offSwitch = "env"
-	}
-	classifierOff := offSwitch != ""
-	var extraEnv []string
-	switch offSwitch {
-	case "", "rule":
-	case "env":
-		extraEnv = append(extraEnv, "AGENT_LSP_CLASSIFIER=off")
-	default:
-		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env or rule", offSwitch)
-	}
 	if p := os.Getenv("ADVERSARIAL_REPORT"); p != "" {
-		t.Cleanup(func() { writeReport(t, p, classifierOff) })
+		if r.off != "" && os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") == "" {
+			p = strings.TrimSuffix(p, ".md") + "-" + t.Name() + ".md"
+		}
+		t.Cleanup(func() { writeReport(t, p, r.off) })
 	}
 	for _, b := range batches {
+		if r.batches != nil && !r.batches(b) {
+			continue
+		}
 		var cases []*tcase
 		for _, c := range b.cases {
 			if only == nil || only.MatchString(c.id) {
@@ -96,9 +178,12 @@ func TestAdversarialCorpus(t *testing.T) {
 		}
 		t.Run(b.name, func(t *testing.T) {
 			for _, mode := range b.modes {
+				if r.modes != nil && !contains(r.modes, mode) {
+					continue
+				}
 				t.Run(mode, func(t *testing.T) {
 					t.Parallel()
-					runBatch(t, b, cases, mode, classifierOff, extraEnv)
+					runBatch(t, b, cases, mode, r)
 				})
 			}
 		})
@@ -107,13 +192,12 @@ func TestAdversarialCorpus(t *testing.T) {
 
 // runBatch runs cases of b in mode in a fresh world and sidecar, then
 // checks them.
-func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff bool, extraEnv []string) {
-	w := newWorld(t, b)
+func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, r corpusRun) {
+	w := newWorld(t, b, r.off)
 	model := fake.NewAnthropic(nil)
 	model.SetHoldTimeout(time.Minute)
 	t.Cleanup(model.Close)
-	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, extraEnv...)
-
+	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, r.env()...)
 	c := start(t, w, env...)
 	c.answer = b.answer
 	var ns schema.NewSessionResult
@@ -185,8 +269,8 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff
 		report(t, finding{kind: "TRUST", batch: b, mode: mode,
 			detail: fmt.Sprintf("%d questions not about a tool call (trust is asked once): %s", len(other), strings.Join(other, "; "))})
 	}
-	if classifierOff {
-		return
+	if r.off != "" {
+		return // harm only
 	}
 	for _, tc := range cases {
 		got, _ := c.outcome(toolUseID(tc.id))
@@ -474,7 +558,8 @@ var owners = map[string]string{
 // writeReport writes the findings as Markdown, grouped by the branch
 // that owns the layer which should have stopped them, one line per case
 // with the modes it failed in.
-func writeReport(t *testing.T, path string, classifierOff bool) {
+func writeReport(t *testing.T, path string, off string) {
+	classifierOff := off != ""
 	findingsMu.Lock()
 	defer findingsMu.Unlock()
 	type entry struct {
@@ -483,7 +568,12 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 	}
 	groups := map[string][]*entry{}
 	byKey := map[string]*entry{}
+	n := 0
 	for _, f := range findings {
+		if f.test != t.Name() {
+			continue
+		}
+		n++
 		owner := owners[familyKey(f.batch)]
 		if owner == "" {
 			owner = "other"
@@ -517,7 +607,7 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 		groups[owner] = append(groups[owner], e)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Corpus run %s (classifier off: %v): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), classifierOff, len(findings))
+	fmt.Fprintf(&b, "## Corpus run %s (%s, classifier off: %q): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), t.Name(), off, n)
 	var owners []string
 	for k := range groups {
 		owners = append(owners, k)
