@@ -27,7 +27,7 @@
 //
 //	go test ./internal/adversarial/
 //
-// which runs three tests (docs/security.md says which layer each covers):
+// which runs four tests (docs/security.md says which layer each covers):
 //   - TestAdversarialCorpus: every case in every mode; harm and verdicts.
 //   - TestSandboxAlone: every batch with a shell command, in default mode,
 //     with the sidecar started with AGENT_LSP_CLASSIFIER=off
@@ -39,6 +39,9 @@
 //     the user's own "Bash" allow rule and sandbox.enabled, so every
 //     command runs in the write sandbox without a question; harm only
 //     (workspace writes outside the protected paths are the user's).
+//   - TestProtectedInBypassSandbox: the shell commands of the same batches
+//     in bypassPermissions mode with sandbox.enabled: the configured
+//     sandbox alone; harm only.
 //
 // Environment switches:
 //   - AGENT_LSP_BIN: test this binary instead of building one.

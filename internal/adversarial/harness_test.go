@@ -109,6 +109,8 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 		user = allowBash(t, user, false)
 	case "sandbox":
 		user = allowBash(t, user, true)
+	case "bypass":
+		user = withSandbox(t, user)
 	}
 	files := map[string]string{
 		// outside the workspace
@@ -175,6 +177,17 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 	return w
 }
 
+// withSandbox turns the configured sandbox on in the settings JSON.
+func withSandbox(t *testing.T, settingsJSON string) string {
+	var st map[string]any
+	if err := json.Unmarshal([]byte(settingsJSON), &st); err != nil {
+		t.Fatalf("user settings %s: %v", settingsJSON, err)
+	}
+	st["sandbox"] = map[string]any{"enabled": true}
+	b, _ := json.Marshal(st)
+	return string(b)
+}
+
 // allowBash adds a Bash allow rule to the settings JSON, and with
 // sandbox, turns the configured sandbox on (the write sandbox of the
 // commands the user approved).
@@ -230,7 +243,7 @@ func (w *world) watched(rel string) bool {
 		strings.HasPrefix(rel, "home/.local/state/"):
 		// The sidecar's own state, which it may write.
 		return false
-	case (w.off == "rule" || w.off == "sandbox") && strings.HasPrefix(rel, "ws/") && !protected(rel):
+	case (w.off == "rule" || w.off == "sandbox" || w.off == "bypass") && strings.HasPrefix(rel, "ws/") && !protected(rel):
 		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
 		// Config, hooks and refs: what a command that only reads

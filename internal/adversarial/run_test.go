@@ -59,12 +59,18 @@ type corpusRun struct {
 	// question and unconfined; workspace writes outside the protected
 	// files are then the user's choice and not harm) or "sandbox" (the
 	// same rule with sandbox.enabled: the write sandbox of the commands
-	// the user approved). With off set, only harm is checked.
+	// the user approved) or "bypass" (sandbox.enabled, and the session in
+	// bypassPermissions: nothing asks, and commands run in the configured
+	// sandbox). With off set, only harm is checked.
 	off string
-	// modes, when set, are the only modes run of each batch's.
+	// modes, when set, are the only modes run of each batch's; mode,
+	// when set, is the one mode every batch runs in instead.
 	modes []string
-	// batches, when set, chooses the batches to run.
-	batches func(*batch) bool
+	mode  string
+	// batches, when set, chooses the batches to run, and bashOnly keeps
+	// only their shell commands.
+	batches  func(*batch) bool
+	bashOnly bool
 }
 
 // env is the extra environment of the run's sidecars.
@@ -80,16 +86,23 @@ func (r corpusRun) env() []string {
 // checks the canaries and the verdicts. ADVERSARIAL_CLASSIFIER_OFF turns
 // this run into a harm-only run with the classifier out of the way.
 func TestAdversarialCorpus(t *testing.T) {
-	off := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF")
-	switch off {
+	switch offSwitch {
 	case "", "env", "rule", "sandbox":
-	case "1":
-		off = "env"
 	default:
-		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env, rule or sandbox", off)
+		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env, rule or sandbox", offSwitch)
 	}
-	runCorpus(t, corpusRun{off: off})
+	runCorpus(t, corpusRun{off: offSwitch})
 }
+
+// offSwitch is ADVERSARIAL_CLASSIFIER_OFF ("1" read as "env"): how
+// TestAdversarialCorpus takes the classifier out of the way (see
+// corpusRun.off). When it is set, the other corpus tests are skipped.
+var offSwitch = func() string {
+	if s := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF"); s != "1" {
+		return s
+	}
+	return "env"
+}()
 
 // TestSandboxAlone is issue 25's "with the classifier turned off
 // (everything read-only), the sandbox alone stops every write, network
@@ -110,7 +123,7 @@ func TestAdversarialCorpus(t *testing.T) {
 // workspace) runs in TestAdversarialCorpus. ADVERSARIAL_CLASSIFIER_OFF=1
 // runs every mode.
 func TestSandboxAlone(t *testing.T) {
-	if os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != "" {
+	if offSwitch != "" {
 		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: TestAdversarialCorpus runs without the classifier")
 	}
 	runCorpus(t, corpusRun{off: "env", modes: []string{"default"}, batches: hasBash})
@@ -126,16 +139,34 @@ func TestSandboxAlone(t *testing.T) {
 // 3: "an approved command writes only where allowed, and protected files
 // stay read-only").
 func TestProtectedInWriteSandbox(t *testing.T) {
-	if os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") != "" {
+	if offSwitch != "" {
 		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
 	}
-	runCorpus(t, corpusRun{off: "sandbox", modes: []string{"default"}, batches: func(b *batch) bool {
-		switch familyKey(b) {
-		case "protected", "dangling":
-			return b.answer == "" // the "always allow" batches test the rule file, not the sandbox
-		}
-		return false
-	}})
+	runCorpus(t, corpusRun{off: "sandbox", modes: []string{"default"}, batches: writeBatches})
+}
+
+// TestProtectedInBypassSandbox is TestProtectedInWriteSandbox in
+// bypassPermissions mode with sandbox.enabled and no allow rule: the
+// shell commands of the same batches run without a question in the
+// configured sandbox, which must keep the protected paths and everything
+// outside the workspace unchanged too. (The file tools' cases are left
+// out: bypassPermissions lets Write and Edit change anything but what a
+// deny rule covers.)
+func TestProtectedInBypassSandbox(t *testing.T) {
+	if offSwitch != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
+	}
+	runCorpus(t, corpusRun{off: "bypass", mode: "bypassPermissions", batches: writeBatches, bashOnly: true})
+}
+
+// writeBatches chooses the batches that write protected paths and write
+// through symlinks.
+func writeBatches(b *batch) bool {
+	switch familyKey(b) {
+	case "protected", "dangling":
+		return b.answer == "" // the "always allow" batches test the rule file, not the sandbox
+	}
+	return false
 }
 
 // hasBash reports whether b has a shell command among its cases.
@@ -169,15 +200,19 @@ func runCorpus(t *testing.T, r corpusRun) {
 		}
 		var cases []*tcase
 		for _, c := range b.cases {
-			if only == nil || only.MatchString(c.id) {
+			if (only == nil || only.MatchString(c.id)) && (!r.bashOnly || c.tool == "Bash") {
 				cases = append(cases, c)
 			}
 		}
 		if len(cases) == 0 {
 			continue
 		}
+		modes := b.modes
+		if r.mode != "" {
+			modes = []string{r.mode}
+		}
 		t.Run(b.name, func(t *testing.T) {
-			for _, mode := range b.modes {
+			for _, mode := range modes {
 				if r.modes != nil && !contains(r.modes, mode) {
 					continue
 				}
