@@ -29,8 +29,9 @@
 //
 // which runs four tests (docs/security.md says which layer each covers):
 //   - TestAdversarialCorpus: every case in every mode; harm and verdicts.
-//   - TestSandboxAlone: every batch with a shell command, in default mode,
-//     with the sidecar started with AGENT_LSP_CLASSIFIER=off
+//   - TestSandboxAlone: the batches whose shell commands the classifier
+//     judges (not the repository-settings, context-file, control and
+//     restart batches), in default mode, with the sidecar started with AGENT_LSP_CLASSIFIER=off
 //     (every command that would ask runs confined without a question);
 //     harm only. Issue 25's check that the layers under the classifier
 //     (deny rules, git hardening, the read-only sandbox, containment) hold

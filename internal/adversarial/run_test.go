@@ -126,7 +126,21 @@ func TestSandboxAlone(t *testing.T) {
 	if offSwitch != "" {
 		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: TestAdversarialCorpus runs without the classifier")
 	}
-	runCorpus(t, corpusRun{off: "env", modes: []string{"default"}, batches: hasBash})
+	runCorpus(t, corpusRun{off: "env", modes: []string{"default"}, batches: classifierAbove})
+}
+
+// classifierAbove chooses the batches whose shell commands the classifier
+// judges, and where it is the layer above the sandbox: not the
+// repository's settings (folder trust is the layer above there, and their
+// commands are spelled in other families too), the context files and the
+// controls (nothing there would ask), nor the restarts (the mode is the
+// point). ADVERSARIAL_CLASSIFIER_OFF=1 runs them all.
+func classifierAbove(b *batch) bool {
+	switch familyKey(b) {
+	case "repo-settings", "context-files", "control", "restart", "fs-refusal":
+		return false
+	}
+	return hasBash(b)
 }
 
 // TestProtectedInWriteSandbox runs the batches that write protected files
