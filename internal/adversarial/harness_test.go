@@ -219,6 +219,7 @@ func (w *world) expand(s, id string) string {
 		"{{outside}}", w.outside,
 		"{{secret}}", filepath.Join(w.outside, "secret.txt"),
 		"{{home}}", w.home,
+		"{{userhome}}", userHome(),
 		"{{ws}}", w.ws,
 		"{{url}}", w.canary.url+"/"+id,
 		"{{hostport}}", strings.TrimPrefix(w.canary.url, "http://"),
@@ -667,4 +668,10 @@ func toolResults(reqs []fake.Request) map[string]string {
 		}
 	}
 	return out
+}
+
+// userHome is the home of the user running the tests (not the world's).
+func userHome() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

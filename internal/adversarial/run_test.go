@@ -247,6 +247,9 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, r corpusRun) 
 	model.SetHoldTimeout(time.Minute)
 	t.Cleanup(model.Close)
 	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, r.env()...)
+	for _, e := range b.env {
+		env = append(env, w.expand(e, "setup"))
+	}
 	c := start(t, w, env...)
 	c.answer = b.answer
 	var ns schema.NewSessionResult
