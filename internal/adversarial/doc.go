@@ -27,7 +27,7 @@
 //
 //	go test ./internal/adversarial/
 //
-// which runs four tests (docs/security.md says which layer each covers):
+// which runs five tests (docs/security.md says which layer each covers):
 //   - TestAdversarialCorpus: every case in every mode; harm and verdicts.
 //   - TestSandboxAlone: the batches whose shell commands the classifier
 //     judges (not the repository-settings, context-file, control and
@@ -40,6 +40,9 @@
 //     the user's own "Bash" allow rule and sandbox.enabled, so every
 //     command runs in the write sandbox without a question; harm only
 //     (workspace writes outside the protected paths are the user's).
+//   - TestRuleSandbox: the rule-sandbox, environ and outside-read batches
+//     (ruleBatches) with a Bash allow rule in the user's settings, in
+//     default mode; harm only: the rule sandbox alone.
 //   - TestProtectedInBypassSandbox: the shell commands of the same batches
 //     in bypassPermissions mode with sandbox.enabled: the configured
 //     sandbox alone; harm only.
@@ -49,9 +52,14 @@
 //   - ADVERSARIAL_RUN: a regular expression; only cases whose id matches run.
 //   - ADVERSARIAL_CLASSIFIER_OFF=1: run the whole corpus, every mode, in
 //     TestAdversarialCorpus with AGENT_LSP_CLASSIFIER=off, harm only (the
-//     other two tests are then skipped). =rule adds a Bash allow rule to
-//     the user's settings instead (commands the user allowed; workspace
-//     writes are then not harm), =sandbox that rule and sandbox.enabled.
+//     other tests are then skipped). =rule adds a Bash allow rule to the
+//     user's settings instead: every command runs in the rule sandbox
+//     (issue 17 point 3). Workspace writes, and reads of files outside
+//     both the workspace and the home (the "outside" and "other"
+//     canaries), are then not harm: that sandbox allows them by design;
+//     writes outside, the network, the home's credentials, the API key
+//     and Read-denied files still are. =sandbox is that rule and
+//     sandbox.enabled.
 //   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown
 //     (the two harm-only tests write beside it, with their name added).
 package adversarial
