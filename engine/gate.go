@@ -100,6 +100,9 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{}
 	case d.Verdict == permission.Allow && hookDecision != "ask":
 		return verdict{confine: d.Confine}
+	case hookDecision != "ask" && s.skillRead(spec.Name, pc.Paths):
+		// A loaded skill's own files, outside the workspace.
+		return verdict{}
 	}
 	key := d.AlwaysRule
 	if key == "" {

@@ -46,6 +46,9 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	if memo := s.instructions(); memo != "" {
 		blocks = append(blocks, providers.SystemBlock{Text: memo})
 	}
+	if sk := s.skillsPrompt(); sk != "" {
+		blocks = append(blocks, providers.SystemBlock{Text: sk})
+	}
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
 	s.mu.Lock()

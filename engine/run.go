@@ -58,6 +58,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if !ok {
 		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
 	}
+	if why := s.toolRestricted(use.Name); why != "" {
+		return s.finish(ctx, use, nil, tools.Errorf("%s", why))
+	}
 	input := use.Input
 	if len(input) == 0 {
 		input = json.RawMessage("{}")

@@ -87,6 +87,15 @@ type Session struct {
 	// settings once they apply. Guarded by mu.
 	startSettings *settings.Settings
 	startModel    string
+	// turnTools, when set, are the only tools the running turn may call
+	// (a command's or skill's allowed-tools, see restrictTools), and
+	// turnToolsBy names who narrowed them; turnModel is the model a
+	// command chose for the turn. Reset when the turn ends. Guarded by
+	// mu.
+	turnTools   map[string]bool
+	turnToolsBy string
+	turnModel   string
+	skillDirs   []string // folders of the skills loaded, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -118,12 +127,19 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
+		Ask:      s.ask,
+		// Read may read the folders of the skills loaded.
+		ReadOnlyRoots: s.readableSkillDirs,
 	}
 	s.setSandbox(st)
 	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.setCode(st, opts.Client)
-	s.tools = newToolset(append(tools.New(s.env), &agentTool{s: s}))
+	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
+	if svc.cfg.WebSearch {
+		builtin = append(builtin, &webSearchTool{s})
+	}
+	s.tools = newToolset(builtin)
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers

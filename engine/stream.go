@@ -22,7 +22,7 @@ func (s *Session) request() *providers.Request {
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
 	return &providers.Request{
-		Model:     s.Model(),
+		Model:     s.requestModel(),
 		System:    s.systemPrompt(),
 		Messages:  s.History(),
 		Tools:     specs,

@@ -81,6 +81,7 @@ Usage:
   agent-lsp version       print the version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
+ANTHROPIC_SMALL_FAST_MODEL (WebFetch's questions about a page),
 OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_LSP_HOME (session storage).
 `
 

@@ -81,13 +81,15 @@ const (
 	kindText blockKind = iota
 	kindThinking
 	kindToolUse
+	kindWebSearch
 )
 
 type block struct {
 	kind      blockKind
-	fragments []string // the deltas, in order
-	signature string   // thinking
-	id, name  string   // tool_use
+	fragments []string       // the deltas, in order
+	signature string         // thinking
+	id, name  string         // tool_use
+	results   []SearchResult // web search
 }
 
 func (b block) joined() string { return strings.Join(b.fragments, "") }
@@ -115,6 +117,16 @@ func Thinking(text, signature string) Part {
 // the real APIs. input must be a JSON object.
 func ToolUse(id, name, input string) Part {
 	return block{kind: kindToolUse, id: id, name: name, fragments: splitBytes(input, 5)}
+}
+
+// SearchResult is one page a server-side web search found.
+type SearchResult struct{ Title, URL string }
+
+// WebSearch is Anthropic's server-side web search of query: a
+// server_tool_use block, then a web_search_tool_result block listing
+// results. The OpenAI wire has no server tools and sends nothing for it.
+func WebSearch(id, query string, results ...SearchResult) Part {
+	return block{kind: kindWebSearch, id: id, fragments: []string{query}, results: results}
 }
 
 // ToolUseFragments is a tool call whose input is streamed in exactly the
