@@ -42,7 +42,7 @@ vet:
 	DEADCODE=$(GOBIN)/deadcode scripts/deadcode.sh
 
 test-go:
-	AGENT_LSP_REQUIRE_EDITORS=1 $(GO) test -race -count=1 ./...
+	AGENT_LSP_REQUIRE_EDITORS=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 # fuzz-short gives every fuzz target a few seconds beyond its seed corpus.
 fuzz-short:
