@@ -121,6 +121,7 @@ func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMess
 		Kind:       spec.Kind,
 		Status:     schema.StatusPending,
 		RawInput:   json.RawMessage(input),
+		Meta:       schema.ToolMeta(spec.Name),
 	}
 	if p != nil {
 		if p.Title != "" {
@@ -145,7 +146,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	if res.IsError {
 		status = schema.StatusFailed
 	}
-	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations}
+	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations, Meta: schema.ToolMeta(use.Name)}
 	if call == nil {
 		upd.Title, upd.Kind = use.Name, s.kindOf(use.Name)
 	}
