@@ -100,7 +100,7 @@ func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.appendMessage(resp.Message)
+	s.appendResponse(resp)
 	s.reportUsage(ctx, resp)
 	return resp, nil
 }

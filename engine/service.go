@@ -155,6 +155,9 @@ type SessionOptions struct {
 	MCPServers []schema.MCPServer
 	// Model overrides the service's model.
 	Model string
+	// Fork, for ResumeSession, continues a copy of the stored session
+	// under a new id instead of the session itself.
+	Fork bool
 }
 
 // NewSession starts a session.
@@ -175,6 +178,9 @@ func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return nil, fmt.Errorf("creating session file: %w", err)
 		}
 		sess.log = log
+		// Saved from the start, so a restart never gives the session
+		// the mode a later default would.
+		sess.saveState()
 	}
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
@@ -236,6 +242,7 @@ func (s *Service) UpdateSettings(st *settings.Settings, notices []string) {
 	s.mu.Unlock()
 	for _, sess := range open {
 		sess.gate.policy.Update(st)
+		sess.saveState() // the settings may have ended bypassPermissions
 		sess.hooks.Update(st)
 		sess.setSandbox(st)
 		sess.status(context.Background(), Status{Kind: StatusInfo, Message: "settings reloaded"})

@@ -42,7 +42,15 @@ type Session struct {
 	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
-	log     *session.Log // nil when sessions are not persisted
+	// confiner holds the commands that run without a question.
+	confiner *sandbox.Confiner
+	// classifierOff makes every Bash call that would ask run confined
+	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
+	classifierOff bool
+	log           *session.Log // nil when sessions are not persisted
+
+	stateMu    sync.Mutex     // serializes saveState
+	savedState *session.State // what the file holds last, guarded by stateMu
 
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
@@ -104,8 +112,10 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
+		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
+	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
@@ -135,6 +145,7 @@ func (s *Session) SetModel(model string) error {
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()
+	s.saveState()
 	return nil
 }
 
@@ -155,6 +166,8 @@ func (s *Session) Cancel() {
 	if cancel != nil {
 		cancel()
 	}
+	// Background shells are part of the work being cancelled.
+	s.env.KillShells()
 }
 
 // begin marks a prompt as running and returns its context.
@@ -232,6 +245,21 @@ func (s *Session) close() {
 // one when both have the same role (the API wants roles to alternate), and
 // appends it to the session file.
 func (s *Session) appendMessage(m providers.Message) {
+	s.record(m, nil)
+}
+
+// appendResponse is appendMessage for a model's response, saved with its
+// model, stop reason and usage.
+func (s *Session) appendResponse(resp *providers.Response) {
+	u := resp.Usage
+	model := resp.Model
+	if model == "" {
+		model = s.Model()
+	}
+	s.record(resp.Message, &session.ResponseInfo{Model: model, StopReason: string(resp.StopReason), Usage: &u})
+}
+
+func (s *Session) record(m providers.Message, info *session.ResponseInfo) {
 	s.mu.Lock()
 	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
 		last := &s.history[n-1]
@@ -250,7 +278,11 @@ func (s *Session) appendMessage(m providers.Message) {
 		}
 	}
 	s.mu.Unlock()
-	if s.log != nil {
+	switch {
+	case s.log == nil:
+	case info != nil:
+		s.saved(s.log.AppendResponse(m, *info))
+	default:
 		s.saved(s.log.AppendResults(m, results))
 	}
 }

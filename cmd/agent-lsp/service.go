@@ -217,9 +217,11 @@ func managedPath() string {
 	return settings.DefaultManagedPath
 }
 
-// claudeDir is where Claude Code's sessions are listed from ("-": nowhere).
+// claudeDir is where Claude Code's sessions are listed from ("-": nowhere;
+// "": $CLAUDE_CONFIG_DIR, else ~/.claude). An explicit CLAUDE_CONFIG_DIR
+// is honoured even when the user's own settings are ignored.
 func claudeDir() string {
-	if noUserSettings() {
+	if noUserSettings() && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
 		return "-"
 	}
 	return ""
