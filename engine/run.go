@@ -80,12 +80,12 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if verdict.refusal != nil {
 		return s.finish(ctx, use, call, verdict.refusal)
 	}
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Meta: schema.ToolMeta(use.Name)}})
 
 	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
 	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
-		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display, Meta: schema.ToolMeta(use.Name)}})
 	})
 	var res *tools.Result
 	if verdict.edited != nil {

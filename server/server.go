@@ -71,8 +71,11 @@ type Server struct {
 	roots    []string                   // workspace folders, guarded by mu
 	caps     clientCapabilities         // guarded by mu
 	acpCaps  schema.ClientCapabilities  // ACP door, guarded by mu
-	exitCode int                        // guarded by mu
-	exited   chan struct{}
+	// acpShowsTerminals is set when the ACP client renders embedded
+	// terminals (clientCapabilities._meta.terminal_output); guarded by mu.
+	acpShowsTerminals bool
+	exitCode          int // guarded by mu
+	exited            chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
 	// was handed a connection without watchInput); releaseInput then lets
 	// jsonrpc2 see that end.

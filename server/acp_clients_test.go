@@ -1,0 +1,97 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// TestACPTerminalOutputAsText: when Bash runs in the client's terminal,
+// the final tool_call_update also carries the output as text for clients
+// that do not render terminals; a client that does (Zed announces
+// _meta.terminal_output) gets the terminal only, so it shows the output
+// once.
+func TestACPTerminalOutputAsText(t *testing.T) {
+	for _, renders := range []bool{false, true} {
+		name := "plain client"
+		if renders {
+			name = "client that renders terminals"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := newACP(t, nil,
+				fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"echo from-terminal"}`)},
+				fake.Turn{fake.Text("ok")},
+			)
+			c.terminals = &editorTerminals{t: t, running: map[string]*editorTerminal{}}
+			caps := map[string]any{"fs": map[string]bool{"readTextFile": false, "writeTextFile": false}, "terminal": true}
+			if renders {
+				caps["_meta"] = map[string]any{"terminal_output": true, "terminal-auth": true}
+			}
+			c.mustCall("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}, nil)
+			sid := c.newSession().SessionID
+			c.prompt(sid, "run it")
+			var final *schema.ToolCall
+			for _, u := range c.updates(sid) {
+				if tc := u.ToolCall; tc != nil && tc.ToolCallID == "toolu_1" && tc.Status == schema.StatusCompleted {
+					final = tc
+				}
+			}
+			if final == nil {
+				t.Fatal("no final tool_call_update")
+			}
+			var kinds, text []string
+			for _, ct := range final.Content {
+				kinds = append(kinds, ct.Type)
+				if ct.Content != nil {
+					text = append(text, ct.Content.Text)
+				}
+			}
+			want := "terminal, content"
+			if renders {
+				want = "terminal"
+			}
+			if got := strings.Join(kinds, ", "); got != want {
+				t.Fatalf("final content = %s, want %s", got, want)
+			}
+			if !renders && !strings.Contains(strings.Join(text, ""), "from-terminal") {
+				t.Errorf("the text content lacks the output: %q", text)
+			}
+		})
+	}
+}
+
+// TestACPToolNameInMeta: tool calls and permission requests carry the
+// Claude Code tool name in _meta.claudeCode.toolName, as claude-agent-acp
+// sends it: clients write their permission policies by tool name.
+func TestACPToolNameInMeta(t *testing.T) {
+	c := newACP(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Write", `{"file_path":"new.txt","content":"hi\n"}`)},
+		fake.Turn{fake.Text("ok")},
+	)
+	c.initialize(true)
+	sid := c.newSession().SessionID
+	c.prompt(sid, "write it")
+	c.mu.Lock()
+	perms := append([]schema.RequestPermissionParams(nil), c.perms...)
+	var raw []json.RawMessage
+	for _, n := range c.notes {
+		if n.Method == "session/update" && strings.Contains(string(n.Params), `"toolu_1"`) {
+			raw = append(raw, n.Params)
+		}
+	}
+	c.mu.Unlock()
+	if len(perms) != 1 || perms[0].ToolCall.ToolName() != "Write" {
+		t.Errorf("permission request tool name = %v, want Write", perms)
+	}
+	if len(raw) == 0 {
+		t.Fatal("no tool call updates")
+	}
+	for _, r := range raw {
+		if !strings.Contains(string(r), `"_meta":{"claudeCode":{"toolName":"Write"}}`) {
+			t.Errorf("update without the tool name in _meta: %s", r)
+		}
+	}
+}
