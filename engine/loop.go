@@ -48,7 +48,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	s.appendMessage(msg)
 	stopBlocks := 0
 	for turn := 0; ; turn++ {
-		if turn == s.svc.cfg.MaxTurns {
+		if turn == s.maxTurns() {
 			return schema.StopMaxTurnRequests, nil
 		}
 		resp, err := s.callModel(ctx)

@@ -95,3 +95,53 @@ func TestACPToolNameInMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestACPSessionOptionsInMeta: the options clients pass in session/new's
+// _meta the way claude-agent-acp reads them: allowed and disallowed
+// tools, max turns, a system prompt to append or to replace ours.
+func TestACPSessionOptionsInMeta(t *testing.T) {
+	c := newACP(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"touch made.txt"}`)},
+		fake.Turn{fake.Text("not reached: max turns is 1")},
+		fake.Turn{fake.Text("custom")},
+	)
+	c.initialize(false)
+	var res schema.NewSessionResult
+	c.mustCall("session/new", map[string]any{"cwd": c.root, "mcpServers": []any{}, "_meta": map[string]any{
+		"systemPrompt": map[string]any{"append": "APPENDED-INSTRUCTIONS"},
+		"claudeCode": map[string]any{"options": map[string]any{
+			"allowedTools":    []string{"Bash(touch:*)"},
+			"disallowedTools": []string{"WebFetch"},
+			"maxTurns":        1,
+		}},
+	}}, &res)
+	if got := c.prompt(res.SessionID, "make a file").StopReason; got != schema.StopMaxTurnRequests {
+		t.Errorf("stop reason = %s, want %s (maxTurns 1)", got, schema.StopMaxTurnRequests)
+	}
+	c.mu.Lock()
+	perms := len(c.perms)
+	c.mu.Unlock()
+	if perms != 0 {
+		t.Errorf("%d permission requests, want none: allowedTools grants Bash(touch:*)", perms)
+	}
+	first := string(c.model.Requests()[0].Body)
+	if !strings.Contains(first, "APPENDED-INSTRUCTIONS") {
+		t.Error("the appended system prompt did not reach the model")
+	}
+	if strings.Contains(first, `"name":"WebFetch"`) || !strings.Contains(first, `"name":"Bash"`) {
+		t.Error("disallowedTools: WebFetch must be gone from the model's tools, Bash still there")
+	}
+
+	c.mustCall("session/new", map[string]any{"cwd": c.root, "mcpServers": []any{}, "_meta": map[string]any{"systemPrompt": "CUSTOM-PROMPT"}}, &res)
+	c.prompt(res.SessionID, "hi")
+	var body struct {
+		System []struct {
+			Text string `json:"text"`
+		} `json:"system"`
+	}
+	reqs := c.model.Requests()
+	reqs[len(reqs)-1].Decode(&body)
+	if len(body.System) == 0 || body.System[0].Text != "CUSTOM-PROMPT" {
+		t.Errorf("system prompt = %+v, want CUSTOM-PROMPT first, replacing ours", body.System)
+	}
+}
