@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -143,5 +145,45 @@ func TestACPSessionOptionsInMeta(t *testing.T) {
 	reqs[len(reqs)-1].Decode(&body)
 	if len(body.System) == 0 || body.System[0].Text != "CUSTOM-PROMPT" {
 		t.Errorf("system prompt = %+v, want CUSTOM-PROMPT first, replacing ours", body.System)
+	}
+}
+
+// TestACPWriteRefusalShowsTheClientsReason: a client that refuses a
+// write with ACP's "Internal error" and its reason in data.details: the
+// model and the user (the final tool_call_update) get the reason. A new
+// file is created without asking the client to read it first.
+func TestACPWriteRefusalShowsTheClientsReason(t *testing.T) {
+	c := newACP(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Write", `{"file_path":"new.txt","content":"hi\n"}`)},
+		fake.Turn{fake.Text("refused")},
+	)
+	c.initialize(true)
+	data := jsonrpc2.RawMessage(`{"details":"the user declined the write of new.txt"}`)
+	c.mu.Lock()
+	c.writeErr = &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: "Internal error", Data: data}
+	c.mu.Unlock()
+	sid := c.newSession().SessionID
+	c.prompt(sid, "write it")
+	if m := lastMessage(t, c.model, 1); !strings.Contains(m, "the user declined the write of new.txt") {
+		t.Errorf("the model got %s, want the client's reason", m)
+	}
+	var shown string
+	for _, u := range c.updates(sid) {
+		if tc := u.ToolCall; tc != nil && tc.ToolCallID == "toolu_1" && tc.Status == schema.StatusFailed {
+			for _, ct := range tc.Content {
+				if ct.Content != nil {
+					shown += ct.Content.Text
+				}
+			}
+		}
+	}
+	if !strings.Contains(shown, "the user declined the write of new.txt") {
+		t.Errorf("the failed tool call shows %q, want the client's reason", shown)
+	}
+	c.mu.Lock()
+	reads := append([]string(nil), c.reads...)
+	c.mu.Unlock()
+	if len(reads) != 0 {
+		t.Errorf("fs/read_text_file asked %q for a file that does not exist", reads)
 	}
 }
