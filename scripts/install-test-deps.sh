@@ -2,7 +2,7 @@
 # Installs, into the cache, what the editor and protocol tests need beyond
 # Go: Neovim 0.10 and the npm packages of the editor tests (the ACP SDK,
 # the MCP everything server, the real Claude Code binary) and Debian's Emacs
-
+# with eglot. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-nvim.sh >/dev/null
