@@ -82,7 +82,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Meta: schema.ToolMeta(use.Name)}})
 
-	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	runCtx := workspace.WithLabel(withToolCallID(ctx, use.ID), "Agent: "+call.Title)
 	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
 		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display, Meta: schema.ToolMeta(use.Name)}})
@@ -165,6 +165,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 			r = viewResult(use.Name, use.Input, res.Content)
 		}
 		s.remember(use.ID, r)
+		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

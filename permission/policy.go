@@ -374,7 +374,7 @@ func family(tool string) string {
 	switch tool {
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
 		return "Edit"
-	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "Diagnostics", "LSP":
 		return "Read"
 	}
 	return ""

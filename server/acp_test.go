@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/rpc"
@@ -64,7 +65,7 @@ func startACP(t *testing.T, root string, configure func(*engine.Config), turns .
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
 	return serveACP(t, func(server.InitOptions) (*engine.Service, error) {
-		cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf}
+		cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf, LangServers: []langserver.ServerConfig{}}
 		if configure != nil {
 			configure(&cfg)
 		}
@@ -330,7 +331,7 @@ func (c *acpEditor) write(path, text string) {
 }
 
 // lastMessage returns the last message of model request n (0-based).
-func lastMessage(t *testing.T, model *fake.Server, n int) string {
+func lastMessage(t testing.TB, model *fake.Server, n int) string {
 	t.Helper()
 	reqs := model.Requests()
 	if n >= len(reqs) {

@@ -49,6 +49,7 @@ type plainDoor struct {
 	sess    *engine.Session    // guarded by mu
 	client  *plainClient       // of sess, guarded by mu
 	cancel  context.CancelFunc // of the running turn, guarded by mu
+	ctx     context.Context    // of the running turn, guarded by mu
 	running bool               // guarded by mu
 	turns   sync.WaitGroup
 }
@@ -236,8 +237,19 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	d := &s.plain
 	d.mu.Lock()
 	if d.running {
+		// A second prompt steers the running turn: the engine gives it
+		// to the model at its next call and it ends with that turn.
+		sess, turnCtx := d.sess, d.ctx
+		d.turns.Add(1)
 		d.mu.Unlock()
-		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agent.prompt: the agent is already working; wait or run agent.cancel")
+		s.logMessage(turnCtx, 3, "agent: your message joins the running turn: "+firstLine(text))
+		go func() {
+			defer d.turns.Done()
+			if _, err := sess.Prompt(turnCtx, prompt); err != nil {
+				s.logMessage(context.WithoutCancel(turnCtx), 1, "agent: "+err.Error())
+			}
+		}()
+		return nil
 	}
 	sess, pc, err := s.plainSession()
 	if err != nil {
@@ -245,7 +257,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 		return failed("agent.prompt: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.running, d.cancel = true, cancel
+	d.running, d.cancel, d.ctx = true, cancel, ctx
 	d.turns.Add(1)
 	d.mu.Unlock()
 
@@ -254,7 +266,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	// not find the agent busy.
 	free := func() {
 		d.mu.Lock()
-		d.running, d.cancel = false, nil
+		d.running, d.cancel, d.ctx = false, nil, nil
 		d.mu.Unlock()
 	}
 	go func() {
@@ -484,6 +496,10 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 			c.mu.Lock()
 			c.answer.WriteString(u.Content.Text)
 			c.mu.Unlock()
+		}
+	case schema.UpdateUserMessageChunk: // a prompt that steers the turn
+		if u.Content != nil {
+			c.appendTranscript(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
 		}
 	case schema.UpdateToolCall, schema.UpdateToolCallUpdate:
 		if u.SessionUpdate == schema.UpdateToolCall {

@@ -70,7 +70,11 @@ type Server struct {
 	projects map[string]*projectService // ACP door: the services of other session cwds, guarded by mu
 	roots    []string                   // workspace folders, guarded by mu
 	caps     clientCapabilities         // guarded by mu
-	acpCaps  schema.ClientCapabilities  // ACP door, guarded by mu
+	// diagVersions is, per file, the document's version when the editor
+	// last reported its diagnostics before an edit (agent/diagnostics);
+	// guarded by mu.
+	diagVersions map[string]int32
+	acpCaps      schema.ClientCapabilities // ACP door, guarded by mu
 	// acpShowsTerminals is set when the ACP client renders embedded
 	// terminals (clientCapabilities._meta.terminal_output); guarded by mu.
 	acpShowsTerminals bool
@@ -86,6 +90,7 @@ type Server struct {
 	bg      sync.WaitGroup // goroutines Run waits for
 
 	dispatch *dispatcher // orders the messages (dispatch.go)
+	prompts  promptOrder // hands each session its prompts in order (promptorder.go)
 
 	callsMu  sync.Mutex
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu

@@ -48,6 +48,10 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
+	// Code, when set, is what language servers know of the files: edits
+	// report the problems they introduce, and the Diagnostics and LSP
+	// tools are offered.
+	Code CodeIntel
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
