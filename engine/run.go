@@ -99,6 +99,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
 		s.confiner.Invalidate() // it may have changed the workspace
 	}
+	if res.IsError && use.Name == "Bash" {
+		res.Content += s.sandboxNote(verdict.confine)
+	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
 	} else {

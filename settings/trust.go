@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // Folder trust: a repository's own settings (.claude/settings.json,
@@ -55,7 +57,7 @@ func ResolveFolder(folder string) string {
 	if err != nil {
 		return filepath.Clean(folder)
 	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
+	if r, err := pathres.Resolve("/", abs); err == nil {
 		return r
 	}
 	return abs
