@@ -87,8 +87,22 @@ func TestACPXOneShotAndSessions(t *testing.T) {
 	// acpx's queue owner keeps the agent for --ttl (1 s) after a prompt;
 	// once it is gone the next command starts a new agent-lsp, which must
 	// continue the session from its file.
-	time.Sleep(2 * time.Second)
-	if out := a.run("prompt", "which word?"); !strings.Contains(out, "Second answer.") {
+	for deadline := time.Now().Add(20 * time.Second); running(binary); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("acpx's queue owner or agent-lsp still runs 20 s after the prompt")
+		}
+	}
+	out := ""
+	for try := 0; try < 20; try++ {
+		cmd := a.command("prompt", "which word?")
+		b, err := cmd.CombinedOutput()
+		out = string(b)
+		if err == nil || !strings.Contains(out, "Queue owner is shutting down") {
+			break
+		}
+		time.Sleep(250 * time.Millisecond) // the previous owner is still leaving
+	}
+	if !strings.Contains(out, "Second answer.") {
 		t.Fatalf("second prompt:\n%s", out)
 	}
 	reqs := a.model.Requests()
