@@ -91,7 +91,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 	stopBlocks := 0
 	var guard repeatGuard
 	for turn := 0; ; turn++ {
-		if turn == s.svc.cfg.MaxTurns {
+		if turn == s.maxTurns() {
 			return schema.StopMaxTurnRequests, nil
 		}
 		s.takeSteered(ctx)

@@ -51,6 +51,7 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	}
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
+	blocks = s.overrideSystem(blocks)
 	s.mu.Lock()
 	s.system = blocks
 	s.mu.Unlock()

@@ -174,6 +174,8 @@ type SessionOptions struct {
 	// Fork, for ResumeSession, continues a copy of the stored session
 	// under a new id instead of the session itself.
 	Fork bool
+	// Overrides are the client's options for this session.
+	Overrides Overrides
 }
 
 // NewSession starts a session.

@@ -27,6 +27,9 @@ var ErrBusy = errors.New("a prompt is already running in this session; wait for 
 // Session is one conversation with the model in one workspace.
 type Session struct {
 	ID string
+	// overrides are the client's options, set before the session is
+	// shared and read-only after.
+	overrides Overrides
 
 	svc    *Service
 	cwd    string
@@ -141,6 +144,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.tools = newToolset(builtin)
 	s.gate = newGate(policy)
+	s.applyOverrides(opts.Overrides)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)

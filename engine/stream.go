@@ -69,6 +69,7 @@ func (f *forwarder) emit(ev providers.Event) {
 			Title:      ev.ToolName,
 			Kind:       f.s.kindOf(ev.ToolName),
 			Status:     schema.StatusPending,
+			Meta:       schema.ToolMeta(ev.ToolName),
 		}})
 	case providers.EventRetry:
 		if ev.Retry != nil {

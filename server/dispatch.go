@@ -175,13 +175,13 @@ func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struc
 
 // drain lets the requests in flight answer when the editor's input ends
 // (it may still read the answers: a pipe, a script): they get up to
-// closeWait for their answers to be written. What is still running then
+// bound (closeWait) for their answers to be written. What is still running then
 // (a prompt) is cancelled when the sessions close, unanswered: the editor
 // has quit. jsonrpc2 writes nothing once its reader
 // has seen the end of the input, so watchInput holds that end back until
 // drain returns.
-func (s *Server) drain() {
-	deadline := time.Now().Add(closeWait)
+func (s *Server) drain(bound time.Duration) {
+	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) {
 		s.callsMu.Lock()
 		done := s.answered >= s.received

@@ -40,6 +40,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts.Overrides = sessionOverrides(req)
 	opts.Model = p.Model
 	sess, err := svc.NewSession(ctx, opts)
 	if err != nil {
@@ -246,6 +247,7 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		}
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts.Overrides = sessionOverrides(req)
 	opts.Fork = req.Method() == "session/fork" || p.Meta != nil && p.Meta.AgentLSP.Fork
 	if !opts.Fork {
 		bind(p.SessionID)
