@@ -3,8 +3,6 @@ package adversarial_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
@@ -20,22 +18,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	binary = os.Getenv("AGENT_LSP_BIN")
-	if binary == "" {
-		dir, err := os.MkdirTemp("", "agent-lsp-adversarial-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		binary = filepath.Join(dir, "agent-lsp")
-		build := exec.Command("go", "build", "-o", binary, "github.com/agent-lsp/agent-lsp/cmd/agent-lsp")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building agent-lsp:", err)
-			return 1
-		}
+	bin, cleanup, err := testenv.BuildAgent("adversarial")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	defer cleanup()
+	binary = bin
 	return proctest.RunReaped(m)
 }
 

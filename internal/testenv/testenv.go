@@ -84,3 +84,26 @@ func NeedFile(t testing.TB, path, what, hint string) string {
 	}
 	return path
 }
+
+// BuildAgent returns the agent-lsp binary that a package's end-to-end
+// tests run: $AGENT_LSP_BIN when set, else one built into a temporary
+// directory for the package (named after it). Call it from TestMain; the
+// returned cleanup removes what it built.
+func BuildAgent(pkg string) (binary string, cleanup func(), err error) {
+	if bin := os.Getenv("AGENT_LSP_BIN"); bin != "" {
+		return bin, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "agent-lsp-"+pkg+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	binary = filepath.Join(dir, "agent-lsp")
+	build := exec.Command("go", "build", "-o", binary, "github.com/agent-lsp/agent-lsp/cmd/agent-lsp")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("building agent-lsp: %w", err)
+	}
+	return binary, cleanup, nil
+}
