@@ -219,6 +219,7 @@ export const Methods = {
   sessionList: 'session/list',
   sessionLoad: 'session/load',
   sessionResume: 'session/resume',
+  sessionFork: 'session/fork',
   sessionClose: 'session/close',
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',

@@ -16,6 +16,7 @@ M.method = {
   session_list = 'session/list',
   session_load = 'session/load',
   session_resume = 'session/resume',
+  session_fork = 'session/fork',
   session_close = 'session/close',
   cancel_request = '$/cancelRequest', -- notification, both directions
 
