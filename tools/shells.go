@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -118,7 +117,7 @@ var shellEnv = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMIN
 func startShell(argv []string, dir string) (*shell, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	cmd.Env = os.Environ()
 	for k, v := range shellEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -136,7 +135,7 @@ func startShell(argv []string, dir string) (*shell, error) {
 	go func() {
 		err := cmd.Wait()
 		// Whatever the command left running in its group goes too.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		s.mu.Lock()
 		s.err = err
 		s.mu.Unlock()
@@ -157,13 +156,13 @@ func (s *shell) kill() {
 	s.killed = true
 	s.mu.Unlock()
 	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	terminateGroup(pgid)
 	select {
 	case <-s.done:
 		return
 	case <-time.After(killGrace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pgid)
 	<-s.done
 }
 
