@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -118,7 +119,14 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	s.counted = 0
 	s.mu.Unlock()
 	if s.log != nil {
-		err := s.log.AppendSummary(summary)
+		// The summary with its lead-in, as the model saw it, so a
+		// resumed session reads the same (Claude Code's summaries carry
+		// theirs too).
+		trigger := session.TriggerAuto
+		if all {
+			trigger = session.TriggerManual
+		}
+		err := s.log.AppendSummary(head.Text(), trigger)
 		for _, m := range kept {
 			if err == nil {
 				err = s.log.Append(m)
@@ -259,7 +267,7 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 		s.history, s.counted = nil, 0
 		s.mu.Unlock()
 		if s.log != nil {
-			if err := s.log.AppendSummary("(The user cleared the conversation; nothing before this point matters.)"); err != nil {
+			if err := s.log.AppendSummary("(The user cleared the conversation; nothing before this point matters.)", session.TriggerManual); err != nil {
 				s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 			}
 		}

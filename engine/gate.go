@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/permission"
@@ -25,11 +26,18 @@ func newGate(policy *permission.Policy) *gate {
 	return &gate{policy: policy, rejected: make(map[string]bool)}
 }
 
+// gitWord finds git run by name in a command line (the confined sandbox,
+// not this, is what keeps other spellings from the objects).
+var gitWord = regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])")
+
 // verdict is the outcome of authorize: a refusal for the model, or
 // permission to run, possibly with text the user edited.
 type verdict struct {
 	refusal *tools.Result
 	edited  *string
+	// confine says how the call must be held: set when it runs only
+	// because the classifier judged it harmless.
+	confine permission.Confinement
 }
 
 // Permission option ids offered in session/request_permission.
@@ -50,13 +58,43 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		pc.Paths, pc.Command = p.Paths, p.Command
 	}
 	d := s.gate.policy.Decide(pc)
+	if s.classifierOff && spec.Name == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
+		// Testing the sandbox alone: every command counts as read-only
+		// and runs confined (deny rules still deny).
+		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
+	}
+	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
+		why := ""
+		switch {
+		case tools.DisablesSandbox(input):
+			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
+		case gitWord.MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
+			// The confined sandbox hides this repository's objects (they
+			// hold a denied file): git would fail there.
+			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
+		}
+		if why != "" {
+			switch s.gate.policy.Mode() {
+			case permission.DontAsk:
+				return verdict{refusal: tools.Errorf("Permission to use Bash was denied: %s, and the session is in dontAsk mode.", why)}
+			case permission.Plan:
+				return verdict{refusal: tools.Errorf("Refused in plan mode, which never asks: %s. Plan without this command.", why)}
+			}
+			d = permission.Decision{Verdict: permission.Ask, Reason: why}
+		}
+	}
 	switch {
 	case d.Verdict == permission.Deny:
 		return verdict{refusal: tools.Errorf("%s", d.Reason)}
 	case hookDecision == "allow":
+		// A hook's allow does not loosen a confinement the classifier
+		// asked for: the command was harmless to begin with.
+		if d.Verdict == permission.Allow {
+			return verdict{confine: d.Confine}
+		}
 		return verdict{}
 	case d.Verdict == permission.Allow && hookDecision != "ask":
-		return verdict{}
+		return verdict{confine: d.Confine}
 	}
 	key := d.AlwaysRule
 	if key == "" {
@@ -98,11 +136,13 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		if err := s.gate.policy.AllowAlways(pc, d); err != nil {
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
+		s.saveState()
 		return verdict{edited: editedText(out, p)}
 	case optRejectAlways:
 		s.gate.mu.Lock()
 		s.gate.rejected[key] = true
 		s.gate.mu.Unlock()
+		s.saveState()
 		fallthrough
 	case optRejectOnce:
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}

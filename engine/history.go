@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -27,7 +29,9 @@ func (s *Service) ListSessions(cwd, cursor string) ([]session.Info, string, erro
 
 // ResumeSession reopens a stored session with its model context, ready
 // to prompt. With replay set, the whole stored conversation is sent to the
-// client as session updates first (session/load).
+// client as session updates first (session/load). With opts.Fork the
+// returned session is a copy under a new id (its ID), and the stored
+// session is left as it is.
 func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOptions, replay bool) (*Session, error) {
 	if s.cfg.Store == nil {
 		return nil, ErrNoStore
@@ -38,7 +42,7 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	s.mu.Lock()
 	open, isOpen := s.sessions[id]
 	s.mu.Unlock()
-	if isOpen {
+	if isOpen && !opts.Fork {
 		// Already live in this process: hand it over as it is.
 		if replay {
 			var stored map[string]json.RawMessage
@@ -52,15 +56,30 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	if err := CheckCwd(opts.Cwd); err != nil {
 		return nil, err
 	}
-	log, hist, err := s.cfg.Store.Resume(opts.Cwd, id)
+	newID := id
+	var log *session.Log
+	var hist *session.History
+	var err error
+	if opts.Fork {
+		newID = uuid.NewString()
+		log, hist, err = s.cfg.Store.Fork(opts.Cwd, id, newID)
+	} else {
+		log, hist, err = s.cfg.Store.Resume(opts.Cwd, id)
+	}
 	if errors.Is(err, session.ErrNotFound) {
 		return nil, fmt.Errorf("%w %q: no session with this id was saved for %s", ErrUnknownSession, id, opts.Cwd)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("resuming session %s: %w", id, err)
 	}
-	sess := newSession(s, id, opts)
+	if opts.Model == "" && sameFamily(hist.Model, s.defaultModel()) {
+		// A continued session keeps the model it was using, unless the
+		// editor picks one.
+		opts.Model = hist.Model
+	}
+	sess := newSession(s, newID, opts)
 	sess.log = log
+	sess.restoreState(hist.State)
 	sess.history = normalize(hist.Messages)
 	sess.titled = true
 	sess.resumed = true
@@ -76,9 +95,19 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 		sess.replay(ctx, full.Messages, full.ToolUseResults)
 	}
 	s.mu.Lock()
-	s.sessions[id] = sess
+	s.sessions[newID] = sess
 	s.mu.Unlock()
 	return sess, nil
+}
+
+// sameFamily reports whether a session's stored model can be asked
+// through the provider that serves def: both are Claude models (a Claude
+// Code session continued with an Anthropic provider), or equal.
+func sameFamily(stored, def string) bool {
+	if stored == "" {
+		return false
+	}
+	return stored == def || strings.HasPrefix(stored, "claude-") && strings.HasPrefix(def, "claude-")
 }
 
 // replay sends a stored conversation to the client as the updates it

@@ -26,6 +26,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	defer s.end()
 	defer s.persist()
 
+	// An untrusted folder's held-back settings are settled before
+	// anything of the turn runs (hooks included).
+	s.svc.settleTrust(ctx, s)
+	if ctx.Err() != nil {
+		return schema.StopCancelled, nil
+	}
 	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
 		return stop, err
 	}
@@ -94,7 +100,7 @@ func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.appendMessage(resp.Message)
+	s.appendResponse(resp)
 	s.reportUsage(ctx, resp)
 	return resp, nil
 }

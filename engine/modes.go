@@ -28,6 +28,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	if err := s.gate.policy.SetMode(m); err != nil {
 		return err
 	}
+	s.saveState()
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateCurrentMode, CurrentModeID: modeID})
 	return nil
 }

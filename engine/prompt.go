@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -92,7 +92,9 @@ func (s *Session) instructions() string {
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for _, name := range instructionFiles {
-			add(filepath.Join(dirs[i], name))
+			if p := filepath.Join(dirs[i], name); s.projectFileOK(dirs[i], p) {
+				add(p)
+			}
 		}
 	}
 	if len(parts) == 0 {
@@ -154,7 +156,7 @@ func (s *Session) environment() string {
 		fmt.Fprintf(&b, "- Workspace folders: %s\n", strings.Join(s.env.Roots, ", "))
 	}
 	fmt.Fprintf(&b, "- Platform: %s/%s\n- Today's date: %s\n", runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
-	if branch, status, ok := gitState(s.cwd); ok {
+	if branch, status, ok := gitState(s.confiner, s.cwd); ok {
 		fmt.Fprintf(&b, "- Git branch: %s\n- Git status (short):\n%s\n", branch, status)
 	} else {
 		b.WriteString("- Not a git repository\n")
@@ -163,11 +165,13 @@ func (s *Session) environment() string {
 }
 
 // gitState returns the branch and a short status of the repository at
-// dir, giving up quickly.
-func gitState(dir string) (branch, status string, ok bool) {
+// dir, giving up quickly. git runs as the model's commands that need no
+// question do (confined, with the repository's programs turned off): a
+// repository must not run code through the system prompt.
+func gitState(c *sandbox.Confiner, dir string) (branch, status string, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--short", "--branch").Output()
+	out, err := c.Git(ctx, dir, "status", "--short", "--branch")
 	if err != nil {
 		return "", "", false
 	}

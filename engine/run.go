@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -82,6 +83,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
 
 	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
 		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})
 	})
@@ -93,6 +95,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	if res == nil {
 		res = tools.Errorf("tool %s returned no result", use.Name)
+	}
+	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
+		s.confiner.Invalidate() // it may have changed the workspace
 	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
@@ -154,7 +159,11 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		upd.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(res.Content))}
 	}
 	if !res.IsError {
-		s.remember(use.ID, editResult(use.Name, use.Input, res.Display))
+		r := editResult(use.Name, use.Input, res.Display)
+		if r == nil {
+			r = viewResult(use.Name, use.Input, res.Content)
+		}
+		s.remember(use.ID, r)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

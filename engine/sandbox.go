@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"context"
+	"os"
+
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
@@ -17,11 +21,80 @@ func (s *Session) setSandbox(st *settings.Settings) {
 	}
 }
 
-// wrapCommand runs a shell command's argv through the current sandbox.
-func (s *Session) wrapCommand(argv []string) ([]string, error) {
-	sb := s.sandbox.Load()
-	if sb == nil {
-		return argv, nil
+// setConfiner prepares the confinement of the commands that run without
+// a question, whatever the settings say, and tells the policy whether it
+// can rely on it. That bubblewrap is missing is reported once per
+// process.
+func (s *Session) setConfiner(policy *permission.Policy) {
+	c, warning := sandbox.NewConfiner(s.env.Roots)
+	s.confiner = c
+	policy.SetUnconfined(!c.Available())
+	// AGENT_LSP_CLASSIFIER=off is for testing the sandbox alone (issue
+	// 25): every Bash command that would ask runs confined instead. It
+	// needs bubblewrap; without it the switch does nothing.
+	s.classifierOff = os.Getenv("AGENT_LSP_CLASSIFIER") == "off" && c.Available()
+	if s.classifierOff {
+		s.svc.warnOnce("sandbox: AGENT_LSP_CLASSIFIER=off: every shell command runs confined without a question (a testing switch)", func(msg string) {
+			s.notice(Status{Kind: StatusWarning, Message: msg})
+		})
 	}
-	return sb.Wrap(argv)
+	if warning != "" {
+		s.svc.warnOnce("sandbox: "+warning, func(msg string) {
+			s.notice(Status{Kind: StatusWarning, Message: msg})
+		})
+	}
+}
+
+// confinementKey is the context key of a tool call's confinement.
+type confinementKey struct{}
+
+// withConfinement records how tightly the tool call that runs with ctx
+// must be confined (see permission.Confinement).
+func withConfinement(ctx context.Context, c permission.Confinement) context.Context {
+	return context.WithValue(ctx, confinementKey{}, c)
+}
+
+func confinementOf(ctx context.Context) permission.Confinement {
+	c, _ := ctx.Value(confinementKey{}).(permission.Confinement)
+	return c
+}
+
+// wrapCommand runs a shell command's argv the way its tool call was
+// allowed: confined (read-only, or with the workspace writable in
+// acceptEdits) when only the classifier allowed it; in the configured
+// sandbox when the user did. A command outside any sandbox still runs in
+// its own PID namespace when bubblewrap works, so that cancel kills all
+// it started.
+func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
+	level := confinementOf(ctx)
+	if level == permission.ConfineReadOnly {
+		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs()})
+	}
+	// The command may change the workspace: what the confiner found
+	// there (repositories, denied files) must be looked for again, now
+	// and once the command has ended (a background one, later).
+	s.confiner.Invalidate()
+	var (
+		wrapped []string
+		release func()
+		err     error
+	)
+	switch sb := s.sandbox.Load(); {
+	case level == permission.ConfineWorkspace:
+		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs()})
+	case sb.Active():
+		wrapped, release, err = sb.Wrap(argv)
+	default:
+		wrapped, release, err = sb.Wrap(argv)
+		if err == nil {
+			wrapped = s.confiner.Contain(wrapped)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return wrapped, func() {
+		release()
+		s.confiner.Invalidate()
+	}, nil
 }

@@ -62,6 +62,11 @@ type Config struct {
 	OnClose []func()
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
+	// Trust, when set, is how to trust the project folder: its settings
+	// were loaded restricted (Settings.ProjectRestricted), and at the
+	// first prompt the user is asked when they hold something back. nil
+	// means the folder is trusted.
+	Trust *Trust
 }
 
 func (c *Config) setDefaults() {
@@ -107,6 +112,10 @@ type Service struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // guarded by mu
 	warned   map[string]bool     // warnings given once per process, guarded by mu
+	// cfg.Settings, Notices, Provider, ProviderError, Model, Trust and
+	// OnClose change when the user trusts the folder: guarded by mu.
+	trust     trustState    // guarded by mu
+	trustDone chan struct{} // closed when the pending question is answered, guarded by mu
 }
 
 // warnOnce calls show with msg the first time msg is given.
@@ -146,6 +155,9 @@ type SessionOptions struct {
 	MCPServers []schema.MCPServer
 	// Model overrides the service's model.
 	Model string
+	// Fork, for ResumeSession, continues a copy of the stored session
+	// under a new id instead of the session itself.
+	Fork bool
 }
 
 // NewSession starts a session.
@@ -166,6 +178,9 @@ func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return nil, fmt.Errorf("creating session file: %w", err)
 		}
 		sess.log = log
+		// Saved from the start, so a restart never gives the session
+		// the mode a later default would.
+		sess.saveState()
 	}
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
@@ -227,6 +242,7 @@ func (s *Service) UpdateSettings(st *settings.Settings, notices []string) {
 	s.mu.Unlock()
 	for _, sess := range open {
 		sess.gate.policy.Update(st)
+		sess.saveState() // the settings may have ended bypassPermissions
 		sess.hooks.Update(st)
 		sess.setSandbox(st)
 		sess.status(context.Background(), Status{Kind: StatusInfo, Message: "settings reloaded"})
@@ -263,13 +279,23 @@ func (s *Service) CheckProvider() error {
 
 // provider returns the provider or the error explaining its absence.
 func (s *Service) provider() (Provider, error) {
-	if s.cfg.Provider == nil {
-		if s.cfg.ProviderError != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNoProvider, s.cfg.ProviderError)
+	s.mu.Lock()
+	p, perr := s.cfg.Provider, s.cfg.ProviderError
+	s.mu.Unlock()
+	if p == nil {
+		if perr != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoProvider, perr)
 		}
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY (or OPENAI_API_KEY, with OPENAI_BASE_URL for other servers)", ErrNoProvider)
 	}
-	return s.cfg.Provider, nil
+	return p, nil
+}
+
+// defaultModel is the model new sessions ask.
+func (s *Service) defaultModel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Model
 }
 
 // CheckCwd returns an error unless cwd is an absolute path to a directory.

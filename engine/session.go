@@ -36,9 +36,21 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	// editorMCP are the MCP servers the editor passed; mcpNames the
+	// servers started (or reported) so far.
+	editorMCP []schema.MCPServer
+	mcpNames  map[string]bool
 	// sandbox is where Bash runs; replaced when the settings change.
 	sandbox atomic.Pointer[sandbox.Sandbox]
-	log     *session.Log // nil when sessions are not persisted
+	// confiner holds the commands that run without a question.
+	confiner *sandbox.Confiner
+	// classifierOff makes every Bash call that would ask run confined
+	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
+	classifierOff bool
+	log           *session.Log // nil when sessions are not persisted
+
+	stateMu    sync.Mutex     // serializes saveState
+	savedState *session.State // what the file holds last, guarded by stateMu
 
 	mu            sync.Mutex
 	history       []providers.Message     // guarded by mu
@@ -63,7 +75,13 @@ type Session struct {
 	system        []providers.SystemBlock // cached system prompt, guarded by mu
 	// shown are what finished file-changing calls did (toolUseResult),
 	// by tool_use_id, until their results are saved; guarded by mu.
-	shown map[string]json.RawMessage
+	shown      map[string]json.RawMessage
+	trustedMCP *mcp.Manager // servers started once the folder was trusted, guarded by mu
+	// startSettings and startModel are the settings and default model the
+	// session started with; startSettings becomes the trusted folder's
+	// settings once they apply. Guarded by mu.
+	startSettings *settings.Settings
+	startModel    string
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -81,9 +99,11 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		client: opts.Client,
 		model:  opts.Model,
 	}
+	s.startModel = svc.defaultModel()
 	if s.model == "" {
-		s.model = svc.cfg.Model
+		s.model = s.startModel
 	}
+	s.startSettings = st
 
 	s.env = &tools.Env{
 		Cwd:      s.cwd,
@@ -92,13 +112,17 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
+		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 	}
 	s.setSandbox(st)
+	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.tools = newToolset(tools.New(s.env))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
+	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
+	s.noticeHeldBack(st)
 	s.startWatching()
 	return s
 }
@@ -121,6 +145,7 @@ func (s *Session) SetModel(model string) error {
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()
+	s.saveState()
 	return nil
 }
 
@@ -141,6 +166,8 @@ func (s *Session) Cancel() {
 	if cancel != nil {
 		cancel()
 	}
+	// Background shells are part of the work being cancelled.
+	s.env.KillShells()
 }
 
 // begin marks a prompt as running and returns its context.
@@ -200,6 +227,12 @@ func (s *Session) close() {
 	if s.mcp != nil {
 		s.mcp.Close()
 	}
+	s.mu.Lock()
+	trusted := s.trustedMCP
+	s.mu.Unlock()
+	if trusted != nil {
+		trusted.Close()
+	}
 	s.stopWatching()
 	if s.log != nil {
 		if err := s.log.Close(); err != nil {
@@ -212,6 +245,21 @@ func (s *Session) close() {
 // one when both have the same role (the API wants roles to alternate), and
 // appends it to the session file.
 func (s *Session) appendMessage(m providers.Message) {
+	s.record(m, nil)
+}
+
+// appendResponse is appendMessage for a model's response, saved with its
+// model, stop reason and usage.
+func (s *Session) appendResponse(resp *providers.Response) {
+	u := resp.Usage
+	model := resp.Model
+	if model == "" {
+		model = s.Model()
+	}
+	s.record(resp.Message, &session.ResponseInfo{Model: model, StopReason: string(resp.StopReason), Usage: &u})
+}
+
+func (s *Session) record(m providers.Message, info *session.ResponseInfo) {
 	s.mu.Lock()
 	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
 		last := &s.history[n-1]
@@ -230,7 +278,11 @@ func (s *Session) appendMessage(m providers.Message) {
 		}
 	}
 	s.mu.Unlock()
-	if s.log != nil {
+	switch {
+	case s.log == nil:
+	case info != nil:
+		s.saved(s.log.AppendResponse(m, *info))
+	default:
 		s.saved(s.log.AppendResults(m, results))
 	}
 }

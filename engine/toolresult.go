@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
@@ -150,4 +152,93 @@ func replayDiffs(name string, input, stored json.RawMessage) (out []schema.ToolC
 		}
 	}
 	return out, path, true
+}
+
+// readLine is one line of Read's output: its number and text ("   12\tx").
+var readLine = regexp.MustCompile(`^ *(\d+)\t(.*)$`)
+
+// viewResult returns Claude Code's toolUseResult of a finished Read,
+// Bash, Grep or Glob call, rebuilt from what the model saw, so Claude
+// Code's resume screen renders the call as it renders its own; nil for
+// other tools and output that does not parse. A Read's totalLines is the
+// last line read (the file's length is not known here).
+func viewResult(name string, input json.RawMessage, content string) json.RawMessage {
+	var v any
+	switch name {
+	case "Bash":
+		v = map[string]any{"stdout": content, "stderr": "", "interrupted": false, "isImage": false}
+	case "Read":
+		var in struct {
+			FilePath string `json:"file_path"`
+		}
+		if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+			return nil
+		}
+		var text []string
+		start, last := 0, 0
+		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+			m := readLine.FindStringSubmatch(l)
+			if m == nil {
+				break // a note after the lines (truncation, ...)
+			}
+			n, _ := strconv.Atoi(m[1])
+			if start == 0 {
+				start = n
+			}
+			last = n
+			text = append(text, m[2])
+		}
+		if start == 0 {
+			return nil
+		}
+		v = map[string]any{"type": "text", "file": map[string]any{
+			"filePath": in.FilePath, "content": strings.Join(text, "\n"),
+			"numLines": len(text), "startLine": start, "totalLines": last,
+		}}
+	case "Grep":
+		var in struct {
+			OutputMode string `json:"output_mode"`
+		}
+		json.Unmarshal(input, &in)
+		lines := strings.Split(strings.TrimSpace(content), "\n")
+		if in.OutputMode == "" || in.OutputMode == "files_with_matches" {
+			var files []string
+			if len(lines) > 0 && strings.HasPrefix(lines[0], "Found ") {
+				for _, l := range lines[1:] {
+					if l == "" {
+						break
+					}
+					files = append(files, l)
+				}
+			}
+			v = map[string]any{"mode": "files_with_matches", "filenames": nonNil(files), "numFiles": len(files)}
+			break
+		}
+		v = map[string]any{"mode": in.OutputMode, "filenames": []string{}, "numFiles": 0, "content": content, "numLines": len(lines)}
+	case "Glob":
+		var files []string
+		if content != "No files found" {
+			for _, l := range strings.Split(strings.TrimSpace(content), "\n") {
+				if l == "" || strings.HasPrefix(l, "(Results are truncated") {
+					break
+				}
+				files = append(files, l)
+			}
+		}
+		v = map[string]any{"filenames": nonNil(files), "durationMs": 0, "numFiles": len(files), "truncated": strings.Contains(content, "(Results are truncated")}
+	default:
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

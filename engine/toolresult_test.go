@@ -115,3 +115,29 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestViewResult: Read, Bash, Grep and Glob calls are stored with Claude
+// Code's toolUseResult shapes, rebuilt from our tools' output.
+func TestViewResult(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, content, want string
+	}{
+		{"Read", `{"file_path":"/p/a.txt"}`, "     1\tx = 1\n     2\ty = 2\n",
+			`{"file":{"content":"x = 1\ny = 2","filePath":"/p/a.txt","numLines":2,"startLine":1,"totalLines":2},"type":"text"}`},
+		{"Read", `{"file_path":"/p/a.txt","offset":9}`, "     9\tnine\n\n(File truncated.)\n",
+			`{"file":{"content":"nine","filePath":"/p/a.txt","numLines":1,"startLine":9,"totalLines":9},"type":"text"}`},
+		{"Bash", `{"command":"echo hi"}`, "hi\n", `{"interrupted":false,"isImage":false,"stderr":"","stdout":"hi\n"}`},
+		{"Grep", `{"pattern":"x"}`, "Found 2 files\na.txt\nb.txt\n", `{"filenames":["a.txt","b.txt"],"mode":"files_with_matches","numFiles":2}`},
+		{"Grep", `{"pattern":"x"}`, "No files found", `{"filenames":[],"mode":"files_with_matches","numFiles":0}`},
+		{"Grep", `{"pattern":"x","output_mode":"content"}`, "a.txt:1:x = 1\n", `{"content":"a.txt:1:x = 1\n","filenames":[],"mode":"content","numFiles":0,"numLines":1}`},
+		{"Glob", `{"pattern":"*.txt"}`, "/p/a.txt\n/p/b.txt\n(Results are truncated: showing ...)\n", `{"durationMs":0,"filenames":["/p/a.txt","/p/b.txt"],"numFiles":2,"truncated":true}`},
+		{"Glob", `{"pattern":"*.go"}`, "No files found", `{"durationMs":0,"filenames":[],"numFiles":0,"truncated":false}`},
+		{"Read", `{"file_path":"/p/img.png"}`, "(an image)", ``},
+		{"LS", `{}`, "a.txt", ``},
+	} {
+		got := string(viewResult(tc.name, json.RawMessage(tc.input), tc.content))
+		if got != tc.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tc.name, tc.input, got, tc.want)
+		}
+	}
+}

@@ -77,11 +77,17 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 	}
 	e := &bashEval{st: st, acceptEdits: st.mode == AcceptEdits}
 	if e.allowedScript(s) {
-		reason := "read-only command"
 		if len(e.used) > 0 {
-			reason = "allowed by " + strings.Join(e.used, ", ")
+			return Decision{Verdict: Allow, Reason: "allowed by " + strings.Join(e.used, ", ")}
 		}
-		return Decision{Verdict: Allow, Reason: reason}
+		if st.unconfined && !shortListed(s) {
+			return p.askOr(st, c, Decision{Verdict: Ask, Reason: unconfinedReason})
+		}
+		d := Decision{Verdict: Allow, Reason: "read-only command", Confine: ConfineReadOnly}
+		if notReadOnly(s) != "" {
+			d.Confine = ConfineWorkspace
+		}
+		return d
 	}
 	var why []string
 	why = append(why, e.hazards...)

@@ -1,6 +1,17 @@
 // Package permission decides whether a tool call runs, asks the user, or
 // is refused, from Claude Code-compatible rules and the session's mode.
 //
+// A deny path rule on Read covers every tool that reads files, as in
+// Claude Code: besides refusing Read, Grep, Glob and LS calls on the
+// file, it hides the file from their results (Policy.Hides and
+// Policy.HiddenGlobs, which the engine hands to the tools). An ask path
+// rule on Read hides its files too, so a search never shows what Read
+// would have asked about.
+//
+// What the user allowed always in a session (Policy.SessionRules) can be
+// saved with the session and granted again when it is restored
+// (Policy.Grant), without being written to a settings file.
+//
 // Rules come from the settings (see package settings) and from "allow
 // always" answers during the session. Deny rules beat ask rules, which
 // beat allow rules; what no rule covers is decided by the mode:

@@ -107,7 +107,31 @@ type Decision struct {
 	AlwaysRule string
 	// AlwaysRules are the rules behind AlwaysRule.
 	AlwaysRules []string
+	// Confine, for an Allow, says the call runs without a question only
+	// because the command classifier judged it harmless: the engine then
+	// runs it in a confining sandbox, so a classifier mistake cannot
+	// write, reach the network or leak. It is NotConfined for calls the
+	// user approved (a click, their rules, bypassPermissions, a hook).
+	Confine Confinement
 }
+
+// Confinement is how an automatically allowed Bash call must be held.
+type Confinement int
+
+// The confinements.
+const (
+	// NotConfined calls run as the user's settings say (their sandbox,
+	// if enabled).
+	NotConfined Confinement = iota
+	// ConfineReadOnly calls were classified read-only: they run with the
+	// workspace read-only, no network and nothing else of the host's
+	// files or environment.
+	ConfineReadOnly
+	// ConfineWorkspace calls were classified harmless apart from writes
+	// inside the workspace, which acceptEdits mode allows: as
+	// ConfineReadOnly, with the workspace writable.
+	ConfineWorkspace
+)
 
 // Policy decides tool calls for one session. It is safe for concurrent
 // use.
@@ -122,6 +146,7 @@ type Policy struct {
 	roots         []string        // guarded by mu; project, extraRoots and additionalDirectories
 	extraRoots    []string        // guarded by mu; other workspace folders, from AddRoots
 	disableBypass bool            // guarded by mu
+	unconfined    bool            // guarded by mu; no sandbox can confine auto-run commands
 	invalid       []settings.Rule // guarded by mu; rules that did not parse
 	persist       func(rule string) error
 }
@@ -138,6 +163,10 @@ type compiledRule struct {
 	where string
 	// glob is a path rule's absolute pattern.
 	glob string
+	// lit is the last segment of glob when it holds no wildcard (".env"
+	// in ".../**/.env"): a path can only match with that segment in it,
+	// which Hides checks first, as it runs for every file a search walks.
+	lit string
 	// fallback marks an invalid deny or ask rule that now asks for every
 	// use of its tool.
 	fallback bool
@@ -171,7 +200,7 @@ func NewPolicy(project string, s *settings.Settings, mode Mode) *Policy {
 	if p.home != "" {
 		p.home = realPath("/", p.home)
 	}
-	p.persist = func(rule string) error { return settings.AddLocalRule(project, "allow", rule) }
+	p.persist = func(rule string) error { return persistLocalRule(project, rule) }
 	p.update(s)
 	if mode == "" {
 		mode = Mode(s.Permissions.DefaultMode)
@@ -241,6 +270,7 @@ func (p *Policy) compile(rules []settings.Rule, cautious bool) []compiledRule {
 		cr.Rule = r
 		if r.kind == kindPath {
 			cr.glob = pathGlob(r.Content, p.project, p.home)
+			cr.lit = literalTail(cr.glob)
 		}
 		out = append(out, cr)
 	}
@@ -315,16 +345,17 @@ func (p *Policy) Roots() []string {
 
 // snapshot is the policy's state for one decision.
 type snapshot struct {
-	mode    Mode
-	rules   ruleSet
-	session []compiledRule
-	roots   []string
+	mode       Mode
+	rules      ruleSet
+	session    []compiledRule
+	roots      []string
+	unconfined bool
 }
 
 func (p *Policy) snapshot() snapshot {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return snapshot{mode: p.mode, rules: p.rules, session: p.session, roots: p.roots}
+	return snapshot{mode: p.mode, rules: p.rules, session: p.session, roots: p.roots, unconfined: p.unconfined}
 }
 
 // Decide checks a call. Deny rules beat ask rules, which beat allow rules;
@@ -485,6 +516,57 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 	return p.askOr(st, c, d)
 }
 
+// Hides reports whether a deny or ask rule keeps path (absolute, clean,
+// symlinks resolved) from tool, or anything holding path: a path rule on
+// tool itself or on its family (Read covers Grep, Glob and LS). The search
+// tools leave such files out of their results, so a file Read may not
+// open does not surface through a search either, and one Read would ask
+// about is not shown without asking. These rules hold in every mode.
+func (p *Policy) Hides(tool, path string) bool {
+	st := p.snapshot()
+	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
+		for i := range rules {
+			r := &rules[i]
+			if hidesFor(r, tool) && (r.lit == "" || strings.Contains(path, r.lit)) && matchPath(r.glob, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HiddenGlobs returns the absolute doublestar patterns of the rules
+// behind Hides for tool.
+func (p *Policy) HiddenGlobs(tool string) []string {
+	st := p.snapshot()
+	var out []string
+	for _, rules := range [][]compiledRule{st.rules.deny, st.rules.ask} {
+		for i := range rules {
+			if r := &rules[i]; hidesFor(r, tool) {
+				out = append(out, strings.TrimSuffix(r.glob, "/"))
+			}
+		}
+	}
+	return out
+}
+
+// literalTail returns "/" and the last segment of an absolute glob when
+// that segment holds no wildcard or escape, else "".
+func literalTail(glob string) string {
+	tail := glob[strings.LastIndexByte(strings.TrimSuffix(glob, "/"), '/')+1:]
+	tail = strings.TrimSuffix(tail, "/")
+	if tail == "" || strings.ContainsAny(tail, `*?[]{}\`) {
+		return ""
+	}
+	return "/" + tail
+}
+
+// hidesFor reports whether r is a path rule that covers tool, a tool
+// that reads files.
+func hidesFor(r *compiledRule, tool string) bool {
+	return r.kind == kindPath && !r.fallback && family(tool) == "Read" && (r.Tool == tool || r.Tool == "Read")
+}
+
 // askOr turns an Ask into a Deny in dontAsk mode.
 func (p *Policy) askOr(st snapshot, c Call, d Decision) Decision {
 	if d.Verdict == Ask && st.mode == DontAsk {
@@ -580,6 +662,47 @@ func (p *Policy) AllowAlways(c Call, d Decision) error {
 			errs = append(errs, err)
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// SessionRules returns the rules granted with AllowAlways (or Grant) in
+// this session, in the order they were granted, so the session can save
+// them.
+func (p *Policy) SessionRules() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]string, len(p.session))
+	for i, r := range p.session {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// Grant adds rules for the rest of the session, as AllowAlways does but
+// without writing them to any settings file: the grants of a session
+// being restored. A rule that does not parse is skipped and reported.
+func (p *Policy) Grant(rules []string) error {
+	var errs []error
+	var add []compiledRule
+	for _, text := range rules {
+		r, err := ParseRule(text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("restoring the grant %q: %w", text, err))
+			continue
+		}
+		cr := compiledRule{Rule: r, where: "granted in this session"}
+		if r.kind == kindPath {
+			cr.glob = pathGlob(r.Content, p.project, p.home)
+		}
+		add = append(add, cr)
+	}
+	p.mu.Lock()
+	for _, cr := range add {
+		if !containsRule(p.session, cr.String()) {
+			p.session = append(p.session, cr)
+		}
+	}
+	p.mu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -151,7 +151,7 @@ func TestSuggestedRules(t *testing.T) {
 
 func TestAllowAlwaysPersistsBashRules(t *testing.T) {
 	project, home := workspace(t)
-	opts := settings.Options{Project: project, Home: home, CheckRule: CheckRule}
+	opts := settings.Options{Project: project, Home: home, CheckRule: CheckRule, TrustProject: true}
 	s, _ := settings.Load(opts)
 	p := NewPolicy(project, s, "")
 
@@ -319,5 +319,45 @@ func TestConcurrentUse(t *testing.T) {
 		if d := p.Decide(Call{Tool: "Bash", Command: fmt.Sprintf("tool%d run again", i)}); d.Verdict != Allow {
 			t.Errorf("tool%d: %v", i, d.Verdict)
 		}
+	}
+}
+
+func TestHides(t *testing.T) {
+	project, home := workspace(t)
+	in := func(rel string) string { return filepath.Join(project, rel) }
+	s := &settings.Settings{Home: home}
+	s.Permissions.Deny = rules("Read(./.env)", "Read(secrets/)", "Grep(*.key)", "Edit(src/**)", "Bash(curl:*)", "Read(bad[)")
+	s.Permissions.Ask = rules("Read(./private/**)", "Edit(docs/**)")
+	p := NewPolicy(project, s, BypassPermissions)
+	tests := []struct {
+		tool, path string
+		want       bool
+	}{
+		{"Grep", in(".env"), true},
+		{"Glob", in(".env"), true},
+		{"LS", in(".env"), true},
+		{"Grep", in("sub/.env"), false}, // ./ anchors the rule at the root
+		{"Grep", in(".envrc"), false},
+		{"Grep", in("x.env"), false},
+		{"Grep", in(".env/inside"), true},
+		{"Grep", in("secrets"), true},
+		{"LS", in("a/secrets/x"), true}, // a bare name matches at any depth
+		{"Grep", in("b.key"), true},
+		{"Glob", in("b.key"), false},    // a Grep rule covers Grep alone
+		{"Grep", in("src/x.go"), false}, // Edit rules hide nothing
+		{"Grep", in("README.md"), false},
+		{"Glob", in("private/notes.md"), true}, // Read would ask: not shown unasked
+		{"Grep", in("docs/a.md"), false},
+	}
+	for _, tt := range tests {
+		if got := p.Hides(tt.tool, tt.path); got != tt.want {
+			t.Errorf("Hides(%s, %s) = %v, want %v", tt.tool, tt.path, got, tt.want)
+		}
+	}
+	if got := len(p.HiddenGlobs("Grep")); got != 4 {
+		t.Errorf("HiddenGlobs(Grep) = %q, want the four Read and Grep path rules", p.HiddenGlobs("Grep"))
+	}
+	if got := p.HiddenGlobs("Edit"); len(got) != 0 {
+		t.Errorf("HiddenGlobs(Edit) = %q, want none", got)
 	}
 }

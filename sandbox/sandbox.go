@@ -18,17 +18,17 @@ import (
 // probeTimeout bounds the check that bwrap works.
 const probeTimeout = 10 * time.Second
 
-// protectedInRoot are the paths under a workspace root that stay
-// read-only inside the sandbox.
-var protectedInRoot = []string{".git/hooks", ".git/config", ".claude", ".mcp.json", ".vscode", ".husky"}
-
 // Sandbox wraps shell commands. A nil or disabled Sandbox leaves them
 // alone. It is safe for concurrent use: it does not change after New.
 type Sandbox struct {
 	enabled bool
-	// prefix is the bwrap command line that goes before the command;
-	// nil when the sandbox cannot run.
+	// prefix is the bwrap command line that goes before the command
+	// (before the protected paths and "--"); nil when the sandbox cannot
+	// run.
 	prefix []string
+	// roots are the workspace roots, symlinks resolved, whose protected
+	// paths stay read-only.
+	roots []string
 	// refusal is why commands cannot run, when the sandbox cannot run
 	// and the settings do not allow running unsandboxed.
 	refusal error
@@ -96,18 +96,10 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 		bound = append(bound, real)
 		prefix = append(prefix, "--bind", real, real)
 	}
-	for _, root := range realRoots {
-		for _, rel := range protectedInRoot {
-			p := filepath.Join(root, rel)
-			if _, err := os.Lstat(p); err == nil {
-				prefix = append(prefix, "--ro-bind", p, p)
-			}
-		}
-	}
-	prefix = append(prefix, "--")
-	if why := probe(prefix); why != "" {
+	if why := probe(append(slices.Clone(prefix), "--")); why != "" {
 		return unavailable(why)
 	}
+	sb.roots = realRoots
 	sb.prefix = prefix
 	return sb, strings.Join(warnings, "\n")
 }
@@ -142,23 +134,27 @@ func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.networ
 // and the settings forbid running unsandboxed.
 var ErrUnavailable = errors.New("sandbox unavailable")
 
-// Wrap returns the command line that runs argv inside the sandbox. It
+// Wrap returns the command line that runs argv inside the sandbox, and a
+// function to call once every process of the command has ended. It
 // returns argv itself when the sandbox is disabled, or cannot run and the
 // settings allow running unsandboxed; it returns an error when the
-// sandbox cannot run and they do not. It matches tools.Env.WrapCommand.
-func (sb *Sandbox) Wrap(argv []string) ([]string, error) {
+// sandbox cannot run and they do not.
+func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	if len(argv) == 0 {
-		return nil, fmt.Errorf("sandbox: empty command")
+		return nil, nil, fmt.Errorf("sandbox: empty command")
 	}
 	switch {
 	case sb == nil || !sb.enabled:
-		return argv, nil
+		return argv, func() {}, nil
 	case sb.refusal != nil:
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, sb.refusal)
+		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, sb.refusal)
 	case sb.prefix == nil:
-		return argv, nil
+		return argv, func() {}, nil
 	}
-	out := make([]string, 0, len(sb.prefix)+len(argv))
+	protect, release := protectArgs(sb.roots)
+	out := make([]string, 0, len(sb.prefix)+len(protect)+1+len(argv))
 	out = append(out, sb.prefix...)
-	return append(out, argv...), nil
+	out = append(out, protect...)
+	out = append(out, "--")
+	return append(out, argv...), release, nil
 }

@@ -19,12 +19,12 @@ func boolPtr(b bool) *bool { return &b }
 func TestDisabledLeavesCommandsAlone(t *testing.T) {
 	sb, warning := New(settings.Sandbox{}, []string{t.TempDir()})
 	argv := []string{"bash", "-c", "ls"}
-	got, err := sb.Wrap(argv)
+	got, _, err := sb.Wrap(argv)
 	if err != nil || !slices.Equal(got, argv) || warning != "" || sb.Enabled() || sb.Active() {
 		t.Errorf("disabled: %v %v %q", got, err, warning)
 	}
 	var nilSB *Sandbox
-	if got, err := nilSB.Wrap(argv); err != nil || !slices.Equal(got, argv) {
+	if got, _, err := nilSB.Wrap(argv); err != nil || !slices.Equal(got, argv) {
 		t.Errorf("nil sandbox: %v %v", got, err)
 	}
 }
@@ -35,7 +35,7 @@ func TestMissingBwrap(t *testing.T) {
 	if !strings.Contains(warning, "not installed") {
 		t.Errorf("warning %q", warning)
 	}
-	_, err := sb.Wrap([]string{"bash", "-c", "ls"})
+	_, _, err := sb.Wrap([]string{"bash", "-c", "ls"})
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
 		t.Errorf("Wrap without bwrap: %v, want a refusal saying how to install it", err)
 	}
@@ -45,10 +45,26 @@ func TestMissingBwrap(t *testing.T) {
 		{Enabled: true, AllowUnsandboxedCommands: boolPtr(true)},
 	} {
 		sb, warning := newSandbox(s, roots, "/nonexistent/bwrap")
-		got, err := sb.Wrap([]string{"ls"})
+		got, _, err := sb.Wrap([]string{"ls"})
 		if err != nil || !slices.Equal(got, []string{"ls"}) || !strings.Contains(warning, "WITHOUT a sandbox") {
 			t.Errorf("%+v: %v %v %q", s, got, err, warning)
 		}
+	}
+}
+
+// requireBwrap skips the test when bubblewrap cannot run here, or fails
+// it when AGENT_LSP_REQUIRE_EDITORS is set (as make test and CI do).
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
+		skip = t.Fatalf
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		skip("bubblewrap is not installed (scripts/install-tools.sh installs it)")
+	}
+	if bwrap, why := Probe(); bwrap == "" {
+		skip("bubblewrap cannot run here: %s", why)
 	}
 }
 
@@ -56,13 +72,11 @@ func TestMissingBwrap(t *testing.T) {
 // cannot run here.
 func usable(t *testing.T, s settings.Sandbox, roots ...string) *Sandbox {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (scripts/install-tools.sh installs it)")
-	}
+	requireBwrap(t)
 	s.Enabled = true
 	sb, warning := New(s, roots)
 	if !sb.Active() {
-		t.Skipf("bubblewrap cannot run here: %s", warning)
+		t.Fatalf("bubblewrap works but the sandbox does not: %s", warning)
 	}
 	return sb
 }
@@ -87,10 +101,11 @@ func outsideDir(t *testing.T) string {
 
 func run(t *testing.T, sb *Sandbox, dir, script string) (string, error) {
 	t.Helper()
-	argv, err := sb.Wrap([]string{"bash", "-c", script})
+	argv, release, err := sb.Wrap([]string{"bash", "-c", script})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer release()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

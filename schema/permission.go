@@ -5,6 +5,9 @@ type RequestPermissionParams struct {
 	SessionID string             `json:"sessionId"`
 	ToolCall  ToolCall           `json:"toolCall"`
 	Options   []PermissionOption `json:"options"`
+	// Meta carries agent-lsp extensions: {"agent-lsp": {"kind":
+	// "folderTrust", ...}} marks a request to trust a folder.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // PermissionOption is one choice offered to the user.

@@ -29,6 +29,7 @@ type SessionCapabilities struct {
 	List   *struct{} `json:"list,omitempty"`
 	Resume *struct{} `json:"resume,omitempty"`
 	Close  *struct{} `json:"close,omitempty"`
+	Fork   *struct{} `json:"fork,omitempty"`
 }
 
 // ClientCapabilities are announced by an ACP client in initialize.
@@ -98,11 +99,22 @@ type NewSessionResult struct {
 	ConfigOptions []ConfigOption `json:"configOptions,omitempty"`
 }
 
-// LoadSessionParams is the params of session/load and session/resume.
+// LoadSessionParams is the params of session/load, session/resume and
+// session/fork.
 type LoadSessionParams struct {
 	SessionID  string      `json:"sessionId"`
 	Cwd        string      `json:"cwd"`
 	MCPServers []MCPServer `json:"mcpServers"`
+	Meta       *LoadMeta   `json:"_meta,omitempty"`
+}
+
+// LoadMeta is the _meta of session/load and session/resume.
+type LoadMeta struct {
+	AgentLSP struct {
+		// Fork continues a copy of the session under a new id (the
+		// result's sessionId), leaving the stored one as it is.
+		Fork bool `json:"fork"`
+	} `json:"agent-lsp"`
 }
 
 // ModeState lists the session modes and the current one.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs, into the cache, what the editor and protocol tests need beyond
-# Go: Neovim 0.10 and the npm packages of the editor tests. Idempotent.
+# Go: Neovim 0.10 and the npm packages of the editor tests (the ACP SDK,
+# the MCP everything server, the real Claude Code binary). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-nvim.sh >/dev/null
-for s in scripts/install-acp-sdk.sh scripts/install-mcp-everything.sh; do
+for s in scripts/install-acp-sdk.sh scripts/install-mcp-everything.sh scripts/install-claude-code.sh; do
   if [[ -x $s ]]; then "$s" >/dev/null; fi
 done

@@ -3,11 +3,15 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -165,14 +169,20 @@ func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermi
 
 // acpFS is the file system of a session on the ACP door. When the client
 // offers fs/read_text_file, files are read through it (so the agent sees
-// the editor's buffers, unsaved text included), and from the disk when
-// the client cannot read one; when it offers fs/write_text_file, writes go
-// through it. Without those capabilities it is the disk.
+// the editor's buffers, unsaved text included); when it offers
+// fs/write_text_file, writes go through it. Without those capabilities it
+// is the disk. The client decides: a file it refuses to read or write is
+// never read or written on the disk instead. Only a client that turns out
+// not to serve the method at all (-32601) is treated as one without the
+// capability.
 type acpFS struct {
 	s     *Server
-	read  bool // the client serves fs/read_text_file
-	write bool // the client serves fs/write_text_file
+	read  bool // the client offers fs/read_text_file
+	write bool // the client offers fs/write_text_file
 	ref   *sessionRef
+	// noRead and noWrite are set when the client answered -32601 to the
+	// method it offered: the disk serves from then on.
+	noRead, noWrite atomic.Bool
 }
 
 // sessionRef is the id of a session on the ACP door, known once the
@@ -209,11 +219,22 @@ func (f *acpFS) session() string { return f.ref.get() }
 // as images.
 var diskOnly = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true}
 
-// ReadFile returns the client's text of path, or the disk's.
+// ReadFile returns the client's text of path. A file missing from the
+// disk, or a directory, is reported without asking the client (each
+// question shows as an error in some clients, and Write asks whether the
+// file it creates exists). A client error is the answer: it is returned
+// with the client's message, and the disk is not read behind its back.
 func (f *acpFS) ReadFile(path string) ([]byte, error) {
 	sid := f.session()
-	if !f.read || sid == "" || diskOnly[strings.ToLower(filepath.Ext(path))] {
+	if !f.read || f.noRead.Load() || sid == "" || diskOnly[strings.ToLower(filepath.Ext(path))] {
 		return tools.DiskFS{}.ReadFile(path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case err == nil && fi.IsDir():
+		return nil, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), acpIOTimeout)
 	defer cancel()
@@ -221,13 +242,12 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 		Content string `json:"content"`
 	}
 	if err := f.s.peer.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": sid, "path": path}, &res); err != nil {
-		// A file the client cannot read (binary, missing, a directory)
-		// is read from the disk, which gives the precise error.
-		b, derr := tools.DiskFS{}.ReadFile(path)
-		if derr == nil {
-			f.s.logf("fs/read_text_file %s failed (%v); read it from the disk", path, err)
+		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+			f.noRead.Store(true)
+			f.s.logf("the client offers fs/read_text_file but does not serve it; files are read from the disk")
+			return tools.DiskFS{}.ReadFile(path)
 		}
-		return b, derr
+		return nil, newClientError("fs/read_text_file", err)
 	}
 	return []byte(res.Content), nil
 }
@@ -235,19 +255,25 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 // WriteFile writes through the client when it offers fs/write_text_file,
 // else the disk.
 func (f *acpFS) WriteFile(ctx context.Context, path string, before, content []byte) error {
-	if !f.write || f.session() == "" {
+	if !f.write || f.noWrite.Load() || f.session() == "" {
 		return tools.WriteFileAtomic(path, content)
 	}
 	return f.ApplyEdit(ctx, workspace.FileChange{Path: path, Before: string(before), After: string(content), Create: before == nil})
 }
 
 // ApplyEdit writes a whole-file change with fs/write_text_file. A client
-// error is a refusal: the tool call fails and the model is told why.
+// error is a refusal: the tool call fails and the model is told the
+// client's reason; the disk is not written instead.
 func (f *acpFS) ApplyEdit(ctx context.Context, c workspace.FileChange) error {
 	ctx, cancel := context.WithTimeout(ctx, acpIOTimeout)
 	defer cancel()
 	if err := f.s.peer.Call(ctx, "fs/write_text_file", map[string]any{"sessionId": f.session(), "path": c.Path, "content": c.After}, nil); err != nil {
-		return &workspace.EditRefusedError{Path: c.Path, Reason: err.Error()}
+		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+			f.noWrite.Store(true)
+			f.s.logf("the client offers fs/write_text_file but does not serve it; files are written to the disk")
+			return tools.WriteFileAtomic(c.Path, []byte(c.After))
+		}
+		return &workspace.EditRefusedError{Path: c.Path, Reason: rpcErrorText(err)}
 	}
 	return nil
 }

@@ -220,9 +220,11 @@ func TestACPConformanceSDK(t *testing.T) {
 				for _, r := range result["requests"].([]any) {
 					got = append(got, r.(string))
 				}
+				// Both commands run without a question (read-only), so
+				// confined: with an environment of their own (env -i).
 				want := []string{
-					"terminal/create /bin/bash", "terminal/wait_for_exit term_1", "terminal/output term_1", "terminal/release term_1",
-					"terminal/create /bin/bash", "terminal/wait_for_exit term_2", "terminal/kill term_2", "terminal/output term_2", "terminal/release term_2",
+					"terminal/create /usr/bin/env", "terminal/wait_for_exit term_1", "terminal/output term_1", "terminal/release term_1",
+					"terminal/create /usr/bin/env", "terminal/wait_for_exit term_2", "terminal/kill term_2", "terminal/output term_2", "terminal/release term_2",
 				}
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("terminal requests:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

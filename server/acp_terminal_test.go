@@ -169,9 +169,9 @@ func TestACPTerminalBash(t *testing.T) {
 	c := newACP(t, nil,
 		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"echo from-terminal; echo pager=$GIT_PAGER; exit 4"}`)},
 		fake.Turn{fake.Text("it failed")},
-		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"sleep 30 & echo $! > child.pid; wait","timeout":1000}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"sleep 30.25 & echo $! > child.pid; wait","timeout":1000}`)},
 		fake.Turn{fake.Text("too slow")},
-		fake.Turn{fake.ToolUse("toolu_3", "Bash", `{"command":"sleep 30 & echo $! > cancelled.pid; wait"}`)},
+		fake.Turn{fake.ToolUse("toolu_3", "Bash", `{"command":"sleep 30.5 & echo $! > cancelled.pid; wait"}`)},
 	)
 	et := &editorTerminals{t: t, running: map[string]*editorTerminal{}}
 	c.terminals = et
@@ -212,9 +212,10 @@ func TestACPTerminalBash(t *testing.T) {
 	if m := lastMessage(t, c.model, 3); !strings.Contains(m, "timed out after 1s") {
 		t.Errorf("the model got %s, want the timeout", m)
 	}
-	b, _ := os.ReadFile(filepath.Join(c.root, "child.pid"))
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !gone(pid) {
-		t.Errorf("the timed-out command's child %q still runs", b)
+	// The command may run in a PID namespace, where $! is no host pid:
+	// look for its child by its command line.
+	if pids := running("sleep 30.25"); len(pids) > 0 {
+		t.Errorf("the timed-out command's child still runs: %v", pids)
 	}
 	log := et.log()
 	if got, want := strings.Join(log[4:], ", "), "terminal/create , terminal/wait_for_exit term_2, terminal/kill term_2, terminal/output term_2, terminal/release term_2"; got != want {
@@ -247,25 +248,30 @@ func TestACPTerminalBash(t *testing.T) {
 	if err := wait(); err != nil || res.StopReason != "cancelled" {
 		t.Fatalf("prompt cancelled mid-command: %+v, %v", res, err)
 	}
-	b, _ = os.ReadFile(filepath.Join(c.root, "cancelled.pid"))
-	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || !gone(pid) {
-		t.Errorf("the cancelled command's child %q still runs", b)
+	if pids := running("sleep 30.5"); len(pids) > 0 {
+		t.Errorf("the cancelled command's child still runs: %v", pids)
 	}
 	if got, want := strings.Join(et.log()[9:], ", "), "terminal/create , terminal/wait_for_exit term_3, terminal/kill term_3, terminal/output term_3, terminal/release term_3"; got != want {
 		t.Errorf("terminal requests: %s\nwant %s", got, want)
 	}
 }
 
-// gone reports whether pid has ended (or is a zombie) within a second: a
-// killed process closes its files (which ends the terminal's wait) a
-// moment before it becomes a zombie.
-func gone(pid int) bool {
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
-			return true
+// running returns the live (not zombie) processes whose command line is
+// cmdline, waiting a moment for killed ones to go.
+func running(cmdline string) []int {
+	var pids []int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pids = pids[:0]
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			if err == nil && strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ") == cmdline && !zombie(pid) {
+				pids = append(pids, pid)
+			}
 		}
-		if time.Now().After(deadline) {
-			return false
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
 		}
 	}
 }

@@ -42,6 +42,8 @@ type acpEditor struct {
 	writes    map[string]string                                                    // fs/write_text_file by path, guarded by mu
 	reads     []string                                                             // fs/read_text_file paths, guarded by mu
 	failWrite string                                                               // error for fs/write_text_file, guarded by mu
+	failRead  map[string]*jsonrpc2.Error                                           // path -> error for fs/read_text_file, guarded by mu
+	writeErr  *jsonrpc2.Error                                                      // answer to fs/write_text_file when set, guarded by mu
 	notes     []acpNote                                                            // guarded by mu
 	perms     []schema.RequestPermissionParams                                     // guarded by mu
 	answer    func(*schema.RequestPermissionParams) schema.RequestPermissionResult // guarded by mu
@@ -171,6 +173,9 @@ func (c *acpEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		if p.SessionID == "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sessionId is required")
 		}
+		if e := c.failRead[p.Path]; e != nil {
+			return nil, e
+		}
 		text, ok := c.buffers[p.Path]
 		if !ok {
 			b, err := os.ReadFile(p.Path)
@@ -190,6 +195,9 @@ func (c *acpEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, err
 		defer c.mu.Unlock()
 		if c.failWrite != "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s", c.failWrite)
+		}
+		if c.writeErr != nil {
+			return nil, c.writeErr
 		}
 		c.writes[p.Path] = p.Content
 		c.buffers[p.Path] = p.Content
@@ -541,9 +549,10 @@ func TestACPFileSystem(t *testing.T) {
 	}
 }
 
-// TestACPFileSystemFailures: a file the client cannot read is read from
-// the disk; a write the client refuses is an error the model sees, and
-// the disk is left alone.
+// TestACPFileSystemFailures: a file missing from the disk is reported
+// without asking the client, and creating one does not ask either; a write
+// the client refuses is an error the model sees, and the disk is left
+// alone.
 func TestACPFileSystemFailures(t *testing.T) {
 	c := newACP(t, nil,
 		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"missing.py"}`)},
@@ -562,6 +571,9 @@ func TestACPFileSystemFailures(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.root, "new.py")); err == nil {
 		t.Error("a write the client refused reached the disk")
+	}
+	if len(c.reads) != 0 {
+		t.Errorf("the client was asked for files that do not exist: %v", c.reads)
 	}
 }
 

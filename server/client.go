@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
@@ -116,7 +118,14 @@ func (c client) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
 	}
 	var res applyEditResult
 	if err := s.peer.Call(ctx, "workspace/applyEdit", applyEditParams{Label: fc.Label, Edit: we}, &res); err != nil {
-		return err
+		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+			// It announced applyEdit but does not serve it: as without
+			// the capability, the disk is written.
+			return tools.WriteFileAtomic(fc.Path, []byte(fc.After))
+		}
+		// Any other error is the editor's answer: the disk is not
+		// written behind its back.
+		return newClientError("workspace/applyEdit", err)
 	}
 	if !res.Applied {
 		return &workspace.EditRefusedError{Path: fc.Path, Reason: res.FailureReason}

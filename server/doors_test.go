@@ -410,6 +410,9 @@ type doorEnv struct {
 	ed     *slowEditor
 	model  *fake.Server
 	claude string // the session id of the installed Claude Code fixture
+	// claudeFile is the fixture's file; storeDir is agent-lsp's own
+	// session directory.
+	claudeFile, storeDir string
 
 	sid     string // the session of session/new
 	modes   *schema.ModeState
@@ -447,8 +450,18 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 		t.Fatal(err)
 	}
 	claudeDir := t.TempDir()
-	installClaudeFixture(t, claudeDir, root)
-	store := session.NewStore(t.TempDir(), claudeDir)
+	claudeFile := installClaudeFixture(t, claudeDir, root)
+	d := serveDoor(t, acp, root, claudeDir, turns...)
+	d.claude, d.claudeFile = claudeFixtureID, claudeFile
+	return d
+}
+
+// serveDoor serves one door in process for the project root, with
+// claudeDir as Claude Code's directory, and connects a slow editor.
+func serveDoor(t *testing.T, acp bool, root, claudeDir string, turns ...fake.Turn) *doorEnv {
+	t.Helper()
+	storeDir := t.TempDir()
+	store := session.NewStore(storeDir, claudeDir)
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
 	opts := Options{Version: "test", Logf: t.Logf, TranscriptDir: t.TempDir(), NewService: func(InitOptions) (*engine.Service, error) {
@@ -482,12 +495,13 @@ func startDoor(t *testing.T, acp bool, turns ...fake.Turn) *doorEnv {
 	if acp {
 		stream = func(c net.Conn) jsonrpc2.Stream { return jsonrpc2.NewNDJSONStream(c) }
 	}
-	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, claude: claudeFixtureID}
+	return &doorEnv{t: t, acp: acp, root: root, ed: newSlowEditor(t, root, b, stream), model: model, storeDir: storeDir}
 }
 
 // installClaudeFixture puts the session the real Claude Code binary made
-// (testdata/claude-code) into claudeDir's projects, as made in cwd.
-func installClaudeFixture(t *testing.T, claudeDir, cwd string) {
+// (testdata/claude-code) into claudeDir's projects, as made in cwd, and
+// returns its path.
+func installClaudeFixture(t *testing.T, claudeDir, cwd string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "claude-code", "session.jsonl"))
 	if err != nil {
@@ -501,9 +515,11 @@ func installClaudeFixture(t *testing.T, claudeDir, cwd string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, claudeFixtureID+".jsonl"), b, 0o600); err != nil {
+	path := filepath.Join(dir, claudeFixtureID+".jsonl")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // step drives one method.
@@ -651,6 +667,16 @@ func sessionSteps() []step {
 		closeStep(theirs),
 		{method: "session/resume", params: load(theirs), check: mustSucceed},
 		closeStep(theirs),
+		{method: "session/fork", params: load(theirs), check: func(d *doorEnv, raw json.RawMessage, err error) {
+			mustSucceed(d, raw, err)
+			var res schema.NewSessionResult
+			if err := json.Unmarshal(raw, &res); err != nil || res.SessionID == "" || res.SessionID == d.claude {
+				d.t.Fatalf("session/fork answered %s (%v), want a new session id", raw, err)
+			}
+			if err := d.ed.call("session/close", schema.SessionIDParams{SessionID: res.SessionID}, nil); err != nil {
+				d.t.Errorf("closing the fork: %v", err)
+			}
+		}},
 	}
 }
 

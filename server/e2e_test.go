@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
@@ -237,6 +239,46 @@ func TestApplyEditRefusedByEditor(t *testing.T) {
 	}
 	if e.disk("calc.py") != calc {
 		t.Error("the disk was written although the editor refused the edit")
+	}
+}
+
+// TestApplyEditFailedByEditor: an editor that answers applyEdit with an
+// error has refused the edit; the disk is not written behind its back and
+// the model gets the editor's reason. Only an editor that does not serve
+// applyEdit at all (-32601) gets the disk written, as one without the
+// capability does.
+func TestApplyEditFailedByEditor(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    *jsonrpc2.Error
+		want   string
+		onDisk bool
+	}{
+		{"internal error", &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: "Internal error", Data: jsonrpc2.RawMessage(`{"details":"the file is locked by another user"}`)}, "the file is locked by another user", false},
+		{"request failed", &jsonrpc2.Error{Code: -32803, Message: "workspace edits are disabled here"}, "workspace edits are disabled here", false},
+		{"method not found", &jsonrpc2.Error{Code: jsonrpc2.MethodNotFound, Message: "Unhandled method workspace/applyEdit"}, "has been updated", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"calc.py": calc},
+				fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"calc.py"}`)},
+				fake.Turn{fake.ToolUse("toolu_2", "Edit", `{"file_path":"calc.py","old_string":"/ 2","new_string":"/ 3"}`)},
+				fake.Turn{fake.Text("ok")},
+			)
+			e.editor.Initialize(e.root, nil)
+			e.editor.FailApplyEdit(tt.err)
+			sid := e.editor.NewSession(e.root)
+			if _, err := e.editor.Prompt(sid, "change it"); err != nil {
+				t.Fatal(err)
+			}
+			res := e.toolResults(2)
+			if len(res) != 1 || (res[0]["is_error"] == true) == tt.onDisk || !strings.Contains(resultText(res[0]), tt.want) {
+				t.Errorf("model got %v, want %q in it", res, tt.want)
+			}
+			if got := e.disk("calc.py") != calc; got != tt.onDisk {
+				t.Errorf("disk written = %v, want %v", got, tt.onDisk)
+			}
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ func TestHooksAndRulesFromSettings(t *testing.T) {
 	)
 	// The settings live in the workspace newEnvWith created: load them
 	// the way the sidecar does and restart the editor connection on them.
-	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir()})
+	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir(), TrustProject: true})
 	if len(problems) > 0 {
 		t.Fatalf("settings problems: %v", problems)
 	}

@@ -145,7 +145,7 @@ func (s *Server) agentInfo() agentInfo {
 			PromptCapabilities: schema.PromptCapabilities{Image: true, EmbeddedContext: true},
 			MCPCapabilities:    schema.MCPCapabilities{HTTP: true, SSE: true},
 			SessionCapabilities: &schema.SessionCapabilities{
-				List: &struct{}{}, Resume: &struct{}{}, Close: &struct{}{},
+				List: &struct{}{}, Resume: &struct{}{}, Close: &struct{}{}, Fork: &struct{}{},
 			},
 		},
 		AgentInfo:   schema.Implementation{Name: "agent-lsp", Title: "agent-lsp", Version: s.opts.Version},

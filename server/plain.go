@@ -271,6 +271,9 @@ func (s *Server) plainSession() (*engine.Session, *plainClient, error) {
 	}
 	pc.transcript = filepath.Join(s.opts.TranscriptDir, sess.ID+".md")
 	d.sess, d.client = sess, pc
+	// The session's queued notices (settings problems, what an untrusted
+	// folder holds back) go out as log messages.
+	sess.AnnounceCommands(context.Background())
 	return sess, pc, nil
 }
 
@@ -470,6 +473,9 @@ func stepName(title string) string {
 
 // RequestPermission asks with window/showMessageRequest.
 func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
+	if engine.IsTrustRequest(p) {
+		return c.requestTrust(ctx, p)
+	}
 	msg := "Agent wants to run " + c.s.shorten(p.ToolCall.Title)
 	if summary := toolSummary(p.ToolCall); summary != "" {
 		msg += ": " + summary
@@ -501,6 +507,37 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 		return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: titles["Reject"]}}, nil
 	}
 	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: titles[res.Title]}}, nil
+}
+
+// requestTrust asks to trust a folder with window/showMessageRequest:
+// "Trust" or "Not now". Dismissing it is "not now".
+func (c *plainClient) requestTrust(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
+	var trust, notNow string
+	for _, o := range p.Options {
+		switch o.Kind {
+		case schema.AllowAlways, schema.AllowOnce:
+			trust = o.OptionID
+		default:
+			notNow = o.OptionID
+		}
+	}
+	msg := "agent: " + p.ToolCall.Title + ". Until you trust it, its hooks, MCP servers and settings that loosen the rules stay off."
+	var res *struct {
+		Title string `json:"title"`
+	}
+	err := c.s.peer.Call(ctx, "window/showMessageRequest", map[string]any{
+		"type":    2,
+		"message": msg,
+		"actions": []map[string]string{{"title": "Trust"}, {"title": "Not now"}},
+	}, &res)
+	if err != nil {
+		return nil, err
+	}
+	choice := notNow
+	if res != nil && res.Title == "Trust" {
+		choice = trust
+	}
+	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: choice}}, nil
 }
 
 // toolSummary is a one-line summary of what a call would do.

@@ -33,7 +33,7 @@ func TestBashRunsInTheSandbox(t *testing.T) {
 		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"echo escape > `+filepath.Join(outside, "out.txt")+`"}`)},
 		fake.Turn{fake.Text("done")},
 	)
-	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir()})
+	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir(), TrustProject: true})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

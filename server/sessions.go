@@ -183,6 +183,7 @@ func init() {
 	sessionMethods.register("session/list", (*Server).listSessions)
 	sessionMethods.register("session/load", (*Server).loadSession)
 	sessionMethods.register("session/resume", (*Server).resumeSession)
+	sessionMethods.register("session/fork", (*Server).forkSession)
 }
 
 func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -216,6 +217,12 @@ func (s *Server) resumeSession(ctx context.Context, req *jsonrpc2.Request) (any,
 	return s.reopen(ctx, req, false)
 }
 
+// forkSession serves session/fork: session/resume of a copy under a new
+// id, as _meta {"agent-lsp": {"fork": true}} asks of load and resume.
+func (s *Server) forkSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return s.reopen(ctx, req, false)
+}
+
 // reopen serves session/load (replay) and session/resume (no replay).
 func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
 	var p schema.LoadSessionParams
@@ -236,11 +243,15 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		}
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
-	bind(p.SessionID)
+	opts.Fork = req.Method() == "session/fork" || p.Meta != nil && p.Meta.AgentLSP.Fork
+	if !opts.Fork {
+		bind(p.SessionID)
+	}
 	sess, err := svc.ResumeSession(ctx, p.SessionID, opts, replay)
 	if err != nil {
 		return nil, s.sessionError(req.Method(), p.SessionID, err)
 	}
+	bind(sess.ID)
 	s.announce(sess)
 	return sessionResult(sess), nil
 }

@@ -1,11 +1,15 @@
 package server_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 // TestToolSuiteEndToEnd drives Glob, Grep, Bash and MultiEdit through the
@@ -75,4 +79,86 @@ func TestToolSuiteEndToEnd(t *testing.T) {
 	if strings.Join(asked, ",") != "toolu_multi,toolu_bash" {
 		t.Errorf("permission asked for %v, want MultiEdit and Bash only", asked)
 	}
+}
+
+// denyTurns make the model look for a secret a Read(./.env) deny rule
+// protects, through every search tool, then try Read.
+func denyTurns() []fake.Turn {
+	return []fake.Turn{
+		{
+			fake.ToolUse("toolu_grep", "Grep", `{"pattern":"SECRET|TOKEN","path":".","output_mode":"content"}`),
+			fake.ToolUse("toolu_files", "Grep", `{"pattern":"TOKEN","glob":".env"}`),
+			fake.ToolUse("toolu_glob", "Glob", `{"pattern":"**/.env*"}`),
+			fake.ToolUse("toolu_ls", "LS", `{"path":"."}`),
+			fake.ToolUse("toolu_read", "Read", `{"file_path":".env"}`),
+			fake.ToolUse("toolu_link", "Read", `{"file_path":"envlink"}`),
+		},
+		{fake.Text("nothing found")},
+	}
+}
+
+var denyFiles = map[string]string{
+	".env":         "TOKEN=SECRET-VALUE\n",
+	"app/.env":     "TOKEN=not denied, ./ anchors the rule at the root\n",
+	"app/main.go":  "package main // reads TOKEN from the environment\n",
+	".env.example": "TOKEN=\n",
+}
+
+// checkDenied fails when a result of denyTurns shows the denied file.
+func checkDenied(t *testing.T, root string, results []string) {
+	t.Helper()
+	denied := root + "/.env"
+	if len(results) != 6 {
+		t.Fatalf("got %d results, want 6: %q", len(results), results)
+	}
+	for i, r := range results[:4] {
+		if strings.Contains(r, "SECRET-VALUE") || strings.Contains(r, denied+"\n") || strings.Contains(r, denied+":") || strings.Contains(r, "\n  - .env\n") {
+			t.Errorf("search %d shows the denied .env: %s", i, r)
+		}
+	}
+	if !strings.Contains(results[0], "app/main.go") || !strings.Contains(results[0], "app/.env") {
+		t.Errorf("Grep hid more than the rule denies: %s", results[0])
+	}
+	if !strings.Contains(results[3], ".env.example") {
+		t.Errorf("LS hid more than the rule denies: %s", results[3])
+	}
+	for _, r := range results[4:] {
+		if !strings.Contains(r, "denied") || strings.Contains(r, "SECRET-VALUE") {
+			t.Errorf("Read of the denied file, or of a link to it: %s", r)
+		}
+	}
+}
+
+// linkToEnv adds envlink -> .env under root: a link to a denied file.
+func linkToEnv(t *testing.T, root string) {
+	t.Helper()
+	if err := os.Symlink(filepath.Join(root, ".env"), filepath.Join(root, "envlink")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func denySettings(root string) *settings.Settings {
+	st := &settings.Settings{Project: root, Home: root}
+	st.Permissions.Deny = []settings.Rule{{Text: "Read(./.env)"}}
+	return st
+}
+
+// TestReadDenyHidesFilesFromSearches: a Read(./.env) deny rule keeps the
+// file from Grep, Glob and LS too, not only from Read, even while it is
+// open in the editor.
+func TestReadDenyHidesFilesFromSearches(t *testing.T) {
+	var e *env
+	e = newEnvWith(t, denyFiles, func(cfg *engine.Config) { cfg.Settings = denySettings(e.root) }, denyTurns()...)
+	linkToEnv(t, e.root)
+	e.editor.Initialize(e.root, nil)
+	e.editor.Open(e.path(".env"), "TOKEN=SECRET-VALUE unsaved\n")
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "find the token"); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, r := range e.toolResults(1) {
+		texts = append(texts, resultText(r))
+	}
+	checkDenied(t, e.root, texts)
 }

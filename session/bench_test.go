@@ -60,6 +60,10 @@ func generate(tb testing.TB, s *Store, cwd, id string, spec sessionSpec) int64 {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// As the engine does for every session it creates.
+	if err := l.SetState(State{Mode: "default", Model: "claude-test"}); err != nil {
+		tb.Fatal(err)
+	}
 	var live int64
 	for i := range spec.messages {
 		m := turn(i, spec.resultSize)
@@ -76,7 +80,7 @@ func generate(tb testing.TB, s *Store, cwd, id string, spec sessionSpec) int64 {
 		// No compaction after the big line: it stays in the live context,
 		// the worst case for resuming.
 		if spec.compactAt > 0 && live > spec.compactAt && i%3 == 2 && (spec.bigLine == 0 || i < spec.messages-10) {
-			if err := l.AppendSummary("Summary of the conversation so far: " + codeText(4000)); err != nil {
+			if err := l.AppendSummary("Summary of the conversation so far: "+codeText(4000), TriggerAuto); err != nil {
 				tb.Fatal(err)
 			}
 			live = 0

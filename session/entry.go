@@ -15,8 +15,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers"
 )
 
-// Line types of a session file. The first four are Claude Code's; the
-// tombstone is ours.
+// Line types of a session file. The first five are Claude Code's; the
+// tombstone and the state are ours.
 const (
 	typeUser        = "user"
 	typeAssistant   = "assistant"
@@ -24,6 +24,7 @@ const (
 	typeSummary     = "summary"
 	typeCustomTitle = "custom-title"
 	typeTombstone   = "tombstone"
+	typeState       = "agent-lsp-state"
 
 	subtypeCompactBoundary = "compact_boundary"
 )
@@ -35,6 +36,9 @@ const (
 var (
 	markerBoundary       = []byte(`"` + subtypeCompactBoundary + `"`)
 	markerCompactSummary = []byte(`"isCompactSummary"`)
+	// markerState is in every state line: searching for the last one
+	// parses only the lines that hold it.
+	markerState = []byte(`"` + typeState + `"`)
 )
 
 // entry is the part of one session line that loading uses. Lines of any
@@ -47,13 +51,15 @@ type entry struct {
 	LogicalParent  string // logicalParentUuid of a compact boundary
 	Cwd            string
 	Sidechain      bool // isSidechain: a subagent's line
-	Meta           bool // isMeta: a line the model never saw as a turn
+	Meta           bool // isMeta: a line hidden from the user, not from the model
 	CompactSummary bool // isCompactSummary: the summary that opens a compacted context
 	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
 	Summary        string
 	CustomTitle    string
+	State          *State   // an agent-lsp-state line's state
 	Deleted        []string // tombstone: uuids of deleted lines
 	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
+	Model          string   // message.model of an assistant line
 	Message        *providers.Message
 	// ToolUseResult is Claude Code's toolUseResult: what a tool call did,
 	// for display (an edit's file and patch), beside the tool_result the
@@ -61,11 +67,23 @@ type entry struct {
 	// by tool_use_id.
 	ToolUseResult  jsontext.Value
 	ToolUseResults map[string]jsontext.Value
+	// Preserved is the compactMetadata.preservedMessages of a
+	// compact_boundary: the lines before it Claude Code kept verbatim
+	// after the summary (Anchor, "" for the summary line).
+	Preserved *preserved
 }
 
-// isMessage reports whether e carries a conversation turn.
+// preserved is compactMetadata.preservedMessages.
+type preserved struct {
+	Anchor string   `json:"anchorUuid"`
+	UUIDs  []string `json:"uuids"`
+}
+
+// isMessage reports whether e carries a conversation turn. isMeta lines
+// are turns: Claude Code hides them from the user but sends them to the
+// model (command output, caveats, expanded skills).
 func (e *entry) isMessage() bool {
-	return (e.Type == typeUser || e.Type == typeAssistant) && !e.Sidechain && !e.Meta && !e.APIError &&
+	return (e.Type == typeUser || e.Type == typeAssistant) && !e.Sidechain && !e.APIError &&
 		e.Message != nil && len(e.Message.Content) > 0
 }
 
@@ -213,6 +231,7 @@ func hex4(h []byte) rune {
 // wireMessage is the message of a user or assistant line.
 type wireMessage struct {
 	ID      string            `json:"id"`
+	Model   string            `json:"model"`
 	Role    providers.Role    `json:"role"`
 	Content []providers.Block `json:"content"`
 }
@@ -261,6 +280,15 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.Summary, err = readString(dec)
 		case "customTitle":
 			e.CustomTitle, err = readString(dec)
+		case "state":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var st State
+			if err = json.UnmarshalDecode(dec, &st); err == nil {
+				e.State = &st
+			}
 		case "isSidechain":
 			e.Sidechain, err = readBool(dec)
 		case "isMeta":
@@ -271,6 +299,17 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			e.APIError, err = readBool(dec)
 		case "deleted":
 			err = readStrings(dec, &e.Deleted)
+		case "compactMetadata":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var m struct {
+				Preserved *preserved `json:"preservedMessages"`
+			}
+			if err = json.UnmarshalDecode(dec, &m); err == nil && m.Preserved != nil && len(m.Preserved.UUIDs) > 0 {
+				e.Preserved = m.Preserved
+			}
 		case "toolUseResult":
 			var v jsontext.Value
 			if v, err = dec.ReadValue(); err == nil {
@@ -300,6 +339,9 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			return err
 		}
 	}
+	if e.Type != typeState {
+		e.State = nil
+	}
 	if deferred != nil && e.Message == nil && (e.Type == typeUser || e.Type == typeAssistant) {
 		return e.decodeMessage(jsontext.NewDecoder(bytes.NewReader(deferred), decodeOptions))
 	}
@@ -314,7 +356,7 @@ func (e *entry) decodeMessage(dec *jsontext.Decoder) error {
 	if err := json.UnmarshalDecode(dec, &m); err != nil {
 		return err
 	}
-	e.MessageID = m.ID
+	e.MessageID, e.Model = m.ID, m.Model
 	e.Message = &providers.Message{Role: m.Role, Content: m.Content}
 	return nil
 }
@@ -371,40 +413,70 @@ func readStrings(dec *jsontext.Decoder, out *[]string) error {
 // messageLine is a user, assistant or system line: a node of the
 // parentUuid chain.
 type messageLine struct {
-	ParentUUID                *string            `json:"parentUuid"`
-	LogicalParentUUID         string             `json:"logicalParentUuid,omitempty"`
-	IsSidechain               bool               `json:"isSidechain"`
-	UserType                  string             `json:"userType"`
-	Cwd                       string             `json:"cwd"`
-	SessionID                 string             `json:"sessionId"`
-	Version                   string             `json:"version"`
-	Type                      string             `json:"type"`
-	Subtype                   string             `json:"subtype,omitempty"`
-	Content                   string             `json:"content,omitempty"`
-	CompactMetadata           *compactMetadata   `json:"compactMetadata,omitempty"`
-	Level                     string             `json:"level,omitempty"`
-	IsCompactSummary          bool               `json:"isCompactSummary,omitempty"`
-	IsVisibleInTranscriptOnly bool               `json:"isVisibleInTranscriptOnly,omitempty"`
-	Message                   *providers.Message `json:"message,omitempty"`
-	UUID                      string             `json:"uuid"`
-	Timestamp                 string             `json:"timestamp"`
+	ParentUUID                *string          `json:"parentUuid"`
+	LogicalParentUUID         string           `json:"logicalParentUuid,omitempty"`
+	IsSidechain               bool             `json:"isSidechain"`
+	UserType                  string           `json:"userType"`
+	Cwd                       string           `json:"cwd"`
+	SessionID                 string           `json:"sessionId"`
+	Version                   string           `json:"version"`
+	GitBranch                 string           `json:"gitBranch,omitempty"`
+	Type                      string           `json:"type"`
+	Subtype                   string           `json:"subtype,omitempty"`
+	Content                   string           `json:"content,omitempty"`
+	CompactMetadata           *compactMetadata `json:"compactMetadata,omitempty"`
+	Level                     string           `json:"level,omitempty"`
+	IsCompactSummary          bool             `json:"isCompactSummary,omitempty"`
+	IsVisibleInTranscriptOnly bool             `json:"isVisibleInTranscriptOnly,omitempty"`
+	Message                   any              `json:"message,omitempty"`
+	UUID                      string           `json:"uuid"`
+	Timestamp                 string           `json:"timestamp"`
 	// ToolUseResult is Claude Code's field, on a line holding one tool
 	// result; ToolUseResults is ours, on a line holding several.
 	ToolUseResult  stdjson.RawMessage            `json:"toolUseResult,omitempty"`
 	ToolUseResults map[string]stdjson.RawMessage `json:"toolUseResults,omitempty"`
 }
 
+// assistantMessage is an assistant line's message as Claude Code writes
+// it: the API's response, with its id, model, stop reason and usage.
+type assistantMessage struct {
+	ID           string            `json:"id"`
+	Type         string            `json:"type"`
+	Role         providers.Role    `json:"role"`
+	Model        string            `json:"model,omitempty"`
+	Content      []providers.Block `json:"content"`
+	StopReason   *string           `json:"stop_reason"`
+	StopSequence *string           `json:"stop_sequence"`
+	Usage        *providers.Usage  `json:"usage,omitempty"`
+}
+
+// promptMessage is a user prompt of text only, whose content Claude Code
+// writes as a string.
+type promptMessage struct {
+	Role    providers.Role `json:"role"`
+	Content string         `json:"content"`
+}
+
+// ResponseInfo is what the API said of a response besides its content,
+// written with it as Claude Code does (its resume screen shows them).
+type ResponseInfo struct {
+	Model      string
+	StopReason string // "" for a response cut short (cancelled)
+	Usage      *providers.Usage
+}
+
 type compactMetadata struct {
 	Trigger string `json:"trigger"`
 }
 
-// metaLine is a line outside the chain: a title or a tombstone.
+// metaLine is a line outside the chain: a title, a tombstone or a state.
 type metaLine struct {
 	Type        string   `json:"type"`
 	Summary     string   `json:"summary,omitempty"`
 	LeafUUID    string   `json:"leafUuid,omitempty"`
 	CustomTitle string   `json:"customTitle,omitempty"`
 	Deleted     []string `json:"deleted,omitempty"`
+	State       *State   `json:"state,omitempty"`
 	SessionID   string   `json:"sessionId"`
 	Cwd         string   `json:"cwd,omitempty"`
 	Timestamp   string   `json:"timestamp"`

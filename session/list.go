@@ -68,11 +68,26 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 	}
 	var cands []candidate
 	seen := map[string]int{} // id -> index in cands
+	resolved := ""
+	if cwd != "" {
+		resolved = ResolveCwd(cwd)
+	}
 	for _, root := range []struct{ dir, source string }{{s.dir, SourceAgentLSP}, {s.claudeDir, SourceClaude}} {
 		if root.dir == "" {
 			continue
 		}
-		found, err := scanRoot(filepath.Join(root.dir, "projects"), cwd, root.source)
+		var names []string // the folders of cwd; nil for every folder
+		switch {
+		case cwd == "":
+		case root.source == SourceClaude:
+			names = []string{projectSlug(resolved)}
+		default:
+			names = []string{projectSlug(cwd)}
+			if legacy := s.legacyOurPath(cwd, "x"); legacy != "" {
+				names = append(names, filepath.Base(filepath.Dir(legacy)))
+			}
+		}
+		found, err := scanRoot(filepath.Join(root.dir, "projects"), names, cwd, root.source)
 		if err != nil {
 			return nil, "", err
 		}
@@ -110,7 +125,7 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		if !ok || (cwd != "" && info.Cwd != cwd) {
+		if !ok || (cwd != "" && info.Cwd != cwd && info.Cwd != resolved) {
 			continue
 		}
 		out = append(out, info)
@@ -118,12 +133,14 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 	return out, next, nil
 }
 
-// scanRoot lists the session files under a projects directory: the one
-// directory of cwd, or every one when cwd is "".
-func scanRoot(projects, cwd, source string) ([]candidate, error) {
+// scanRoot lists the session files under a projects directory: those in
+// the folders named (of cwd), or in every folder when names is nil.
+func scanRoot(projects string, names []string, cwd, source string) ([]candidate, error) {
 	var dirs []string
-	if cwd != "" {
-		dirs = []string{filepath.Join(projects, sanitize(cwd))}
+	if names != nil {
+		for _, n := range names {
+			dirs = append(dirs, filepath.Join(projects, n))
+		}
 	} else {
 		ents, err := os.ReadDir(projects)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -23,10 +23,10 @@ type Log struct {
 	cwd, id, path, version string
 
 	mu sync.Mutex // guards the fields below and the file's end
-	f  *os.File   // nil until the first write of a continued Claude Code session
-	// src is the Claude Code file this session continues, copied on the
-	// first write ("" once copied, or for our own sessions). Its first
-	// srcEnd bytes are copied, plus a newline when srcNewline is set.
+	f  *os.File   // nil until the first write of a fork
+	// src is the session file a fork ([Store.Fork]) copies on its first
+	// write ("" once copied, and for other logs). Its first srcEnd bytes
+	// are copied, plus a newline when srcNewline is set.
 	src        string
 	srcEnd     int64
 	srcNewline bool
@@ -42,6 +42,7 @@ type Log struct {
 	ids         [][]string // uuids of the lines behind each visible message
 	pinned      int        // leading messages Delete may not remove
 	titled      bool       // the session has a title line or a first prompt
+	state       *State     // the last state written or read, written again after a compaction
 	dirty       bool       // written since the last fsync
 	dirSynced   bool       // the directories holding a new file were fsynced
 	closed      bool
@@ -51,6 +52,7 @@ type Log struct {
 func (l *Log) restore(r *resumed, t tail) {
 	l.leaf, l.base, l.ids, l.pinned = r.built.leaf, r.built.base, r.built.ids, r.built.pinned
 	l.titled = r.title
+	l.state = r.State.clone()
 	if t.needNewline {
 		l.needNewline = true
 	}
@@ -64,8 +66,8 @@ func (l *Log) restore(r *resumed, t tail) {
 // ID returns the session id.
 func (l *Log) ID() string { return l.id }
 
-// Path returns the session file the log appends to (for a continued
-// Claude Code session, where the copy will be).
+// Path returns the session file the log appends to (for a fork, where
+// the copy will be).
 func (l *Log) Path() string { return l.path }
 
 // Append writes m as one user or assistant line whose parentUuid is the
@@ -81,6 +83,17 @@ func (l *Log) Append(m providers.Message) error {
 // shape): a line with one result carries it as toolUseResult, as Claude
 // Code writes it; a line with several as toolUseResults.
 func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawMessage) error {
+	return l.appendMessage(m, results, nil)
+}
+
+// AppendResponse is Append for a model's response, recorded with what
+// info says of it (model, stop reason, usage) and a message id, as
+// Claude Code writes its assistant lines.
+func (l *Log) AppendResponse(m providers.Message, info ResponseInfo) error {
+	return l.appendMessage(m, nil, &info)
+}
+
+func (l *Log) appendMessage(m providers.Message, results map[string]stdjson.RawMessage, info *ResponseInfo) error {
 	if m.Role != providers.RoleUser && m.Role != providers.RoleAssistant {
 		return fmt.Errorf("appending a message with role %q: want user or assistant", m.Role)
 	}
@@ -99,6 +112,19 @@ func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawM
 		}
 	}
 	line := l.messageLine(string(m.Role), id, now, &m)
+	switch {
+	case m.Role == providers.RoleAssistant:
+		am := &assistantMessage{ID: newMessageID(), Type: "message", Role: m.Role, Content: m.Content}
+		if info != nil {
+			am.Model, am.Usage = info.Model, info.Usage
+			if info.StopReason != "" {
+				am.StopReason = &info.StopReason
+			}
+		}
+		line.Message = am
+	case len(m.Content) == 1 && m.Content[0].Type == providers.BlockText:
+		line.Message = &promptMessage{Role: m.Role, Content: m.Content[0].Text}
+	}
 	if len(results) > 0 {
 		var ids []string
 		for _, b := range m.Content {
@@ -131,13 +157,20 @@ func (l *Log) AppendResults(m providers.Message, results map[string]stdjson.RawM
 	return nil
 }
 
+// Triggers of a compaction, as Claude Code records them in
+// compactMetadata.trigger.
+const (
+	TriggerAuto   = "auto"   // the context filled up
+	TriggerManual = "manual" // the user asked (/compact)
+)
+
 // AppendSummary writes a compaction boundary the way Claude Code does: a
 // compact_boundary system line (a new chain root whose logicalParentUuid
-// is the previous message) and a user line holding summary, marked
-// isCompactSummary. Loading and resuming start the model's context at
+// is the previous message, with compactMetadata.trigger set to trigger)
+// and a user line holding summary, marked isCompactSummary. Loading and resuming start the model's context at
 // that summary. Messages to keep verbatim after the summary must be
 // appended again after this call.
-func (l *Log) AppendSummary(summary string) error {
+func (l *Log) AppendSummary(summary, trigger string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	le := newLineEncoder()
@@ -149,7 +182,7 @@ func (l *Log) AppendSummary(summary string) error {
 	boundary.Subtype = subtypeCompactBoundary
 	boundary.Content = "Conversation compacted"
 	boundary.Level = "info"
-	boundary.CompactMetadata = &compactMetadata{Trigger: "auto"}
+	boundary.CompactMetadata = &compactMetadata{Trigger: trigger}
 	if err := le.add(boundary); err != nil {
 		return err
 	}
@@ -160,6 +193,12 @@ func (l *Log) AppendSummary(summary string) error {
 	line.IsVisibleInTranscriptOnly = true
 	if err := le.add(line); err != nil {
 		return err
+	}
+	if l.state != nil {
+		// Resuming reads from the boundary on: the state goes with it.
+		if err := le.add(l.stateLine(l.state)); err != nil {
+			return err
+		}
 	}
 	if err := l.writeLocked(le.buf.Bytes()); err != nil {
 		return err
@@ -281,17 +320,21 @@ func (l *Log) messageLine(typ, id, now string, m *providers.Message) messageLine
 		p := l.leaf
 		parent = &p
 	}
-	return messageLine{
+	line := messageLine{
 		ParentUUID: parent,
 		UserType:   "external",
 		Cwd:        l.cwd,
 		SessionID:  l.id,
 		Version:    l.version,
+		GitBranch:  gitBranch(l.cwd),
 		Type:       typ,
-		Message:    m,
 		UUID:       id,
 		Timestamp:  now,
 	}
+	if m != nil {
+		line.Message = m
+	}
+	return line
 }
 
 // writeLocked appends buf (whole lines) to the file.
@@ -327,12 +370,12 @@ func (l *Log) writeRaw(buf []byte) error {
 	return fmt.Errorf("appending to %s: %w", l.path, err)
 }
 
-// prepareLocked opens the file for the first write: it copies a
-// continued Claude Code session, or cuts a torn last line.
+// prepareLocked opens the file for the first write: it copies the
+// session a fork continues, or cuts a torn last line.
 func (l *Log) prepareLocked() error {
 	if l.f == nil {
 		if err := l.copySource(); err != nil {
-			return fmt.Errorf("continuing Claude Code session %s: %w", l.id, err)
+			return fmt.Errorf("forking session %s: %w", l.id, err)
 		}
 	}
 	if l.truncTo >= 0 {
@@ -344,9 +387,9 @@ func (l *Log) prepareLocked() error {
 	return nil
 }
 
-// copySource copies the Claude Code file into our directory through a
-// temporary file linked into place, so a crash never leaves half a copy
-// under the session's name and a concurrent continuation is detected.
+// copySource copies the forked session's file into our directory through
+// a temporary file linked into place, so a crash never leaves half a copy
+// under the new id and a concurrent fork to that id is detected.
 func (l *Log) copySource() error {
 	dir := filepath.Dir(l.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -432,6 +475,15 @@ func newUUID() string {
 		out = append(out, hexd[c>>4], hexd[c&0xf])
 	}
 	return string(out)
+}
+
+// newMessageID returns an id for a response's message.id, in the API's
+// shape (msg_ and 24 characters). Claude Code groups the lines of one
+// response by it.
+func newMessageID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("msg_%x", b)
 }
 
 // timestamp returns the current time as Claude Code writes it (JavaScript's

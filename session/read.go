@@ -205,7 +205,22 @@ func readContext(r io.ReaderAt, size int64) ([]rawLine, error) {
 // lastBoundary returns the offset of the last line that is a compaction
 // boundary, or 0.
 func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
-	overlap := int64(max(len(markerBoundary), len(markerCompactSummary)) - 1)
+	return lastLine(r, size, [][]byte{markerBoundary, markerCompactSummary}, func(line []byte) bool {
+		e, err := parseLine(line)
+		return lineIsBoundary(line, &e, err)
+	})
+}
+
+// lastLine returns the offset of the last line in the first size bytes of
+// r that holds one of markers and that accept takes, or 0 when none does.
+// It reads backwards in blocks and hands accept only the lines holding a
+// marker.
+func lastLine(r io.ReaderAt, size int64, markers [][]byte, accept func(line []byte) bool) (int64, error) {
+	longest := 0
+	for _, m := range markers {
+		longest = max(longest, len(m))
+	}
+	overlap := int64(longest - 1)
 	buf := make([]byte, scanBlock+overlap)
 	// Markers starting before hi are yet to be checked.
 	for hi := size; hi > 0; {
@@ -214,7 +229,7 @@ func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
 		if _, err := r.ReadAt(buf[:n], lo); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		at := lastMarker(buf[:n], int(hi-lo))
+		at := lastMarker(buf[:n], int(hi-lo), markers)
 		if at < 0 {
 			hi = lo
 			continue
@@ -231,19 +246,19 @@ func lastBoundary(r io.ReaderAt, size int64) (int64, error) {
 		if _, err := r.ReadAt(line, ls); err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		if e, err := parseLine(line); lineIsBoundary(line, &e, err) {
+		if accept(line) {
 			return ls, nil
 		}
-		hi = ls // the rest of that line is not a boundary either
+		hi = ls // the rest of that line is not taken either
 	}
 	return 0, nil
 }
 
-// lastMarker returns the index of the last boundary marker in b starting
+// lastMarker returns the index of the last of markers in b starting
 // before limit, or -1.
-func lastMarker(b []byte, limit int) int {
+func lastMarker(b []byte, limit int, markers [][]byte) int {
 	last := -1
-	for _, m := range [][]byte{markerBoundary, markerCompactSummary} {
+	for _, m := range markers {
 		for off := 0; ; {
 			i := bytes.Index(b[off:], m)
 			if i < 0 {
@@ -295,6 +310,89 @@ func lineEnd(r io.ReaderAt, pos, size int64) (int64, error) {
 	return size, nil
 }
 
+// withPreserved puts back, after the compaction summary opening the
+// context (seg, read from offset start of r), the messages Claude Code
+// kept verbatim across that compaction: its compact_boundary line (the
+// first of seg, or the line just before start) lists them in
+// compactMetadata.preservedMessages, and they are written before the
+// boundary. They are relinked in their listed order after the anchor
+// (the summary), so the chain of what follows them runs through them.
+func withPreserved(r io.ReaderAt, start int64, seg []parsed, warn *warnings) ([]parsed, error) {
+	var pres *preserved
+	if len(seg) > 0 && seg[0].e.Preserved != nil {
+		pres = seg[0].e.Preserved
+	} else if start > 0 {
+		ls, err := lineStart(r, start-1, nil, start-1)
+		if err != nil {
+			return nil, err
+		}
+		line := make([]byte, start-1-ls)
+		if _, err := r.ReadAt(line, ls); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if e, err := parseLine(line); err == nil && e.Type == typeSystem && e.Subtype == subtypeCompactBoundary {
+			pres = e.Preserved
+		}
+	}
+	if pres == nil || start == 0 {
+		return seg, nil
+	}
+	// The preserved lines are before the boundary: read what precedes it.
+	head := make([]byte, start)
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var quiet warnings // damage before the context was reported when it was live
+	p := &parser{warn: &quiet}
+	p.parse(splitLines(head, 0))
+	byID := make(map[string]*parsed, len(p.entries))
+	for i := range p.entries {
+		if id := p.entries[i].e.UUID; id != "" {
+			byID[id] = &p.entries[i]
+		}
+	}
+	at := -1 // the anchor's index in seg
+	for i := range seg {
+		e := &seg[i].e
+		if (pres.Anchor != "" && e.UUID == pres.Anchor) || (at < 0 && e.CompactSummary) {
+			at = i
+		}
+	}
+	if at < 0 {
+		warn.add("the anchor %s of the messages kept across a compaction is missing; they are left out", pres.Anchor)
+		return seg, nil
+	}
+	kept := make([]parsed, 0, len(pres.UUIDs))
+	parent := seg[at].e.UUID
+	for _, id := range pres.UUIDs {
+		pe, ok := byID[id]
+		if !ok {
+			warn.add("message %s kept across a compaction is missing", id)
+			continue
+		}
+		c := *pe
+		c.boundary = false
+		c.e.Parent = parent
+		parent = c.e.UUID
+		kept = append(kept, c)
+	}
+	out := make([]parsed, 0, len(seg)+len(kept))
+	out = append(out, seg[:at+1]...)
+	out = append(out, kept...)
+	out = append(out, seg[at+1:]...)
+	if len(kept) > 0 {
+		// What follows chains after the kept messages, whether it was
+		// written under the summary or under the last of them.
+		anchor, tail := seg[at].e.UUID, kept[len(kept)-1].e.UUID
+		for i := at + 1 + len(kept); i < len(out); i++ {
+			if out[i].e.Parent == anchor {
+				out[i].e.Parent = tail
+			}
+		}
+	}
+	return out, nil
+}
+
 // built is the conversation one segment (the lines from one compaction
 // boundary to the next) holds.
 type built struct {
@@ -323,8 +421,10 @@ func splitSegments(entries []parsed) [][]parsed {
 // back from the last message, as Claude Code does, so abandoned branches
 // (a rewind, a deletion followed by new turns) drop out; tombstoned lines
 // are skipped. When the chain breaks (a line it runs through did not
-// decode) it falls back to file order.
-func build(seg []parsed, warn *warnings) built {
+// decode) it falls back to file order. forUser leaves out isMeta lines,
+// which Claude Code hides from the user (Load, for replay); the model's
+// context (Resume) keeps them.
+func build(seg []parsed, warn *warnings, forUser bool) built {
 	var b built
 	deleted := map[string]bool{}
 	index := make(map[string]int, len(seg))
@@ -342,7 +442,10 @@ func build(seg []parsed, warn *warnings) built {
 	if len(seg) > 0 && seg[0].boundary {
 		b.base = seg[0].e.UUID
 	}
-	visible := func(i int) bool { return seg[i].e.isMessage() && !deleted[seg[i].e.UUID] }
+	visible := func(i int) bool {
+		e := &seg[i].e
+		return e.isMessage() && !deleted[e.UUID] && !(forUser && e.Meta)
+	}
 	leaf := -1
 	for i := len(seg) - 1; i >= 0; i-- {
 		if visible(i) {
@@ -406,30 +509,47 @@ func build(seg []parsed, warn *warnings) built {
 	return b
 }
 
-// withParallelResults adds to a chain the results of parallel tool calls
-// that hang off it. Claude Code writes one line per tool_use of a
-// response, chained, and each result under its own tool_use line: the
-// chain from the leaf runs through the last result only, and the others
-// are branches. Each such result line (only tool results, whose calls the
-// chain has not answered) is put after the chain's next result line, where
-// it merges into the same message.
+// withParallelResults adds to a chain the parallel tool calls and results
+// that hang off it. Claude Code writes one line per content block of a
+// response (sharing message.id), chained, and each result under its own
+// tool_use line; the next turn chains to whichever result was written
+// last. The chain from the leaf therefore runs through one result only,
+// and possibly not through every tool_use line of the response: the
+// others are branches. As Claude Code does when it rebuilds a
+// conversation, the response's other lines (by message.id) are put after
+// its lines on the chain, where they merge into the same message, and each
+// result line (only tool results, whose calls the chain has not answered)
+// after the chain's next result line, where it merges too.
 func withParallelResults(seg []parsed, order []int, visible func(int) bool) []int {
 	onChain := make(map[int]bool, len(order))
 	answered := map[string]bool{}
+	chainMsg := map[string]bool{} // message ids of the chain's responses
 	for _, i := range order {
 		onChain[i] = true
-		if e := &seg[i].e; e.Type == typeUser && e.Message != nil {
+		e := &seg[i].e
+		if e.Type == typeUser && e.Message != nil {
 			for _, b := range e.Message.Content {
 				if b.Type == providers.BlockToolResult {
 					answered[b.ToolUseID] = true
 				}
 			}
 		}
+		if e.Type == typeAssistant && e.MessageID != "" {
+			chainMsg[e.MessageID] = true
+		}
 	}
+	siblings := map[string][]int{} // message id -> its lines off the chain
 	children := map[string][]int{}
 	for i := range seg {
 		e := &seg[i].e
-		if onChain[i] || e.Parent == "" || e.Type != typeUser || !visible(i) || !onlyToolResults(e.Message.Content) {
+		if onChain[i] || !visible(i) {
+			continue
+		}
+		if e.Type == typeAssistant && chainMsg[e.MessageID] {
+			siblings[e.MessageID] = append(siblings[e.MessageID], i)
+			continue
+		}
+		if e.Parent == "" || e.Type != typeUser || !onlyToolResults(e.Message.Content) {
 			continue
 		}
 		fresh := true
@@ -440,17 +560,25 @@ func withParallelResults(seg []parsed, order []int, visible func(int) bool) []in
 			children[e.Parent] = append(children[e.Parent], i)
 		}
 	}
-	if len(children) == 0 {
+	if len(children) == 0 && len(siblings) == 0 {
 		return order
 	}
-	out := make([]int, 0, len(order)+len(children))
+	out := make([]int, 0, len(order)+len(children)+len(siblings))
 	var pending []int
-	for _, i := range order {
+	for k, i := range order {
 		out = append(out, i)
 		e := &seg[i].e
 		switch {
 		case e.Type == typeAssistant:
 			pending = append(pending, children[e.UUID]...)
+			if k+1 < len(order) && seg[order[k+1]].e.Type == typeAssistant && seg[order[k+1]].e.MessageID == e.MessageID {
+				break // the response goes on along the chain
+			}
+			for _, j := range siblings[e.MessageID] {
+				out = append(out, j)
+				pending = append(pending, children[seg[j].e.UUID]...)
+			}
+			delete(siblings, e.MessageID)
 		case len(pending) > 0 && e.Type == typeUser && visible(i) && onlyToolResults(e.Message.Content):
 			out = append(out, pending...)
 			pending = nil

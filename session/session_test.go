@@ -134,8 +134,9 @@ func TestLoadClaudeFixture(t *testing.T) {
 	}
 }
 
-// TestContinueClaudeSession continues Claude Code's session: its file is
-// left alone, ours is a copy plus the new lines, and listing shows ours.
+// TestContinueClaudeSession continues Claude Code's session: the new
+// lines are appended to its own file (one history per id, which either
+// tool can resume), locked while open, and listing shows it once.
 func TestContinueClaudeSession(t *testing.T) {
 	s, claude := newTestStore(t)
 	src := installFixture(t, claude)
@@ -145,8 +146,11 @@ func TestContinueClaudeSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(l.Path()); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("resuming created %s before any write (%v)", l.Path(), err)
+	if l.Path() != src {
+		t.Fatalf("continuing writes to %s, want Claude Code's file %s", l.Path(), src)
+	}
+	if _, _, err := s.Resume(fixtureCwd, fixtureID); !errors.Is(err, ErrInUse) {
+		t.Errorf("a second Resume while open: %v, want ErrInUse", err)
 	}
 	next := text(providers.RoleUser, "Commit it.")
 	if err := l.Append(next); err != nil {
@@ -155,16 +159,16 @@ func TestContinueClaudeSession(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := os.ReadFile(src)
-	if !bytes.Equal(before, after) {
-		t.Fatal("Claude Code's session file was modified")
-	}
-	ours, err := os.ReadFile(l.Path())
+	after, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(ours, before) {
-		t.Fatal("our copy does not start with Claude Code's file")
+	if !bytes.HasPrefix(after, before) || len(after) == len(before) {
+		t.Fatal("Claude Code's file was not appended to")
+	}
+	entries, _ := os.ReadDir(filepath.Join(s.dir, "projects"))
+	if len(entries) != 0 {
+		t.Errorf("a copy was made in our directory: %v", entries)
 	}
 
 	h, err := s.Load(fixtureCwd, fixtureID)
@@ -174,7 +178,7 @@ func TestContinueClaudeSession(t *testing.T) {
 	sameMessages(t, "Load after continuing", h.Messages, append(fixtureMessages(), next))
 
 	// The new line chains to the last message of Claude Code's chain.
-	lines := bytes.Split(bytes.TrimSpace(ours), []byte("\n"))
+	lines := bytes.Split(bytes.TrimSpace(after), []byte("\n"))
 	var last map[string]any
 	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
 		t.Fatal(err)
@@ -187,9 +191,54 @@ func TestContinueClaudeSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) != 1 || infos[0].Source != SourceAgentLSP || infos[0].ID != fixtureID {
-		t.Fatalf("List = %+v, want our copy only", infos)
+	if len(infos) != 1 || infos[0].Source != SourceClaude || infos[0].ID != fixtureID {
+		t.Fatalf("List = %+v, want Claude Code's session once", infos)
 	}
+}
+
+// TestForkClaudeSession forks Claude Code's session: its file is left
+// alone, the fork is a copy under the new id plus the new lines, made on
+// the first write only.
+func TestForkClaudeSession(t *testing.T) {
+	s, claude := newTestStore(t)
+	src := installFixture(t, claude)
+	before, _ := os.ReadFile(src)
+	const newID = "fork-1"
+
+	l, _, err := s.Fork(fixtureCwd, fixtureID, newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("forking created %s before any write (%v)", l.Path(), err)
+	}
+	next := text(providers.RoleUser, "Commit it.")
+	if err := l.Append(next); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
+		t.Fatal("Claude Code's session file was modified")
+	}
+	ours, err := os.ReadFile(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(ours, before) {
+		t.Fatal("the fork does not start with Claude Code's file")
+	}
+	h, err := s.Load(fixtureCwd, newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameMessages(t, "Load of the fork", h.Messages, append(fixtureMessages(), next))
+	orig, err := s.Load(fixtureCwd, fixtureID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameMessages(t, "Load of the original", orig.Messages, fixtureMessages())
 }
 
 // TestRoundTrip writes the fixture's messages through a Log and reads them
@@ -207,7 +256,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := l.AppendSummary(msgs[4].Text()); err != nil {
+	if err := l.AppendSummary(msgs[4].Text(), TriggerManual); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range msgs[5:] {
@@ -442,7 +491,7 @@ func TestDeleteKeepsSummary(t *testing.T) {
 	const cwd, id = "/p", "compacted"
 	l, _ := s.Create(cwd, id)
 	l.Append(text(providers.RoleUser, "old"))
-	l.AppendSummary("summary")
+	l.AppendSummary("summary", TriggerAuto)
 	l.Append(text(providers.RoleUser, "new"))
 	if err := l.Delete(2); err == nil {
 		t.Fatal("Delete removed the summary")

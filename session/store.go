@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agent-lsp/agent-lsp/providers"
@@ -18,7 +20,7 @@ import (
 // Sources of a listed session.
 const (
 	SourceAgentLSP = "agent-lsp" // our data directory
-	SourceClaude   = "claude"    // Claude Code's ~/.claude/projects, read-only
+	SourceClaude   = "claude"    // Claude Code's $CLAUDE_CONFIG_DIR/projects (~/.claude/projects)
 )
 
 var (
@@ -89,13 +91,16 @@ type Store struct {
 
 // NewStore returns a store keeping sessions under dir/projects. claudeDir
 // is Claude Code's directory, whose projects/ sessions are listed and can
-// be continued: "" means ~/.claude, "-" means none.
+// be continued: "" means Claude Code's own ($CLAUDE_CONFIG_DIR, else
+// ~/.claude), "-" means none.
 func NewStore(dir, claudeDir string) *Store {
 	switch claudeDir {
 	case "-":
 		claudeDir = ""
 	case "":
-		if home, err := os.UserHomeDir(); err == nil {
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			claudeDir = d
+		} else if home, err := os.UserHomeDir(); err == nil {
 			claudeDir = filepath.Join(home, ".claude")
 		}
 	}
@@ -104,18 +109,70 @@ func NewStore(dir, claudeDir string) *Store {
 
 // projectDir returns the directory holding root's sessions for cwd.
 func projectDir(root, cwd string) string {
-	return filepath.Join(root, "projects", sanitize(cwd))
+	return filepath.Join(root, "projects", projectSlug(cwd))
 }
 
 func (s *Store) ourPath(cwd, id string) string {
 	return filepath.Join(projectDir(s.dir, cwd), id+".jsonl")
 }
 
+// legacyOurPath is where sessions of a cwd whose slug is 201 to 255
+// characters long were kept before slugs were cut ("" for other cwds).
+func (s *Store) legacyOurPath(cwd, id string) string {
+	if n := len(sanitize(cwd)); n <= maxSlug || n > 255 {
+		return ""
+	}
+	return filepath.Join(s.dir, "projects", sanitize(cwd), id+".jsonl")
+}
+
+// claudePath is where Claude Code keeps session id of cwd: under the
+// slug of the resolved cwd, as Claude Code resolves its working
+// directory before naming the folder.
 func (s *Store) claudePath(cwd, id string) string {
 	if s.claudeDir == "" {
 		return ""
 	}
-	return filepath.Join(projectDir(s.claudeDir, cwd), id+".jsonl")
+	return filepath.Join(projectDir(s.claudeDir, ResolveCwd(cwd)), id+".jsonl")
+}
+
+// ResolveCwd returns cwd with its symbolic links resolved, as Claude Code
+// does (fs.realpathSync) before naming a session folder; cwd itself when
+// it cannot be resolved.
+func ResolveCwd(cwd string) string {
+	if r, err := filepath.EvalSymlinks(cwd); err == nil {
+		return r
+	}
+	return cwd
+}
+
+// maxSlug is Claude Code's longest project folder name before the hash.
+const maxSlug = 200
+
+// projectSlug is Claude Code's project folder name for cwd (its cli.js:
+// replace every character other than [a-zA-Z0-9] with '-', and cut a
+// name longer than 200 characters to 200 followed by '-' and a hash of
+// cwd), so that no name exceeds a file system's 255 bytes.
+func projectSlug(cwd string) string {
+	s := sanitize(cwd)
+	if len(s) <= maxSlug {
+		return s
+	}
+	return s[:maxSlug] + "-" + jsHash(cwd)
+}
+
+// jsHash is Claude Code's short hash of a string: the Java-style
+// h = h*31 + c over UTF-16 code units in 32-bit arithmetic, made
+// positive with Math.abs and written in base 36.
+func jsHash(s string) string {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = h<<5 - h + int32(u)
+	}
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	return strconv.FormatInt(v, 36)
 }
 
 // sanitize turns a directory into a directory name the way Claude Code
@@ -191,6 +248,13 @@ type History struct {
 	Title string
 	// Summary is the text of the last compaction summary, if any.
 	Summary string
+	// Model is the model of the last response in the context, as the
+	// file records it (Claude Code's message.model); "" when unknown.
+	// Only Resume fills it.
+	Model string
+	// State is the session's last saved state (mode, model, "always"
+	// answers); nil when none was saved.
+	State *State
 	// Warnings describe what loading skipped: a torn last line left by a
 	// crash, unreadable lines, a broken message chain.
 	Warnings []string
@@ -206,22 +270,23 @@ type History struct {
 // compaction boundary to the end of the file, walking backwards, so its
 // cost follows the live context, not the file's size.
 //
-// A session in our directory is reopened for appending; it is locked
-// until Close, and ErrInUse is returned when it is already open. A
-// session found only under Claude Code's directory is continued
-// copy-on-write: its file is never written; the first write through the
-// returned Log copies it into our directory under the same id and appends
-// there, and from then on that copy is the session (List shows it
-// instead of Claude Code's). Until then nothing is created.
+// The session's file is reopened for appending wherever it is, in our
+// directory or in Claude Code's: a session has one history, which either
+// tool can continue. The file is locked until Close, and ErrInUse is
+// returned when it is already open; a torn last line is cut before the
+// first write. (Claude Code itself takes no lock: do not continue one
+// session in both tools at the same moment.) Fork continues a copy
+// instead.
 func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	if err := checkArgs(cwd, sessionID); err != nil {
 		return nil, nil, err
 	}
-	l := &Log{cwd: cwd, id: sessionID, path: s.ourPath(cwd, sessionID), version: s.Version, truncTo: -1, dirSynced: true}
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s.resumeClaude(l)
+	path, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, nil, err
 	}
+	l := &Log{cwd: cwd, id: sessionID, path: path, version: s.Version, truncTo: -1, dirSynced: true}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
@@ -239,23 +304,53 @@ func (s *Store) Resume(cwd, sessionID string) (*Log, *History, error) {
 	return l, h.History, nil
 }
 
-func (s *Store) resumeClaude(l *Log) (*Log, *History, error) {
-	src := s.claudePath(l.cwd, l.id)
-	if src == "" {
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
+// find returns the file of a session: ours, else Claude Code's.
+func (s *Store) find(cwd, sessionID string) (string, error) {
+	paths := []string{s.ourPath(cwd, sessionID), s.legacyOurPath(cwd, sessionID), s.claudePath(cwd, sessionID)}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		_, err := os.Stat(p)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("opening session %s: %w", sessionID, err)
+		}
+	}
+	return "", fmt.Errorf("%w: %s", ErrNotFound, sessionID)
+}
+
+// Fork continues session sessionID, ours or Claude Code's, as a new
+// session newID in our directory, leaving the original as it is (Claude
+// Code's --fork-session). The fork is copy-on-write: its file is created,
+// holding the original's lines, on the first write through the returned
+// Log; until then nothing is written.
+func (s *Store) Fork(cwd, sessionID, newID string) (*Log, *History, error) {
+	if err := checkArgs(cwd, sessionID); err != nil {
+		return nil, nil, err
+	}
+	if err := checkArgs(cwd, newID); err != nil {
+		return nil, nil, err
+	}
+	src, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(s.ourPath(cwd, newID)); err == nil {
+		return nil, nil, fmt.Errorf("forking session %s: session %s exists", sessionID, newID)
 	}
 	f, err := os.Open(src)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, l.id)
-	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening session %s: %w", l.id, err)
+		return nil, nil, fmt.Errorf("opening session %s: %w", sessionID, err)
 	}
 	defer f.Close()
 	h, t, err := readResumeFile(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading session %s: %w", src, err)
 	}
+	l := &Log{cwd: cwd, id: newID, path: s.ourPath(cwd, newID), version: s.Version, truncTo: -1, dirSynced: true}
 	l.src, l.srcEnd, l.srcNewline = src, t.end, t.needNewline
 	l.restore(h, t)
 	l.needNewline = false // the copy gets its newline
@@ -287,7 +382,13 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	var warn warnings
 	p := &parser{warn: &warn}
 	p.parse(lines)
-	b := build(p.entries, &warn)
+	entries := p.entries
+	if len(lines) > 0 {
+		if entries, err = withPreserved(r, lines[0].off, entries, &warn); err != nil {
+			return nil, tail{}, err
+		}
+	}
+	b := build(entries, &warn, false)
 	var ti titleInfo
 	if err := readHead(r, size, &ti, nil); err != nil {
 		return nil, tail{}, err
@@ -296,6 +397,20 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 		ti.add(&p.entries[i].e)
 	}
 	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i].e; e.Type == typeAssistant && e.Model != "" && e.Model != "<synthetic>" && !e.Sidechain {
+			h.Model = e.Model
+			break
+		}
+	}
+	h.State = stateOf(p.entries)
+	if h.State == nil && len(lines) > 0 && lines[0].off > 0 {
+		// Not in the live part (a compaction by another writer): the
+		// last one before it.
+		if h.State, err = lastState(r, lines[0].off); err != nil {
+			return nil, tail{}, err
+		}
+	}
 	return &resumed{History: h, built: b, title: h.Title != ""}, p.tail, nil
 }
 
@@ -336,12 +451,11 @@ func (s *Store) Load(cwd, sessionID string) (*History, error) {
 	if err := checkArgs(cwd, sessionID); err != nil {
 		return nil, err
 	}
-	path := s.ourPath(cwd, sessionID)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && s.claudeDir != "" {
-		path = s.claudePath(cwd, sessionID)
-		f, err = os.Open(path)
+	path, err := s.find(cwd, sessionID)
+	if err != nil {
+		return nil, err
 	}
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, sessionID)
 	}
@@ -386,12 +500,13 @@ func loadAll(data []byte) *History {
 	h.Title = ti.title()
 	h.ToolUseResults = toolUseResults(p.entries)
 	for _, seg := range splitSegments(p.entries) {
-		b := build(seg, &warn)
+		b := build(seg, &warn, true)
 		h.ContextStart = len(h.Messages)
 		h.Messages = append(h.Messages, b.messages...)
 		h.Summary = b.summary
 	}
 	h.Warnings = warn.result()
+	h.State = stateOf(p.entries)
 	return h
 }
 

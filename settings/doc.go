@@ -23,5 +23,13 @@
 // checked by the caller's [Options.CheckRule]; rules that fail it are
 // reported but kept, so the permission layer can treat them cautiously.
 //
+// A project folder the user has not trusted ([FolderTrusted], [TrustStore])
+// loads its own layers restricted ([Options.TrustProject]): they add deny
+// and ask rules and may make the sandbox stricter, and everything that
+// would run code, redirect the model or loosen the rules (hooks,
+// apiKeyHelper, MCP servers, env, baseURL, allow rules, defaultMode,
+// additionalDirectories, sandbox weakening) is left out and listed in
+// [Settings.HeldBack].
+//
 // A [Watcher] reloads the settings whenever one of the files changes.
 package settings

@@ -27,6 +27,12 @@ type Options struct {
 	// format as a settings file. Keys this package does not know (maxTurns,
 	// ...) are ignored.
 	InitializationOptions json.RawMessage
+	// TrustProject loads the project's own layers (.claude/settings.json,
+	// .claude/settings.local.json, .mcp.json) in full. Without it the
+	// folder is untrusted: those layers contribute only what tightens
+	// the rules (deny and ask rules, disableBypassPermissionsMode, a
+	// stricter sandbox) and the rest is listed in Settings.HeldBack.
+	TrustProject bool
 	// CheckRule, when set, validates each permission rule; a rule it
 	// rejects is reported as a Problem at the rule's position (and kept in
 	// the Settings, for the permission layer to handle cautiously).
@@ -122,6 +128,7 @@ func (l *loader) load() (*Settings, []Problem, [sha256.Size]byte) {
 		layers   []*layer
 		problems []Problem
 		files    []string
+		held     []HeldBack
 	)
 	h := sha256.New()
 	for _, src := range l.opts.sources() {
@@ -154,6 +161,11 @@ func (l *loader) load() (*Settings, []Problem, [sha256.Size]byte) {
 			l.lastGood[src.name] = data
 		}
 		problems = append(problems, probs...)
+		if lay != nil && !l.opts.TrustProject && (src.scope == scopeLocal || src.scope == scopeProject) {
+			if h := restrict(lay, l.rel(src.name)); !h.empty() {
+				held = append(held, h)
+			}
+		}
 		if lay != nil {
 			layers = append(layers, lay)
 			if src.scope != scopeInit {
@@ -165,9 +177,24 @@ func (l *loader) load() (*Settings, []Problem, [sha256.Size]byte) {
 	s.Project = l.opts.Project
 	s.Home = home
 	s.Files = files
+	if l.opts.Project != "" && !l.opts.TrustProject {
+		s.ProjectRestricted = true
+		if n := countMCPJSON(l.opts.Project); n > 0 {
+			held = append(held, HeldBack{File: ".mcp.json", MCPServers: n, RunsCode: true})
+		}
+		s.HeldBack = held
+	}
 	var sum [sha256.Size]byte
 	copy(sum[:], h.Sum(nil))
 	return s, problems, sum
+}
+
+// rel returns a settings file's name relative to the project.
+func (l *loader) rel(name string) string {
+	if r, err := filepath.Rel(l.opts.Project, name); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return name
 }
 
 // layer is one parsed settings layer.

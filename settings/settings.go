@@ -52,6 +52,14 @@ type Settings struct {
 	// Files are the settings files that were read, highest priority
 	// first.
 	Files []string
+
+	// ProjectRestricted is set when the project folder is not trusted:
+	// its own layers contributed only what tightens the rules, and its
+	// .mcp.json must not be read.
+	ProjectRestricted bool
+	// HeldBack is what the untrusted project's files hold that stays off
+	// until the user trusts the folder; empty when nothing is.
+	HeldBack []HeldBack
 }
 
 // Permissions is the merged "permissions" block.

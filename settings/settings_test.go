@@ -34,7 +34,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 func (f *fixture) opts() Options {
-	return Options{Project: f.project, Home: f.home, ManagedPath: f.managed}
+	return Options{Project: f.project, Home: f.home, ManagedPath: f.managed, TrustProject: true}
 }
 
 func write(t *testing.T, path, content string) {

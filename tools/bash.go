@@ -37,6 +37,19 @@ type bashInput struct {
 	Timeout         *int   `json:"timeout"`
 	Description     string `json:"description"`
 	RunInBackground bool   `json:"run_in_background"`
+	// DangerouslyDisableSandbox asks the user to approve a command that
+	// would otherwise run, unasked, in the confining sandbox (the engine
+	// reads it; see DisablesSandbox).
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox"`
+}
+
+// DisablesSandbox reports whether a Bash call's input asks to run outside
+// the confining sandbox, which takes the user's approval.
+func DisablesSandbox(input json.RawMessage) bool {
+	var in struct {
+		Disable bool `json:"dangerouslyDisableSandbox"`
+	}
+	return json.Unmarshal(input, &in) == nil && in.Disable
 }
 
 func (t *bashTool) Spec() Spec {
@@ -49,7 +62,8 @@ func (t *bashTool) Spec() Spec {
     "command": {"type": "string", "description": "The command to execute"},
     "timeout": {"type": "integer", "minimum": 0, "maximum": 600000, "description": "Optional timeout in milliseconds (max 600000)"},
     "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice."},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
+    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
+    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -101,21 +115,25 @@ func bashTitle(in bashInput) string {
 }
 
 // argv is the command line that runs command, through the sandbox
-// wrapper when the session has one.
-func (t *bashTool) argv(command string) ([]string, error) {
+// wrapper when the session has one, and what to call once it has ended.
+func (t *bashTool) argv(ctx context.Context, command string) ([]string, func(), error) {
 	sh := "/bin/bash"
 	if _, err := os.Stat(sh); err != nil {
 		sh = "/bin/sh"
 	}
 	argv := []string{sh, "-c", command}
+	release := func() {}
 	if t.env.WrapCommand != nil {
-		wrapped, err := t.env.WrapCommand(argv)
+		wrapped, rel, err := t.env.WrapCommand(ctx, argv)
 		if err != nil {
-			return nil, fmt.Errorf("the sandbox refused the command: %v", err)
+			return nil, nil, fmt.Errorf("the sandbox refused the command: %v", err)
 		}
 		argv = wrapped
+		if rel != nil {
+			release = rel
+		}
 	}
-	return argv, nil
+	return argv, release, nil
 }
 
 func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
@@ -123,23 +141,30 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	argv, err := t.argv(in.Command)
-	if err != nil {
-		return Errorf("%v", err)
-	}
 	if err := ctx.Err(); err != nil {
 		return Errorf("the command was cancelled before it started")
 	}
+	if in.RunInBackground {
+		// Refuse before starting anything.
+		if err := t.env.shells.canAdd(t.env.maxShells()); err != nil {
+			return Errorf("%v", err)
+		}
+	}
+	argv, release, err := t.argv(ctx, in.Command)
+	if err != nil {
+		return Errorf("%v", err)
+	}
 	if t.env.Terminal != nil && !in.RunInBackground {
+		defer release()
 		return t.runInTerminal(ctx, in, argv, timeout)
 	}
-	s, err := startShell(argv, t.env.Cwd)
+	s, err := startShell(argv, t.env.Cwd, release)
 	if err != nil {
 		return Errorf("%v", err)
 	}
 	if in.RunInBackground {
 		s.command = in.Command
-		id, err := t.env.shells.add(s)
+		id, err := t.env.shells.add(s, t.env.maxShells(), t.env.shellMaxAge())
 		if err != nil {
 			s.kill()
 			return Errorf("%v", err)

@@ -38,7 +38,7 @@ func (pt *processTerminal) Start(ctx context.Context, cmd TerminalCommand) (Term
 	for k, v := range cmd.Env {
 		env = append(env, k+"="+v)
 	}
-	s, err := startShell(cmd.Argv, cmd.Dir)
+	s, err := startShell(cmd.Argv, cmd.Dir, nil)
 	if err != nil {
 		return nil, err
 	}

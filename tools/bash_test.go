@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -143,14 +144,18 @@ func TestBashOutputCappedWhileStreaming(t *testing.T) {
 
 func TestBashWrapCommand(t *testing.T) {
 	te := newTestEnv(t)
-	te.WrapCommand = func(argv []string) ([]string, error) {
+	var released atomic.Int32
+	te.WrapCommand = func(_ context.Context, argv []string) ([]string, func(), error) {
 		if strings.Contains(argv[len(argv)-1], "forbidden") {
-			return nil, fmt.Errorf("network access is not allowed")
+			return nil, nil, fmt.Errorf("network access is not allowed")
 		}
-		return append([]string{"env", "SANDBOXED=yes"}, argv...), nil
+		return append([]string{"env", "SANDBOXED=yes"}, argv...), func() { released.Add(1) }, nil
 	}
 	res := te.run(t, "Bash", obj{"command": "echo $SANDBOXED"})
 	wantResult(t, res, false, "yes\n")
+	if n := released.Load(); n != 1 {
+		t.Errorf("release called %d times after the command ended, want 1", n)
+	}
 	res = te.run(t, "Bash", obj{"command": "forbidden"})
 	wantResult(t, res, true, "the sandbox refused the command: network access is not allowed")
 }
@@ -268,4 +273,57 @@ func TestCappedBuffer(t *testing.T) {
 	if s := u.String(); !strings.HasPrefix(s, "aa\n") || !strings.HasSuffix(s, "\n\néb") {
 		t.Fatalf("utf-8 cut: %q", s)
 	}
+}
+
+func TestBackgroundShellLimits(t *testing.T) {
+	te := newTestEnv(t)
+	te.MaxShells = 2
+	for i := 1; i <= 2; i++ {
+		res := te.run(t, "Bash", obj{"command": "sleep 60", "run_in_background": true})
+		wantResult(t, res, false, "bash_"+strconv.Itoa(i))
+	}
+	res := te.run(t, "Bash", obj{"command": "touch started-anyway; sleep 60", "run_in_background": true})
+	wantResult(t, res, true, "too many background shells: 2 are running (bash_1, bash_2)", "KillBash")
+	if _, err := os.Stat(te.path("started-anyway")); err == nil {
+		t.Error("the refused background command ran")
+	}
+	wantResult(t, te.run(t, "KillBash", obj{"shell_id": "bash_1"}), false, "Successfully killed")
+	wantResult(t, te.run(t, "Bash", obj{"command": "sleep 60", "run_in_background": true}), false, "bash_3")
+
+	// A shell that outlives its age limit is killed, with the reason.
+	te2 := newTestEnv(t)
+	te2.ShellMaxAge = 100 * time.Millisecond
+	wantResult(t, te2.run(t, "Bash", obj{"command": "sleep 60", "run_in_background": true}), false, "bash_1")
+	s, _ := te2.shells.get("bash_1")
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shell outlived its age limit")
+	}
+	wantResult(t, te2.run(t, "BashOutput", obj{"bash_id": "bash_1"}), false, "killed after running for 100ms")
+}
+
+func TestKillShellsStopsBackgroundWork(t *testing.T) {
+	te := newTestEnv(t)
+	wantResult(t, te.run(t, "Bash", obj{"command": "setsid sleep 60 & echo $! > child.pid; wait", "run_in_background": true}), false, "bash_1")
+	var pid int
+	for deadline := time.Now().Add(5 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(te.path("child.pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if time.Now().After(deadline) {
+			t.Fatal("the background command did not start")
+		}
+	}
+	te.KillShells()
+	s, _ := te.shells.get("bash_1")
+	<-s.done
+	if state, _, _ := s.status(); state != "killed" {
+		t.Errorf("state %q after KillShells", state)
+	}
+	// setsid left the group: without a PID namespace (no sandbox in this
+	// test) only the group dies. The engine runs commands in one.
+	if alive(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL) // the test's own child, by id
+	}
+	wantResult(t, te.run(t, "Bash", obj{"command": "true", "run_in_background": true}), false, "bash_2")
 }

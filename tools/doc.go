@@ -44,4 +44,11 @@
 // candidate lines only) otherwise. The in-process engine uses Go's regexp,
 // whose \w, \d, \s and \b are ASCII-only where ripgrep's are Unicode-aware;
 // on ASCII text the two agree.
+//
+// A file a permission rule keeps from the model (Env.Hide, set by the
+// engine from the session's policy: a Read deny or ask rule covers every
+// file-reading tool) is left out of all three: the walk prunes it (a
+// directory with everything under it), ripgrep gets it as an exclusion
+// where the rule can be written as one and its output is filtered by the
+// rule itself, and an editor buffer of it is not searched.
 package tools

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -24,14 +25,26 @@ type Env struct {
 	Roots []string
 	// Files reads and writes files, seeing the editor's unsaved buffers.
 	Files FileSystem
+	// Hide, when set, names the files the search tools (Grep, Glob, LS)
+	// must leave out of their results: those a permission rule forbids
+	// reading (or would ask about).
+	Hide Hider
 	// Reads records what the model has read, so edits of stale files can
 	// be refused.
 	Reads *ReadTracker
 	// OnPlan is called when the model updates its plan (TodoWrite).
 	OnPlan func([]schema.PlanEntry)
 	// WrapCommand, when set, rewrites a shell command's argv to run
-	// inside a sandbox. It returns an error when the command must not run.
-	WrapCommand func(argv []string) ([]string, error)
+	// inside a sandbox; ctx is the tool call's, which tells how tightly
+	// this call must be confined. It returns an error when the command
+	// must not run, and otherwise a function to call once every process
+	// of the command has ended (nil when there is nothing to undo).
+	WrapCommand func(ctx context.Context, argv []string) ([]string, func(), error)
+	// MaxShells bounds the background shells running at once (0 means
+	// DefaultMaxShells), and ShellMaxAge how long one may run before it
+	// is killed (0 means DefaultShellMaxAge).
+	MaxShells   int
+	ShellMaxAge time.Duration
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
@@ -220,28 +233,6 @@ func Within(root, path string) bool {
 		root += string(filepath.Separator)
 	}
 	return strings.HasPrefix(path, root)
-}
-
-// resolveExisting evaluates symlinks in the longest existing prefix of p
-// and appends the rest.
-func resolveExisting(p string) (string, error) {
-	rest := ""
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !os.IsNotExist(err) {
-			return "", err
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping

@@ -13,7 +13,16 @@ func TestResolve(t *testing.T) {
 	te := newTestEnv(t)
 	te.write(t, map[string]string{"sub/x.go": "", "../outside/y.go": ""})
 	outside := filepath.Join(filepath.Dir(te.root), "outside")
-	for _, link := range []struct{ name, target string }{{"alias", "sub"}, {"out", outside}, {"sub/up", ".."}} {
+	for _, link := range []struct{ name, target string }{
+		{"alias", "sub"}, {"out", outside}, {"sub/up", ".."},
+		// Dangling links: a write through them lands at their target.
+		{"dangling.txt", filepath.Join(outside, "created.txt")},
+		{"dangling-rel.txt", "../outside/created.txt"},
+		{"linkdir", filepath.Join(outside, "nodir")},
+		{"inside-new.txt", "sub/new.txt"},
+		{"loop", "loop"},
+		{"chain", "dangling.txt"},
+	} {
 		if err := os.Symlink(link.target, te.path(link.name)); err != nil {
 			t.Fatal(err)
 		}
@@ -31,6 +40,12 @@ func TestResolve(t *testing.T) {
 		{".", te.root},
 		{"out/y.go", ""},
 		{"out/new.go", ""},
+		{"dangling.txt", ""},
+		{"dangling-rel.txt", ""},
+		{"linkdir/f.txt", ""},
+		{"chain", ""},
+		{"loop", ""},
+		{"inside-new.txt", te.path("sub/new.txt")},
 		{"../outside/y.go", ""},
 		{"sub/../../outside/y.go", ""},
 		{"/etc/passwd", ""},

@@ -53,7 +53,7 @@ func FuzzToolInput(f *testing.F) {
 		env := &Env{
 			Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker(),
 			OnPlan:      func([]schema.PlanEntry) {},
-			WrapCommand: func([]string) ([]string, error) { return nil, errNoCommands },
+			WrapCommand: func(context.Context, []string) ([]string, func(), error) { return nil, nil, errNoCommands },
 		}
 		all := New(env)
 		defer env.Close()

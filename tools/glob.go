@@ -88,7 +88,19 @@ func (t *globTool) parse(input json.RawMessage) (pattern, dir string, err error)
 		return "", "", fmt.Errorf("pattern: invalid glob pattern %q", in.Pattern)
 	}
 	dir, err = t.env.searchDir(in.Path)
-	return pattern, dir, err
+	if err != nil {
+		return "", "", err
+	}
+	// The pattern's leading directories are a path like any other: links
+	// in them are resolved and judged (a link out of the workspace is
+	// refused, as LS and Grep refuse it), and the walk starts there.
+	if base, rest := doublestar.SplitPattern(pattern); base != "." && base != "" {
+		if dir, err = t.env.Resolve(filepath.Join(dir, filepath.FromSlash(base))); err != nil {
+			return "", "", fmt.Errorf("pattern: %w", err)
+		}
+		pattern = rest
+	}
+	return pattern, dir, nil
 }
 
 func (t *globTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
@@ -104,7 +116,7 @@ func (t *globTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern)
+	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern, t.env.hider("Glob"))
 	if err != nil {
 		return Errorf("glob %s in %s: %v", pattern, dir, err)
 	}
@@ -131,12 +143,16 @@ type timedFile struct {
 	mtime time.Time
 }
 
-// globFiles returns the files under dir matching pattern, newest first.
-func globFiles(ctx context.Context, dir, base, pattern string) ([]timedFile, error) {
+// globFiles returns the files under dir matching pattern, newest first,
+// leaving out those hide reports (nil: none).
+func globFiles(ctx context.Context, dir, base, pattern string, hide func(string) bool) ([]timedFile, error) {
 	staticBase, _ := doublestar.SplitPattern(pattern)
 	start := dir
 	if staticBase != "." {
 		start = filepath.Join(dir, filepath.FromSlash(staticBase))
+		if !Within(dir, start) {
+			return nil, nil // "../x/**" leaves the searched directory
+		}
 		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
 			return nil, nil
 		}
@@ -164,7 +180,7 @@ func globFiles(ctx context.Context, dir, base, pattern string) ([]timedFile, err
 	}
 	var mu sync.Mutex
 	var files []timedFile
-	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true}, func(e walkEntry) error {
+	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true, hide: hide}, func(e walkEntry) error {
 		if e.dir {
 			return nil
 		}

@@ -118,6 +118,17 @@ type grepQuery struct {
 	before     int
 	after      int
 	headLimit  int // 0: none
+	// hide, when set, reports the files a permission rule keeps from
+	// the model (Env.Hide); they are neither searched nor shown.
+	hide func(path string) bool
+	// hideGlobs are the patterns behind hide as ripgrep exclusions
+	// relative to the searched directory, where they can be written so.
+	hideGlobs []string
+}
+
+// hidden reports whether the file at p must not be searched or shown.
+func (q *grepQuery) hidden(p string) bool {
+	return q.hide != nil && q.hide(p)
 }
 
 func (t *grepTool) parse(input json.RawMessage) (*grepQuery, error) {
@@ -201,6 +212,9 @@ func (t *grepTool) parse(input json.RawMessage) (*grepQuery, error) {
 		q.targetFile = !fi.IsDir()
 	}
 	q.base = t.env.rootOf(q.target)
+	if q.hide = t.env.hider("Grep"); q.hide != nil && !q.targetFile {
+		q.hideGlobs = relativeGlobs(t.env.Hide.HiddenGlobs("Grep"), q.target)
+	}
 	return q, nil
 }
 

@@ -64,11 +64,14 @@ func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResul
 		return nil
 	}
 	var err error
-	if q.targetFile {
+	switch {
+	case q.targetFile && q.hidden(q.target):
+		// Kept from the model: nothing to search.
+	case q.targetFile:
 		err = searchOne(q.target)
-	} else {
+	default:
 		rules := parseGlobRules(q.globs)
-		opts := walkOptions{base: q.base, parallel: true}
+		opts := walkOptions{base: q.base, parallel: true, hide: q.hide}
 		if len(rules) > 0 {
 			opts.override = func(rel string, isDir bool) int { return overrideDecision(rules, rel, isDir) }
 		}

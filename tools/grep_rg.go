@@ -33,6 +33,10 @@ func (q *grepQuery) rgArgs() []string {
 		args = append(args, "--glob", g)
 	}
 	args = append(args, "--glob", "!.git")
+	// Last, so no glob of the model's can bring a hidden file back.
+	for _, g := range q.hideGlobs {
+		args = append(args, "--glob", "!"+g)
+	}
 	if q.typ != "" {
 		args = append(args, "--type", q.typ)
 	}
@@ -53,11 +57,11 @@ func (q *grepQuery) rgArgs() []string {
 func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem, open []string) (*grepResult, error) {
 	overlay := map[string]bool{}
 	for _, p := range open {
-		if (p == q.target || Within(q.target, p)) && q.walkIncludes(p) {
+		if (p == q.target || Within(q.target, p)) && q.walkIncludes(p) && !q.hidden(p) {
 			overlay[p] = true
 		}
 	}
-	if q.targetFile && overlay[q.target] {
+	if q.targetFile && (overlay[q.target] || q.hidden(q.target)) {
 		return searchLocal(ctx, q, fsys)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -82,7 +86,7 @@ func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem
 	var perr error
 	if q.mode == grepFiles {
 		perr = readNullList(out, func(p string) {
-			if !overlay[p] {
+			if !overlay[p] && !q.hidden(p) {
 				res.files = append(res.files, grepFile{path: p, count: 1})
 			}
 		})
@@ -181,7 +185,7 @@ func readRgJSON(r interface{ Read([]byte) (int, error) }, q *grepQuery, overlay 
 			return fmt.Errorf("reading ripgrep output: %w", err)
 		}
 		p := filepath.Clean(m.Data.Path.String())
-		if overlay[p] || res.full {
+		if overlay[p] || res.full || q.hidden(p) {
 			continue
 		}
 		i, ok := index[p]
@@ -269,6 +273,70 @@ func (q *grepQuery) walkIncludes(p string) bool {
 			return false
 		}
 		ignore = appendIgnoreFile(ignore, dir, full)
+	}
+	return true
+}
+
+// relativeGlobs turns absolute doublestar patterns into ripgrep globs
+// relative to dir, for those that can be written so: a pattern whose
+// literal leading directories lead to dir, or that reaches it through
+// "**". Patterns naming dir or one of its parents, or reaching it through
+// another wildcard, are left out: the caller filters ripgrep's output
+// with the patterns themselves, and these globs only spare the reading.
+func relativeGlobs(globs []string, dir string) []string {
+	dirSegs := strings.Split(strings.Trim(filepath.ToSlash(dir), "/"), "/")
+	var out []string
+	for _, g := range globs {
+		segs := strings.Split(strings.Trim(g, "/"), "/")
+		i := 0
+		ok := true
+		for ; i < len(dirSegs); i++ {
+			if i >= len(segs) {
+				ok = false // the pattern names dir or a parent
+				break
+			}
+			if segs[i] == "**" {
+				break
+			}
+			if !isEscapedLiteral(segs[i]) || unescapeGlob(segs[i]) != dirSegs[i] {
+				ok = false
+				break
+			}
+		}
+		if !ok || i >= len(segs) {
+			continue
+		}
+		// A leading slash anchors the glob at the searched directory.
+		out = append(out, "/"+strings.Join(segs[i:], "/"))
+	}
+	return out
+}
+
+// unescapeGlob removes the backslashes escaping a literal path segment.
+func unescapeGlob(seg string) string {
+	if !strings.Contains(seg, `\`) {
+		return seg
+	}
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		if seg[i] == '\\' && i+1 < len(seg) {
+			i++
+		}
+		b.WriteByte(seg[i])
+	}
+	return b.String()
+}
+
+// isEscapedLiteral reports whether every glob metacharacter of seg is
+// escaped with a backslash.
+func isEscapedLiteral(seg string) bool {
+	for i := 0; i < len(seg); i++ {
+		switch seg[i] {
+		case '\\':
+			i++
+		case '*', '?', '[', '{':
+			return false
+		}
 	}
 	return true
 }

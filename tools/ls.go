@@ -92,7 +92,7 @@ func (t *lsTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		dir bool
 	}
 	var entries []entry
-	err = walkTree(ctx, dir, walkOptions{base: t.env.rootOf(dir), skipDir: skip}, func(e walkEntry) error {
+	err = walkTree(ctx, dir, walkOptions{base: t.env.rootOf(dir), skipDir: skip, hide: t.env.hider("LS")}, func(e walkEntry) error {
 		if !e.dir && skip(e.rel) {
 			return nil
 		}

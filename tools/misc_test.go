@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +127,18 @@ func TestGlob(t *testing.T) {
 		"sub/other/g.gotmpl": "",
 	})
 	setMtimes(t, te, "README.md", "sub/deep/e.txt", "sub/c.go", "a.go", "b.go", "sub/keep.gen.go", "sub/other/f.go", ".hidden/h.go", "vendor/v/w.go")
+	// Links in a pattern's leading directories are not followed, as
+	// links met in the walk are not: this one leads out of the workspace.
+	outside := filepath.Join(filepath.Dir(te.root), "outside")
+	if err := writeFiles(outside, map[string]string{"secret.go": ""}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, te.path("link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(te.path("sub"), te.path("sub/alias")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		input obj
@@ -150,6 +163,9 @@ func TestGlob(t *testing.T) {
 		{name: "path missing", input: obj{"pattern": "*", "path": "nope"}, err: true, cont: []string{"path: directory does not exist"}},
 		{name: "path outside", input: obj{"pattern": "*", "path": "/etc"}, err: true, cont: []string{"outside the workspace"}},
 		{name: "path dotdot", input: obj{"pattern": "*", "path": "sub/../.."}, err: true, cont: []string{"outside the workspace"}},
+		{name: "link out in static base", input: obj{"pattern": "link/**"}, err: true, cont: []string{"outside the workspace"}},
+		{name: "link inside in static base", input: obj{"pattern": "sub/alias/*.go"}, want: []string{"sub/keep.gen.go", "sub/c.go"}},
+		{name: "dotdot in pattern", input: obj{"pattern": "../outside/*.go"}, err: true, cont: []string{"outside the workspace"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,6 +16,26 @@ import (
 // killGrace is how long a process group has to end after SIGTERM before
 // it gets SIGKILL.
 const killGrace = time.Second
+
+// Background shell limits, unless the Env sets its own.
+const (
+	DefaultMaxShells   = 8
+	DefaultShellMaxAge = 2 * time.Hour
+)
+
+func (e *Env) maxShells() int {
+	if e.MaxShells > 0 {
+		return e.MaxShells
+	}
+	return DefaultMaxShells
+}
+
+func (e *Env) shellMaxAge() time.Duration {
+	if e.ShellMaxAge > 0 {
+		return e.ShellMaxAge
+	}
+	return DefaultShellMaxAge
+}
 
 // shellManager owns a session's background shells.
 type shellManager struct {
@@ -40,16 +61,75 @@ func (e *Env) Close() {
 	}
 }
 
-// add registers s under a new id. It fails once the manager is closed.
-func (m *shellManager) add(s *shell) (string, error) {
+// KillShells kills every running background shell of the session and
+// everything they started (SIGKILL to each process group, which takes a
+// sandbox's whole PID namespace with it). It does not wait; new shells
+// may start afterwards. The engine calls it when the user cancels a
+// turn: a cancel stops all the work the model started.
+func (e *Env) KillShells() {
+	if e.shells == nil {
+		return
+	}
+	e.shells.mu.Lock()
+	defer e.shells.mu.Unlock()
+	for _, s := range e.shells.shells {
+		if _, _, running := s.status(); running {
+			s.mu.Lock()
+			s.killed = true
+			s.mu.Unlock()
+			killGroup(s.cmd.Process.Pid)
+		}
+	}
+}
+
+// canAdd says why no background shell may start now: the session is
+// closing, or max shells are running.
+func (m *shellManager) canAdd(max int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.canAddLocked(max)
+}
+
+func (m *shellManager) canAddLocked(max int) error {
 	if m.closed {
-		return "", errors.New("the session is closing; no new background shells can start")
+		return errors.New("the session is closing; no new background shells can start")
+	}
+	var running []string
+	for id, s := range m.shells {
+		if _, _, r := s.status(); r {
+			running = append(running, id)
+		}
+	}
+	if len(running) >= max {
+		slices.Sort(running)
+		return fmt.Errorf("too many background shells: %d are running (%s), and at most %d may run at once. Stop one with KillBash, or wait for one to end", len(running), strings.Join(running, ", "), max)
+	}
+	return nil
+}
+
+// add registers s under a new id, and kills it once it has run for
+// maxAge. It fails once the manager is closed, or when max shells are
+// running.
+func (m *shellManager) add(s *shell, max int, maxAge time.Duration) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.canAddLocked(max); err != nil {
+		return "", err
 	}
 	m.nextID++
 	s.id = "bash_" + strconv.Itoa(m.nextID)
 	m.shells[s.id] = s
+	// The timer owns the kill; the shell's end stops it.
+	timer := time.AfterFunc(maxAge, func() {
+		s.mu.Lock()
+		s.expired = maxAge
+		s.mu.Unlock()
+		s.kill()
+	})
+	go func() {
+		<-s.done
+		timer.Stop()
+	}()
 	return s.id, nil
 }
 
@@ -101,10 +181,11 @@ type shell struct {
 	done    chan struct{} // closed once the command has ended
 	started time.Time
 
-	mu     sync.Mutex
-	err    error // Wait's error; guarded by mu, set before done closes
-	killed bool  // guarded by mu
-	read   int64 // output offset BashOutput has read to; guarded by mu
+	mu      sync.Mutex
+	err     error         // Wait's error; guarded by mu, set before done closes
+	killed  bool          // guarded by mu
+	expired time.Duration // the age limit that killed it, or 0; guarded by mu
+	read    int64         // output offset BashOutput has read to; guarded by mu
 }
 
 // shellEnv are the variables every command runs with, locally or in the
@@ -113,8 +194,13 @@ type shell struct {
 var shellEnv = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 // startShell starts argv in dir, in a new process group, with stdout and
-// stderr going to one capped buffer and no standard input.
-func startShell(argv []string, dir string) (*shell, error) {
+// stderr going to one capped buffer and no standard input. release, when
+// not nil, is called once the command and its process group have ended
+// (and when it fails to start).
+func startShell(argv []string, dir string, release func()) (*shell, error) {
+	if release == nil {
+		release = func() {}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	newProcessGroup(cmd)
@@ -129,6 +215,7 @@ func startShell(argv []string, dir string) (*shell, error) {
 	// (a daemon) does not hold Wait for longer than this.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
+		release()
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	s := &shell{cmd: cmd, out: out, done: make(chan struct{}), started: time.Now()}
@@ -136,6 +223,7 @@ func startShell(argv []string, dir string) (*shell, error) {
 		err := cmd.Wait()
 		// Whatever the command left running in its group goes too.
 		killGroup(cmd.Process.Pid)
+		release()
 		s.mu.Lock()
 		s.err = err
 		s.mu.Unlock()
@@ -194,6 +282,8 @@ func (s *shell) status() (state string, exitCode int, running bool) {
 	defer s.mu.Unlock()
 	code := s.cmd.ProcessState.ExitCode()
 	switch {
+	case s.expired > 0:
+		return fmt.Sprintf("killed after running for %v, the limit for background shells", s.expired), code, false
 	case s.killed:
 		return "killed", code, false
 	case code < 0:

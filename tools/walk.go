@@ -48,6 +48,10 @@ type walkOptions struct {
 	parallel bool
 	// noIgnore disables .gitignore handling.
 	noIgnore bool
+	// hide, when set, leaves out every entry whose absolute path it
+	// reports (a directory with all it holds): files a deny rule keeps
+	// from the model. It beats overrides and .gitignore.
+	hide func(path string) bool
 }
 
 // walkDir is a directory waiting to be read.
@@ -204,6 +208,9 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 			}
 		}
 		path := filepath.Join(d.path, name)
+		if w.opts.hide != nil && w.opts.hide(path) {
+			continue
+		}
 		if isDir {
 			if w.opts.skipDir != nil && w.opts.skipDir(rel) {
 				continue

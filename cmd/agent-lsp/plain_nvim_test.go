@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/internal/proctest"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 )
 
@@ -51,6 +52,10 @@ func TestPlainDoorInVanillaNeovim(t *testing.T) {
 		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(),
 		"AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1",
 		"XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	// Registered after the temporary directories, so it runs before they
+	// are removed: Neovim may quit while the sidecar it started still
+	// saves its session there.
+	proctest.Reaped(t)
 	done := make(chan error, 1)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"os"
@@ -23,33 +24,79 @@ var providerPool = &config.Pool{}
 
 // newService builds the session service from the editor's
 // initializationOptions, the settings files and the environment.
-func newService(init server.InitOptions) (result *engine.Service, err error) {
+func newService(init server.InitOptions) (*engine.Service, error) {
 	if init.MaxTurns < 0 {
 		return nil, fmt.Errorf("initializationOptions.maxTurns must be positive, got %d", init.MaxTurns)
 	}
-	project := projectRoot(init.Roots)
-	// Settings are watched for the life of the service: rules, hooks and
-	// their problems apply to open sessions as soon as a file changes.
-	watchCtx, stopWatching := context.WithCancel(context.Background())
-	var svc *engine.Service
-	var svcMu sync.Mutex
-	_, st, problems, err := settings.Watch(watchCtx, settings.Options{
+	b := &serviceBuilder{init: init, project: projectRoot(init.Roots)}
+	svc := engine.NewService(b.config(false))
+	b.mu.Lock()
+	b.svc = svc
+	b.mu.Unlock()
+	return svc, nil
+}
+
+// serviceBuilder builds a service's configuration, and builds it again
+// when the user trusts the project folder.
+type serviceBuilder struct {
+	init    server.InitOptions
+	project string
+
+	mu  sync.Mutex
+	svc *engine.Service // once built, guarded by mu
+	gen int             // the current configuration's generation, guarded by mu
+}
+
+// config builds the configuration: settings (watched for the life of the
+// configuration), provider and model. Unless trusted is set, the project
+// folder's own settings load in full only if the user trusts it.
+func (b *serviceBuilder) config(trusted bool) engine.Config {
+	init, project := b.init, b.project
+	var trust *engine.Trust
+	if !trusted {
+		var why string
+		if trusted, why = folderTrusted(project, init); trusted {
+			log.Printf("trust: %s is trusted: %s", project, why)
+		} else {
+			folder := settings.ResolveFolder(project)
+			trust = &engine.Trust{Folder: folder, Grant: func(context.Context) (engine.Config, error) {
+				cfg := b.config(true)
+				if err := trustStore().Trust(folder); err != nil {
+					log.Printf("trust: %v", err)
+					cfg.Notices = append(cfg.Notices, fmt.Sprintf("%s is trusted in this process, but remembering it failed: %v", folder, err))
+				}
+				return cfg, nil
+			}}
+		}
+	}
+	b.mu.Lock()
+	b.gen++
+	gen := b.gen
+	b.mu.Unlock()
+	opts := settings.Options{
 		Project:               project,
 		Home:                  userHome(),
 		ManagedPath:           managedPath(),
 		InitializationOptions: init.Raw,
 		CheckRule:             permission.CheckRule,
-	}, func(st *settings.Settings, problems []settings.Problem) {
-		svcMu.Lock()
-		defer svcMu.Unlock()
-		if svc != nil {
-			svc.UpdateSettings(st, notices(problems))
+		TrustProject:          trusted,
+	}
+	// Settings are watched for the life of the configuration: rules,
+	// hooks and their problems apply to open sessions as soon as a file
+	// changes. A configuration replaced (the folder became trusted) no
+	// longer applies its reloads.
+	watchCtx, stopWatching := context.WithCancel(context.Background())
+	_, st, problems, err := settings.Watch(watchCtx, opts, func(st *settings.Settings, problems []settings.Problem) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.svc != nil && b.gen == gen {
+			b.svc.UpdateSettings(st, notices(problems))
 		}
 	})
 	if err != nil {
 		stopWatching()
 		log.Printf("settings: not watching for changes: %v", err)
-		st, problems = settings.Load(settings.Options{Project: project, Home: userHome(), ManagedPath: managedPath(), InitializationOptions: init.Raw, CheckRule: permission.CheckRule})
+		st, problems = settings.Load(opts)
 	}
 	cfg := engine.Config{
 		MaxTurns: init.MaxTurns,
@@ -58,12 +105,8 @@ func newService(init server.InitOptions) (result *engine.Service, err error) {
 		Settings: st,
 		Notices:  notices(problems),
 		OnClose:  []func(){stopWatching},
+		Trust:    trust,
 	}
-	defer func() {
-		svcMu.Lock()
-		svc = result
-		svcMu.Unlock()
-	}()
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
@@ -90,10 +133,37 @@ func newService(init server.InitOptions) (result *engine.Service, err error) {
 	}
 	if rerr != nil {
 		cfg.ProviderError = rerr
-		return engine.NewService(cfg), nil
+		return cfg
 	}
 	cfg.Provider = providerPool.Provider(resolved)
-	return engine.NewService(cfg), nil
+	return cfg
+}
+
+// folderTrusted reports whether the user trusts project: the editor says
+// so (initializationOptions.workspaceTrusted), it is the home folder, or
+// it was trusted before in agent-lsp (trust.json in the state directory)
+// or in Claude Code (~/.claude.json).
+func folderTrusted(project string, init server.InitOptions) (bool, string) {
+	var editor struct {
+		WorkspaceTrusted bool `json:"workspaceTrusted"`
+	}
+	if len(init.Raw) > 0 {
+		json.Unmarshal(init.Raw, &editor) // initialize validated it as an object
+	}
+	home, _ := os.UserHomeDir()
+	src := settings.TrustSources{Store: trustStore(), Editor: editor.WorkspaceTrusted}
+	if !noUserSettings() {
+		src.Home = home
+		src.ClaudeJSON = settings.ClaudeJSONPath(home)
+	} else if os.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		src.ClaudeJSON = settings.ClaudeJSONPath("")
+	}
+	return settings.FolderTrusted(project, src)
+}
+
+// trustStore is where the folders the user trusted are remembered.
+func trustStore() *settings.TrustStore {
+	return settings.NewTrustStore(filepath.Join(session.DefaultDir(), "trust.json"))
 }
 
 // notices turns settings problems into messages for the user.
@@ -147,9 +217,11 @@ func managedPath() string {
 	return settings.DefaultManagedPath
 }
 
-// claudeDir is where Claude Code's sessions are listed from ("-": nowhere).
+// claudeDir is where Claude Code's sessions are listed from ("-": nowhere;
+// "": $CLAUDE_CONFIG_DIR, else ~/.claude). An explicit CLAUDE_CONFIG_DIR
+// is honoured even when the user's own settings are ignored.
 func claudeDir() string {
-	if noUserSettings() {
+	if noUserSettings() && os.Getenv("CLAUDE_CONFIG_DIR") == "" {
 		return "-"
 	}
 	return ""

@@ -47,6 +47,7 @@ type Editor struct {
 	edits         []json.RawMessage                                                             // applyEdit params, guarded by mu
 	onPermission  func(*schema.RequestPermissionParams) schema.RequestPermissionResult          // guarded by mu
 	onApplyEdit   func(params json.RawMessage) (applied bool, reason string)                    // guarded by mu
+	applyEditErr  error                                                                         // answer to workspace/applyEdit when set, guarded by mu
 	changed       chan struct{}                                                                 // closed and replaced on every event, guarded by mu
 	requests      []string                                                                      // methods of server requests, guarded by mu
 	showMessages  []json.RawMessage                                                             // guarded by mu
@@ -258,6 +259,15 @@ func (e *Editor) OnApplyEdit(f func(params json.RawMessage) (applied bool, reaso
 	e.mu.Unlock()
 }
 
+// FailApplyEdit makes the editor answer workspace/applyEdit with err (a
+// *jsonrpc2.Error), as an editor that fails the request does; nil undoes
+// it.
+func (e *Editor) FailApplyEdit(err error) {
+	e.mu.Lock()
+	e.applyEditErr = err
+	e.mu.Unlock()
+}
+
 // OnRequest installs a handler for other server requests; it returns
 // jsonrpc2.ErrNotHandled for methods it does not handle.
 func (e *Editor) OnRequest(f func(ctx context.Context, method string, params json.RawMessage) (any, error)) {
@@ -415,9 +425,12 @@ func (e *Editor) Buffer(path string) (Buffer, bool) {
 func (e *Editor) applyEdit(params json.RawMessage) (any, error) {
 	e.mu.Lock()
 	e.edits = append(e.edits, params)
-	override := e.onApplyEdit
+	override, fail := e.onApplyEdit, e.applyEditErr
 	e.signal()
 	e.mu.Unlock()
+	if fail != nil {
+		return nil, fail
+	}
 	if override != nil {
 		applied, reason := override(params)
 		return rpc.Raw(map[string]any{"applied": applied, "failureReason": reason})

@@ -122,4 +122,30 @@ return {
       h.ok(vim.uv.fs_stat(root .. '/made-by-bash'), 'the command ran')
     end,
   },
+  {
+    name = 'a folder trust request shows its question; trusting turns the folder hooks on',
+    fn = function(h)
+      local root = h.workspace({
+        ['.claude/settings.json'] = vim.json.encode({
+          hooks = { UserPromptSubmit = { { hooks = { { type = 'command', command = 'touch hook-ran' } } } } },
+        }),
+      })
+      h.fakemodel({ { { text = 'Hello.' } } })
+      h.setup()
+      vim.cmd('Agent hello')
+      local req = h.wait_permission()
+      h.ok(require('agent_lsp.permission').is_trust(req), 'marked as a trust request')
+      local float = vim.api.nvim_get_current_win()
+      local cfg = vim.api.nvim_win_get_config(float)
+      local title = type(cfg.title) == 'table' and cfg.title[1][1] or tostring(cfg.title)
+      h.contains(title, 'Trust the folder ' .. root .. '? Its .claude/settings.json has 1 hook that runs code', 'the float title is the question')
+      local footer = type(cfg.footer) == 'table' and cfg.footer[1][1] or tostring(cfg.footer)
+      h.contains(footer, 'a Trust this folder', 'the footer names the trust option')
+      h.contains(footer, 'n Not now', 'the footer names the refusal')
+      h.ok(not vim.uv.fs_stat(root .. '/hook-ran'), 'no hook ran before trust')
+      vim.api.nvim_feedkeys('a', 'x', false)
+      h.expect_turn('end_turn')
+      h.ok(vim.uv.fs_stat(root .. '/hook-ran'), 'the hook ran once trusted')
+    end,
+  },
 }

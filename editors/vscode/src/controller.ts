@@ -9,7 +9,7 @@ import { type CancellationToken, type LanguageClient, ResponseError, State } fro
 import { createClient } from './client';
 import {
   type AgentStatusParams, AgentStatusNotification, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
-  DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
+  DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
   singleDiff,
@@ -96,7 +96,7 @@ export class AgentController implements vscode.Disposable {
       command,
       env: serverEnv(process.env, s.env),
       cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      initializationOptions: initializationOptions(s),
+      initializationOptions: initializationOptions(s, vscode.workspace.isTrusted),
       log: this.log,
     });
     this.client = client;
@@ -360,6 +360,7 @@ export class AgentController implements vscode.Disposable {
 
   private onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
     if (params.sessionId !== this.state.sessionId) return Promise.resolve(CANCELLED);
+    if (isTrustRequest(params)) return this.onTrustRequest(params, token);
     const id = `perm${++this.permSeq}`;
     const call = params.toolCall;
     const diff = call.kind === 'edit' || call.kind === undefined ? singleDiff(call) : undefined;
@@ -383,6 +384,54 @@ export class AgentController implements vscode.Disposable {
         });
       }
     });
+  }
+
+  /** Resolves the folder trust request waiting for VS Code's workspace trust, if any. */
+  private trustWaiter: ((trusted: boolean) => void) | undefined;
+
+  /**
+   * Answers the agent's folder trust request with VS Code's own workspace
+   * trust: an already trusted workspace says yes at once; otherwise the
+   * user is sent to VS Code's trust editor (workbench.trust.manage) and
+   * the answer is whether the workspace is trusted afterwards.
+   */
+  private async onTrustRequest(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
+    if (vscode.workspace.isTrusted) return trustAnswer(params, true);
+    const title = params.toolCall.title || 'Trust this folder?';
+    const manage = 'Manage Workspace Trust…';
+    const choice = await vscode.window.showWarningMessage(title, {
+      modal: true,
+      detail: 'Until VS Code trusts this workspace, the agent leaves the folder\'s hooks, MCP servers and settings that loosen its rules off. Trusting the workspace in VS Code turns them on.',
+    }, manage);
+    if (choice !== manage || token.isCancellationRequested) return trustAnswer(params, false);
+    const granted = new Promise<boolean>(resolve => {
+      this.trustWaiter = resolve;
+      token.onCancellationRequested(() => resolve(false));
+    });
+    await vscode.commands.executeCommand('workbench.trust.manage');
+    // The trust editor is not modal: wait for the grant (or the prompt's
+    // cancellation), re-checking now in case it was granted already.
+    const trusted = vscode.workspace.isTrusted || await granted;
+    this.trustWaiter = undefined;
+    return trustAnswer(params, trusted && vscode.workspace.isTrusted);
+  }
+
+  /**
+   * VS Code granted workspace trust: a trust request waiting for it is
+   * answered; otherwise the agent restarts so it loads the folder's
+   * settings in full (workspaceTrusted: true).
+   */
+  async workspaceTrustGranted(): Promise<void> {
+    const waiter = this.trustWaiter;
+    if (waiter) {
+      this.trustWaiter = undefined;
+      waiter(true);
+      return;
+    }
+    if (this.client) {
+      this.notice('info', 'VS Code now trusts this workspace: restarting the agent so the folder\'s settings apply.');
+      await this.restart();
+    }
   }
 
   /** The pending request a command refers to: by proposal URI, else the active diff, else the oldest. */

@@ -144,6 +144,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
     controller.onDidChange(showStatus),
     ...Object.entries(commands).map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => { void controller.workspaceTrustGranted(); }),
     vscode.workspace.onDidChangeConfiguration(e => {
       if (e.affectsConfiguration('agentLsp')) {
         void vscode.window.showInformationMessage('agent-lsp settings changed: restart the agent to apply them.', 'Restart').then(c => {

@@ -17,6 +17,8 @@ export interface InitializationOptions {
   provider?: 'anthropic' | 'openai' | string;
   baseURL?: string;
   maxTurns?: number;
+  /** Whether VS Code trusts the workspace (`vscode.workspace.isTrusted`): a trusted folder's own settings load in full. */
+  workspaceTrusted?: boolean;
   permissions?: { defaultMode?: ModeId; allow?: string[]; deny?: string[]; ask?: string[] };
   [key: string]: unknown;
 }
@@ -130,7 +132,28 @@ export interface SessionNotification { sessionId: string; update: SessionUpdate 
 
 export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind }
-export interface RequestPermissionParams { sessionId: string; toolCall: ToolCall; options: PermissionOption[] }
+export interface RequestPermissionParams { sessionId: string; toolCall: ToolCall; options: PermissionOption[]; _meta?: PermissionRequestMeta }
+
+/** agent-lsp extension: `_meta["agent-lsp"].kind === "folderTrust"` marks a request to trust a folder. */
+export interface PermissionRequestMeta { 'agent-lsp'?: { kind?: string; folder?: string } }
+
+/** The `_meta` kind of a folder trust request. */
+export const FOLDER_TRUST_KIND = 'folderTrust';
+
+/** Whether a permission request asks to trust a folder rather than to run a tool call. */
+export function isTrustRequest(p: RequestPermissionParams): boolean {
+  return p._meta?.['agent-lsp']?.kind === FOLDER_TRUST_KIND;
+}
+
+/** The answer to a folder trust request: its allow option when trusted, else its reject option. */
+export function trustAnswer(p: RequestPermissionParams, trusted: boolean): RequestPermissionResult {
+  const kinds: PermissionOptionKind[] = trusted ? ['allow_always', 'allow_once'] : ['reject_once', 'reject_always'];
+  for (const k of kinds) {
+    const opt = p.options.find(o => o.kind === k);
+    if (opt) return { outcome: { outcome: 'selected', optionId: opt.optionId } };
+  }
+  return { outcome: { outcome: 'cancelled' } };
+}
 
 /** agent-lsp extension: the proposed text as the user edited it. */
 export interface PermissionMeta { editedText?: string }

@@ -76,9 +76,13 @@ export function resolveServerPath(setting: string, workspaceFolder: string | und
   return p;
 }
 
-/** The initializationOptions the settings ask for; unset settings are left out. */
-export function initializationOptions(s: Settings): InitializationOptions {
+/**
+ * The initializationOptions the settings ask for; unset settings are left out.
+ * workspaceTrusted is VS Code's workspace trust, passed when known.
+ */
+export function initializationOptions(s: Settings, workspaceTrusted?: boolean): InitializationOptions {
   const o: InitializationOptions = {};
+  if (workspaceTrusted !== undefined) o.workspaceTrusted = workspaceTrusted;
   if (s.model) o.model = s.model;
   if (s.provider) o.provider = s.provider;
   if (s.baseURL) o.baseURL = s.baseURL;

@@ -78,6 +78,9 @@ M.permission_kind = {
   reject_always = 'reject_always',
 }
 
+--- `_meta["agent-lsp"].kind` of a request to trust a folder.
+M.folder_trust = 'folderTrust'
+
 --- Permission `outcome.outcome`.
 M.permission_outcome = {
   selected = 'selected',

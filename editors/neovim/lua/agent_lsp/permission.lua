@@ -205,15 +205,25 @@ local function keys()
   return config.get().permission.keymaps
 end
 
+--- Whether a request asks to trust a folder (docs/protocol.md, "Folder
+--- trust") rather than to run a tool call.
+---@param req agent_lsp.PermissionRequest
+---@return boolean
+function M.is_trust(req)
+  local meta = type(req.params._meta) == 'table' and req.params._meta['agent-lsp']
+  return type(meta) == 'table' and meta.kind == methods.folder_trust
+end
+
 --- The prompt's footer: the keys this request offers.
 ---@param req agent_lsp.PermissionRequest
 local function footer(req)
   local k = keys()
   local parts = {}
+  local trust = M.is_trust(req)
   local function add(key, k2, label)
     local o = option(req, k2)
     if o then
-      table.insert(parts, ('%s %s'):format(key, label or o.name or k2))
+      table.insert(parts, ('%s %s'):format(key, (not trust and label) or o.name or k2))
     end
   end
   add(k.allow_once, kind.allow_once, 'allow')
@@ -358,6 +368,10 @@ function M.show(opts)
     (tool.title or 'a tool'):gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), ''),
     more
   )
+  if M.is_trust(req) then
+    -- "Trust the folder /p? Its .claude/settings.json has 3 hooks that run code"
+    title = (' %s%s '):format((tool.title or 'Trust this folder?'):gsub('\n.*', ''), more)
+  end
   local foot = footer(req)
   local max_width = math.max(20, vim.o.columns - 4)
   local width = math.max(60, vim.fn.strdisplaywidth(title) + 4, vim.fn.strdisplaywidth(foot) + 4)

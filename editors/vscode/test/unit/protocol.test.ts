@@ -2,7 +2,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  CANCELLED, commandOf, DEFAULT_MODES, Methods, optionOfKind, type PermissionOption, selectOutcome, singleDiff, type ToolCall,
+  CANCELLED, commandOf, DEFAULT_MODES, FOLDER_TRUST_KIND, isTrustRequest, Methods, optionOfKind, type PermissionOption, type RequestPermissionParams,
+  selectOutcome, singleDiff, type ToolCall, trustAnswer,
 } from '../../src/protocol';
 
 const doc = fs.readFileSync(path.join(__dirname, '../../../../../docs/protocol.md'), 'utf8');
@@ -64,5 +65,26 @@ describe('permission answers', () => {
   it('reads the command of a Bash call', () => {
     assert.strictEqual(commandOf({ toolCallId: 't', rawInput: { command: 'go test ./...' } }), 'go test ./...');
     assert.strictEqual(commandOf({ toolCallId: 't', rawInput: { file_path: 'x' } }), undefined);
+  });
+});
+
+describe('folder trust requests', () => {
+  const trust: RequestPermissionParams = {
+    sessionId: 's',
+    toolCall: { toolCallId: 'trust-1', title: 'Trust the folder /p? Its .claude/settings.json has 3 hooks that run code', kind: 'other', status: 'pending' },
+    options: [{ optionId: 'trust', name: 'Trust this folder', kind: 'allow_always' }, { optionId: 'not_now', name: 'Not now', kind: 'reject_once' }],
+    _meta: { 'agent-lsp': { kind: 'folderTrust', folder: '/p' } },
+  };
+
+  it('are told apart from tool calls by _meta, as docs/protocol.md shows', () => {
+    assert.ok(isTrustRequest(trust));
+    assert.ok(!isTrustRequest({ ...trust, _meta: undefined }));
+    assert.ok(doc.includes(`"_meta":{"agent-lsp":{"kind":"${FOLDER_TRUST_KIND}"`), 'the doc shows the trust request');
+  });
+
+  it('are answered with the allow option when VS Code trusts the workspace, else the reject option', () => {
+    assert.deepStrictEqual(trustAnswer(trust, true), { outcome: { outcome: 'selected', optionId: 'trust' } });
+    assert.deepStrictEqual(trustAnswer(trust, false), { outcome: { outcome: 'selected', optionId: 'not_now' } });
+    assert.deepStrictEqual(trustAnswer({ ...trust, options: [] }, true), CANCELLED);
   });
 });

@@ -31,6 +31,11 @@ describe('settings', () => {
       { model: 'm', provider: 'openai', baseURL: 'http://x/v1', maxTurns: 7, permissions: { defaultMode: 'acceptEdits' } });
   });
 
+  it('passes VS Code\'s workspace trust when known', () => {
+    assert.deepStrictEqual(initializationOptions(DEFAULT_SETTINGS, true), { workspaceTrusted: true });
+    assert.deepStrictEqual(initializationOptions(DEFAULT_SETTINGS, false), { workspaceTrusted: false });
+  });
+
   it('adds the env setting to the environment, strings only', () => {
     const env = serverEnv({ PATH: '/bin', KEEP: '1' }, { ANTHROPIC_API_KEY: 'k', N: 3, BAD: { x: 1 } });
     assert.deepStrictEqual(env, { PATH: '/bin', KEEP: '1', ANTHROPIC_API_KEY: 'k', N: '3' });

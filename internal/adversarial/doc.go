@@ -1,0 +1,40 @@
+// Package adversarial holds the end-to-end adversarial corpus of issues 17
+// and 25: attack cases, kept as data in testdata/corpus.txt, that a
+// prompt-injected model or a malicious repository would try. The test
+// builds the real binary, serves it the ACP door (agent-lsp acp) with a
+// client that answers every session/request_permission with "reject", and
+// a fake model that issues each case's tool call. Canaries outside the
+// workspace (secret files, a marker directory, a loopback HTTP listener,
+// the sidecar's own API key, the protected files of the workspace) show
+// whether anything ran, was written or leaked without a question.
+//
+// Cases run in batches: one workspace and one sidecar process per batch
+// and mode, many cases per process (one tool call per model turn).
+// Repository-level cases (settings, .mcp.json, .git/config, symlinks)
+// have batches of their own. A batch can also restart the sidecar between
+// setting the mode and running its cases (session/load or session/resume),
+// or cancel its last prompt and check that what it started is gone.
+//
+// Every case has an expected verdict (allow, ask or deny) that is checked
+// against what happened, in each of the modes default, acceptEdits, plan
+// and dontAsk. Harm without a question fails the test as "HARM"; a verdict
+// that differs from the expected one fails it as "VERDICT"; a Read-denied
+// file listed by Grep, Glob or LS as "DENY"; a folder asked about more
+// than once as "TRUST"; a prompt that broke off as "HARNESS".
+//
+// The package has no code of its own beyond this comment; run its tests
+// with
+//
+//	go test ./internal/adversarial/
+//
+// Environment switches:
+//   - AGENT_LSP_BIN: test this binary instead of building one.
+//   - ADVERSARIAL_RUN: a regular expression; only cases whose id matches run.
+//   - ADVERSARIAL_CLASSIFIER_OFF=1: start the sidecar with
+//     AGENT_LSP_CLASSIFIER=off (every command runs confined without a
+//     question) and check harm only: issue 25's "the sandbox alone" check.
+//     ADVERSARIAL_CLASSIFIER_OFF=rule adds a Bash allow rule to the user's
+//     settings instead (commands the user allowed; workspace writes are
+//     then not harm).
+//   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown.
+package adversarial

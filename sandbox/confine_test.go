@@ -1,0 +1,529 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/settings"
+)
+
+// confiner returns a Confiner over roots that uses bubblewrap.
+func confiner(t *testing.T, roots ...string) *Confiner {
+	t.Helper()
+	requireBwrap(t)
+	c, warning := NewConfiner(roots)
+	if !c.Available() || warning != "" {
+		t.Fatalf("bubblewrap works but the confiner does not: %q", warning)
+	}
+	return c
+}
+
+// runConfined runs script confined in dir and returns its output.
+func runConfined(t *testing.T, c *Confiner, o Options, dir, script string) (string, error) {
+	t.Helper()
+	argv, release, err := c.Wrap([]string{"bash", "-c", script}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestConfinedStopsHarm runs commands that a wrong classifier let through
+// and checks that none of them writes, connects or reads what it must not.
+func TestConfinedStopsHarm(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"README.md": "hello\n", ".env": "TOKEN=ws-secret\n", "sub/.env": "TOKEN=sub-secret\n", "secrets/key": "private-secret\n"})
+	outside := outsideDir(t)
+	writeFiles(t, outside, map[string]string{"canary": "outside-secret\n"})
+	home, _ := os.UserHomeDir()
+	t.Setenv("AGENT_LSP_TEST_API_KEY", "sk-leaked-key")
+
+	var accepted atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			conn.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	hostTmp := filepath.Join(os.TempDir(), fmt.Sprintf("agent-lsp-confined-%d", time.Now().UnixNano()))
+	t.Cleanup(func() { os.Remove(hostTmp) })
+
+	c := confiner(t, ws)
+	deny := Options{Deny: []string{filepath.ToSlash(ws) + "/**/.env", escapeForTest(ws) + "/secrets/**"}}
+	cases := []struct {
+		name, script string
+		forbidden    string // output that must not appear
+	}{
+		{"write the workspace", "echo pwned > new.txt; echo pwned >> README.md", ""},
+		{"write the host's /tmp", "echo pwned > " + hostTmp, ""},
+		{"connect to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port), "CONNECTED"},
+		{"read outside the workspace", "cat " + filepath.Join(outside, "canary"), "outside-secret"},
+		{"list the home directory", "ls -la " + home + " && echo LISTED", "LISTED"},
+		{"read a denied file", "cat .env sub/.env secrets/key; grep -r TOKEN .", "-secret"},
+		{"read the environment", "env; cat /proc/*/environ; ps axeww", "sk-leaked-key"},
+		{"read the environment by pid", "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done", "sk-leaked-key"},
+		{"read the password hashes", "cat /etc/shadow", "root:"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := runConfined(t, c, deny, ws, tc.script)
+			if tc.forbidden != "" && strings.Contains(out, tc.forbidden) {
+				t.Errorf("the confined command saw %q:\n%s", tc.forbidden, out)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("a confined command created a file in the workspace")
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "README.md")); string(data) != "hello\n" {
+		t.Errorf("a confined command changed README.md: %q", data)
+	}
+	if _, err := os.Stat(hostTmp); err == nil {
+		t.Error("a confined command wrote the host's /tmp")
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("a confined command reached the host's loopback listener (%d connections)", n)
+	}
+
+	// A denied file that appears later is hidden once the confiner
+	// knows the workspace may have changed.
+	writeFiles(t, ws, map[string]string{"later/.env": "TOKEN=later-secret\n"})
+	c.Invalidate()
+	if out, _ := runConfined(t, c, deny, ws, "cat later/.env"); strings.Contains(out, "later-secret") {
+		t.Errorf("a denied file created after the last scan was readable:\n%s", out)
+	}
+
+	// What a read-only command needs still works.
+	out, err := runConfined(t, c, deny, ws, "cat README.md && ls /usr/bin >/dev/null && echo tmp > /tmp/x && cat /tmp/x && pwd")
+	if err != nil || !strings.Contains(out, "hello") || !strings.Contains(out, "tmp\n"+ws) {
+		t.Errorf("an honest read-only command failed: %v\n%s", err, out)
+	}
+}
+
+// escapeForTest escapes doublestar's pattern characters in a literal
+// path, as the permission package does.
+func escapeForTest(p string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `\`, `\\`)
+	return r.Replace(filepath.ToSlash(p))
+}
+
+// TestProtectedPaths checks, in both sandboxes where the workspace is
+// writable, that the files whose content runs code or grants permissions
+// stay read-only, cannot be created where missing, and that nothing is
+// left behind on the host.
+func TestProtectedPaths(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{".git/config": "[core]\n\trepositoryformatversion = 0\n", ".vscode/settings.json": "{}\n"})
+	c := confiner(t, ws)
+	sb := usable(t, settings0(), ws)
+	runners := map[string]func(script string) (string, error){
+		"confined writable": func(script string) (string, error) {
+			return runConfined(t, c, Options{Writable: true}, ws, script)
+		},
+		"configured sandbox": func(script string) (string, error) { return run(t, sb, ws, script) },
+	}
+	attacks := map[string]string{
+		"create .claude":           "mkdir -p .claude && echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.local.json",
+		"create .mcp.json":         "echo '{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}' > .mcp.json",
+		"create a hook":            "mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+		"change .git/config":       "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
+		"replace .git/config":      "rm -f .git/config; echo '[core]' > .git/config.new && mv .git/config.new .git/config",
+		"change .vscode":           "echo '{\"x\":1}' > .vscode/settings.json; echo > .vscode/tasks.json",
+		"remove .claude and retry": "rm -rf .claude; mkdir .claude; echo '{}' > .claude/settings.json",
+	}
+	for rname, runScript := range runners {
+		for aname, script := range attacks {
+			t.Run(rname+"/"+aname, func(t *testing.T) {
+				out, _ := runScript(script)
+				for _, p := range []string{".claude", ".mcp.json", ".git/hooks", ".vscode/tasks.json"} {
+					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+						t.Errorf("%s exists on the host after the command:\n%s", p, out)
+					}
+				}
+				if data, _ := os.ReadFile(filepath.Join(ws, ".git/config")); string(data) != "[core]\n\trepositoryformatversion = 0\n" {
+					t.Errorf(".git/config changed: %q\n%s", data, out)
+				}
+				if data, _ := os.ReadFile(filepath.Join(ws, ".vscode/settings.json")); string(data) != "{}\n" {
+					t.Errorf(".vscode/settings.json changed: %q\n%s", data, out)
+				}
+			})
+		}
+		t.Run(rname+"/the rest is writable", func(t *testing.T) {
+			if out, err := runScript("mkdir -p src && echo ok > src/f && echo ok > top.txt && rm top.txt"); err != nil {
+				t.Errorf("writing the workspace failed: %v\n%s", err, out)
+			}
+			if data, _ := os.ReadFile(filepath.Join(ws, "src/f")); string(data) != "ok\n" {
+				t.Errorf("src/f = %q", data)
+			}
+		})
+	}
+}
+
+// TestGitHardening gives a repository a .git/config that names a program
+// everywhere git would run one, and runs read-only git commands confined:
+// none of the programs may run. The same commands run unconfined first,
+// to show that each canary would fire.
+func TestGitHardening(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	hostGit := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	hostGit("init", "-q", ".")
+	writeFiles(t, ws, map[string]string{"a.txt": "one\n", "b.bin": "bin one\n", ".gitattributes": "*.txt filter=evil\n*.bin diff=evil\n"})
+	hostGit("add", ".")
+	hostGit("commit", "-qm", "first")
+	writeFiles(t, ws, map[string]string{"a.txt": "two\n", "b.bin": "bin two\n"})
+	// A signed-looking commit makes log --show-signature call gpg.program.
+	tree := strings.TrimSpace(mustOutput(t, ws, "git rev-parse HEAD^{tree}"))
+	parent := strings.TrimSpace(mustOutput(t, ws, "git rev-parse HEAD"))
+	signed := "tree " + tree + "\nparent " + parent + "\nauthor t <t@t> 1 +0000\ncommitter t <t@t> 1 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n =abcd\n -----END PGP SIGNATURE-----\n\nsigned\n"
+	obj := filepath.Join(t.TempDir(), "commit")
+	if err := os.WriteFile(obj, []byte(signed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostGit("update-ref", "refs/heads/signed", strings.TrimSpace(mustOutput(t, ws, "git hash-object -t commit -w "+obj)))
+
+	writeFiles(t, ws, map[string]string{"tools/canary": "#!/bin/sh\necho CANARY-$1 >&2\ntouch " + ws + "/canary-$1\nexit 0\n"})
+	if err := os.Chmod(filepath.Join(ws, "tools/canary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// gpg.program is run as a path, not through the shell: its own script.
+	writeFiles(t, ws, map[string]string{"tools/gpg": "#!/bin/sh\nexec " + filepath.Join(ws, "tools/canary") + " gpg\n"})
+	if err := os.Chmod(filepath.Join(ws, "tools/gpg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	canary := func(name string) string {
+		if name == "gpg" {
+			return filepath.Join(ws, "tools/gpg")
+		}
+		return filepath.Join(ws, "tools/canary") + " " + name
+	}
+	base := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+	phases := []struct {
+		config string
+		fire   []string // canaries the control run must fire
+	}{{
+		config: base + "\tfsmonitor = " + canary("fsmonitor") + "\n\tpager = " + canary("pager") + "\n\thooksPath = hooks\n" +
+			"[diff]\n\texternal = " + canary("external") + "\n" +
+			"[diff \"evil\"]\n\ttextconv = " + canary("textconv") + "\n" +
+			"[filter \"evil\"]\n\tclean = " + canary("clean") + "\n\tsmudge = " + canary("smudge") + "\n" +
+			"[gpg]\n\tprogram = " + canary("gpg") + "\n[log]\n\tshowSignature = true\n" +
+			"[pager]\n\tlog = " + canary("pagerlog") + "\n",
+		fire: []string{"fsmonitor", "external", "clean", "gpg"},
+	}, {
+		// A filter process dies on the canary, and git with it: alone.
+		config: base + "[filter \"evil\"]\n\tprocess = " + canary("process") + "\n" + "[diff \"evil\"]\n\ttextconv = " + canary("textconv") + "\n",
+		fire:   []string{"process", "textconv"},
+	}, {
+		// The programs come from a committed file the config includes.
+		config: base + "[include]\n\tpath = ../evil.cfg\n",
+		fire:   []string{"fsmonitor", "clean"},
+	}}
+	writeFiles(t, ws, map[string]string{"evil.cfg": "[core]\n\tfsmonitor = " + canary("fsmonitor") + "\n[filter \"evil\"]\n\tclean = " + canary("clean") + "\n"})
+	commands := []string{
+		"git status", "git diff", "git diff HEAD", "git log -p -1", "git show HEAD", "git log --show-signature -1 signed",
+		"git -p log -1", "git cat-file --filters HEAD:a.txt", "git log -1 --format=%GG signed", "git diff HEAD -- b.bin",
+	}
+	script := strings.Join(commands, "; ") + "; true"
+	c := confiner(t, ws)
+	noBwrap, _ := newConfiner([]string{ws}, "", "test")
+	clearCanaries := func() []string {
+		matches, _ := filepath.Glob(filepath.Join(ws, "canary-*"))
+		for _, m := range matches {
+			os.Remove(m)
+		}
+		return matches
+	}
+	for i, phase := range phases {
+		writeFiles(t, ws, map[string]string{".git/config": phase.config})
+		// Control: unconfined, the canaries fire.
+		// (Pagers only run on a terminal: core.pager and pager.* are
+		// in the config for completeness, GIT_PAGER=cat settles them.)
+		ctl := exec.Command("bash", "-c", script)
+		ctl.Dir = ws
+		ctl.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "GIT_CONFIG_NOSYSTEM=1", "TERM=dumb"}
+		out, _ := ctl.CombinedOutput()
+		for _, name := range phase.fire {
+			if _, err := os.Stat(filepath.Join(ws, "canary-"+name)); err != nil {
+				t.Errorf("phase %d control: the %s canary did not fire unconfined, so the test proves nothing:\n%s", i, name, out)
+			}
+		}
+		clearCanaries()
+
+		for _, o := range []Options{{}, {Writable: true}} {
+			out, _ := runConfined(t, c, o, ws, script)
+			if strings.Contains(out, "CANARY") {
+				t.Errorf("phase %d writable=%v: a repository-chosen program ran:\n%s", i, o.Writable, out)
+			}
+			if matches := clearCanaries(); len(matches) > 0 {
+				t.Errorf("phase %d writable=%v: canary files appeared: %v", i, o.Writable, matches)
+			}
+			if !strings.Contains(out, "signed") || !strings.Contains(out, "-one") || !strings.Contains(out, "+bin two") {
+				t.Errorf("phase %d writable=%v: the git commands did not work:\n%s", i, o.Writable, out)
+			}
+		}
+
+		// The sidecar's own git status is hardened the same way, with
+		// bubblewrap or without.
+		var nilC *Confiner
+		for j, c := range []*Confiner{c, noBwrap, nilC} {
+			gout, err := c.Git(t.Context(), ws, "status", "--short", "--branch")
+			if ee, ok := err.(*exec.ExitError); ok {
+				err = fmt.Errorf("%w: %s", err, ee.Stderr)
+			}
+			if err != nil || strings.Contains(string(gout), "CANARY") || !strings.Contains(string(gout), "a.txt") {
+				t.Errorf("phase %d Git %d: %v\n%s", i, j, err, gout)
+			}
+			if matches := clearCanaries(); len(matches) > 0 {
+				t.Errorf("phase %d Git %d: canary files appeared: %v", i, j, matches)
+			}
+		}
+	}
+}
+
+func mustOutput(t *testing.T, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return string(out)
+}
+
+// TestKillReachesEveryProcess starts commands that leave their process
+// group or session (setsid, set -m, GNU timeout), kills the command's
+// process group as the Bash tool does, and checks that nothing is left.
+func TestKillReachesEveryProcess(t *testing.T) {
+	ws := t.TempDir()
+	c := confiner(t, ws)
+	marker := fmt.Sprintf("%d", 100000+time.Now().UnixNano()%800000)
+	script := fmt.Sprintf("setsid sleep %[1]s.1 & set -m; sleep %[1]s.2 & timeout 1000 sleep %[1]s.3 & (setsid bash -c 'sleep %[1]s.4' &) ; echo started; wait", marker)
+	wrappers := map[string]func() []string{
+		"confined": func() []string {
+			argv, _, err := c.Wrap([]string{"bash", "-c", script}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return argv
+		},
+		"contained": func() []string { return c.Contain([]string{"bash", "-c", script}) },
+	}
+	for name, wrap := range wrappers {
+		t.Run(name, func(t *testing.T) {
+			argv := wrap()
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = ws
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := bufio.NewReader(stdout).ReadString('\n')
+			if line != "started\n" {
+				t.Fatalf("command output %q", line)
+			}
+			if n := countProcs(marker); n < 4 {
+				t.Fatalf("%d marked processes running, want 4: the test cannot see them", n)
+			}
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			go io.Copy(io.Discard, stdout)
+			_ = cmd.Wait()
+			// Killing the namespace's first process kills the rest at
+			// once; give the kernel a moment to reap them.
+			deadline := time.Now().Add(5 * time.Second)
+			for countProcs(marker) > 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if pids := markedProcs(marker); len(pids) > 0 {
+				t.Errorf("%d processes outlived the kill", len(pids))
+				for _, pid := range pids { // the test's own, by id
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func countProcs(marker string) int { return len(markedProcs(marker)) }
+
+// markedProcs returns the live processes whose command line holds marker.
+func markedProcs(marker string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(d, "stat"))
+		if strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is dead
+		}
+		if strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), "sleep "+marker) {
+			var pid int
+			fmt.Sscan(filepath.Base(d), &pid)
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func settings0() settings.Sandbox { return settings.Sandbox{} }
+
+// TestNestedRepository checks that the config of a repository nested in
+// the workspace (or a bare one) is replaced as the root's is.
+func TestNestedRepository(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	for _, dir := range []string{"nested", "bare.git"} {
+		args := []string{"init", "-q", dir}
+		if dir == "bare.git" {
+			args = []string{"init", "-q", "--bare", dir}
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+	}
+	writeFiles(t, ws, map[string]string{"nested/a.txt": "a\n", "nested/.gitattributes": "*.txt filter=evil\n"})
+	evil := "\tfsmonitor = touch " + ws + "/canary-fsmonitor\n[filter \"evil\"]\n\tclean = touch " + ws + "/canary-clean\n\tprocess = touch " + ws + "/canary-process\n"
+	for _, cfg := range []string{"nested/.git/config", "bare.git/config"} {
+		f, err := os.OpenFile(filepath.Join(ws, cfg), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[core]\n" + evil)
+		f.Close()
+	}
+	c := confiner(t, ws)
+	out, _ := runConfined(t, c, Options{Writable: true}, ws, "cd nested && git add a.txt && git status; cd ../bare.git && git --git-dir=. log; git log; true")
+	if matches, _ := filepath.Glob(filepath.Join(ws, "canary-*")); len(matches) > 0 {
+		t.Errorf("a nested repository's programs ran: %v\n%s", matches, out)
+	}
+	if !strings.Contains(out, "new file:   a.txt") {
+		t.Errorf("git in the nested repository did not work:\n%s", out)
+	}
+}
+
+// TestConfinerWithoutBwrap checks what is left without bubblewrap: a
+// warning for the user, and an environment built from the allowlist.
+func TestConfinerWithoutBwrap(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("AGENT_LSP_TEST_API_KEY", "sk-leaked-key")
+	c, warning := newConfiner([]string{ws}, "", "bubblewrap (bwrap) is not installed")
+	if c.Available() || !strings.Contains(warning, "only a short list") || !strings.Contains(warning, "apt-get install bubblewrap") {
+		t.Errorf("Available %v, warning %q", c.Available(), warning)
+	}
+	argv, release, err := c.Wrap([]string{"bash", "-c", "env"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = ws
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "sk-leaked-key") || !strings.Contains(string(out), "GIT_CONFIG_KEY_0=core.fsmonitor") {
+		t.Errorf("env without bubblewrap: %v\n%s", err, out)
+	}
+	if got := c.Contain([]string{"true"}); len(got) != 1 {
+		t.Errorf("Contain without bubblewrap = %q", got)
+	}
+}
+
+// TestDeniedFileInGit checks that a file a Read deny rule covers cannot be
+// read through git's objects when the repository holds it.
+func TestDeniedFileInGit(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{".env": "TOKEN=git-secret\n", "a.txt": "a\n"})
+	out := mustOutput(t, ws, "git init -q . && git add a.txt && git -c user.name=a -c user.email=b commit -qm one && git rev-parse HEAD:a.txt")
+	deny := []string{filepath.ToSlash(ws) + "/**/.env"}
+	c := confiner(t, ws)
+	if c.HidesGit(deny) {
+		t.Fatal("HidesGit with no denied file in the repository")
+	}
+	if got, _ := runConfined(t, c, Options{Deny: deny}, ws, "git cat-file -p "+strings.TrimSpace(out)); got != "a\n" {
+		t.Errorf("git without a denied file in it: %q", got)
+	}
+
+	mustOutput(t, ws, "git add -f .env && git -c user.name=a -c user.email=b commit -qm two")
+	c.Invalidate()
+	if !c.HidesGit(deny) {
+		t.Fatal("HidesGit is false with .env committed")
+	}
+	script := "git show HEAD:.env; git log -p; git cat-file --batch-all-objects --batch; find .git/objects -type f -exec cat {} + | python3 -c 'import sys,zlib; print(zlib.decompress(sys.stdin.buffer.read()))'"
+	if got, _ := runConfined(t, c, Options{Deny: deny}, ws, script); strings.Contains(got, "git-secret") {
+		t.Errorf("the denied file was read through git's objects:\n%s", got)
+	}
+}
+
+// TestSubmoduleWithoutDeniedFile: a submodule's git directory under
+// .git/modules is judged by its own work tree, so a deny rule that matches
+// nothing in it leaves git usable.
+func TestSubmoduleWithoutDeniedFile(t *testing.T) {
+	requireBwrap(t)
+	base := t.TempDir()
+	lib, ws := filepath.Join(base, "lib"), filepath.Join(base, "ws")
+	writeFiles(t, lib, map[string]string{"lib.go": "package lib\n"})
+	writeFiles(t, ws, map[string]string{"main.go": "package main\n", ".env": "TOKEN=x\n"})
+	mustOutput(t, lib, "git init -q . && git add . && git -c user.name=a -c user.email=b commit -qm lib")
+	mustOutput(t, ws, "git init -q . && git add main.go && git -c protocol.file.allow=always submodule --quiet add "+lib+" lib && git -c user.name=a -c user.email=b commit -qm ws")
+	if _, err := os.Stat(filepath.Join(ws, ".git/modules/lib/config")); err != nil {
+		t.Fatalf("no submodule git directory: %v", err)
+	}
+	c := confiner(t, ws)
+	if deny := []string{filepath.ToSlash(ws) + "/**/.env"}; c.HidesGit(deny) {
+		t.Error("HidesGit with no denied file in any repository")
+	}
+}

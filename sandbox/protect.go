@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// protectedPath is a path under a workspace root that a sandboxed command
+// may not change or create, because its content runs code or grants
+// permissions outside the sandbox later.
+type protectedPath struct {
+	rel string
+	dir bool
+	// inGit paths are only protected when .git is a directory: making
+	// .git/hooks in a folder that is no repository would turn it into a
+	// broken one.
+	inGit bool
+}
+
+// protectedInRoot are the paths under a workspace root that stay
+// read-only in every sandbox, and cannot be created where missing.
+var protectedInRoot = []protectedPath{
+	{rel: ".git/hooks", dir: true, inGit: true},
+	{rel: ".git/config", inGit: true},
+	{rel: ".git/info", dir: true, inGit: true},
+	{rel: ".claude", dir: true},
+	{rel: ".mcp.json"},
+	{rel: ".vscode", dir: true},
+	{rel: ".husky", dir: true},
+}
+
+// placeholderJSON is the content of a placeholder file: valid, empty
+// JSON, so that a settings loader that sees it meanwhile finds nothing.
+var placeholderJSON = []byte("{}\n")
+
+// placeholders counts, per host path, the running sandboxes that hold a
+// placeholder made there, so the last one to end removes it.
+var placeholders = struct {
+	mu   sync.Mutex
+	refs map[string]int // guarded by mu
+}{refs: map[string]int{}}
+
+// protectArgs returns the bwrap arguments that keep the protected paths of
+// roots read-only in a sandbox where the roots are writable. bwrap can
+// only mount over a path that exists, and the mount point it would create
+// for a missing one lands in the writable workspace, where the command
+// could then replace it. So a missing protected path gets a placeholder
+// on the host first (an empty directory, or a file holding "{}"), which
+// the sandbox mounts read-only over itself; release removes the
+// placeholders that no other running sandbox uses and that nobody
+// changed. Call release once every process of the command has ended.
+func protectArgs(roots []string) (args []string, release func()) {
+	var made []string
+	for _, root := range roots {
+		gitDir := false
+		if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+			gitDir = true
+		}
+		for _, pp := range protectedInRoot {
+			if pp.inGit && !gitDir {
+				continue
+			}
+			p := filepath.Join(root, pp.rel)
+			fi, err := os.Lstat(p)
+			switch {
+			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+				// bwrap mounts over what a symlink points to, not over the
+				// link: protect the target when it exists (a target outside
+				// the roots is read-only anyway). The link itself stays in a
+				// writable directory (a known limit, see doc.go).
+				if target, err := filepath.EvalSymlinks(p); err == nil {
+					args = append(args, "--ro-bind", target, target)
+				}
+				continue
+			case err == nil:
+				args = append(args, "--ro-bind", p, p)
+				continue
+			case !errors.Is(err, fs.ErrNotExist):
+				continue
+			}
+			if placeholder(p, pp.dir) {
+				made = append(made, p)
+				args = append(args, "--ro-bind", p, p)
+			}
+		}
+	}
+	return args, func() { releasePlaceholders(made) }
+}
+
+// placeholder makes (or takes a reference on) a placeholder at p. It
+// reports false when p cannot be made.
+func placeholder(p string, dir bool) bool {
+	placeholders.mu.Lock()
+	defer placeholders.mu.Unlock()
+	if placeholders.refs[p] > 0 {
+		placeholders.refs[p]++
+		return true
+	}
+	var err error
+	if dir {
+		err = os.Mkdir(p, 0o555)
+	} else {
+		var f *os.File
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if err == nil {
+			_, err = f.Write(placeholderJSON)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		return false
+	}
+	placeholders.refs[p] = 1
+	return true
+}
+
+// releasePlaceholders drops one reference on each path, removing the
+// placeholders no sandbox uses any more, when they are unchanged.
+func releasePlaceholders(paths []string) {
+	placeholders.mu.Lock()
+	defer placeholders.mu.Unlock()
+	for _, p := range paths {
+		placeholders.refs[p]--
+		if placeholders.refs[p] > 0 {
+			continue
+		}
+		delete(placeholders.refs, p)
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			_ = os.Chmod(p, 0o755)
+			if err := os.Remove(p); err != nil { // not empty: someone else's now
+				_ = os.Chmod(p, fi.Mode().Perm())
+			}
+		case fi.Mode().IsRegular():
+			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, placeholderJSON) {
+				_ = os.Remove(p)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package server_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/sandbox"
+	"github.com/agent-lsp/agent-lsp/settings"
+)
+
+// requireBwrap skips the test when bubblewrap cannot run here, or fails
+// it when AGENT_LSP_REQUIRE_EDITORS is set.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if bwrap, why := sandbox.Probe(); bwrap == "" {
+		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
+			t.Fatalf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
+		}
+		t.Skipf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
+	}
+}
+
+// TestAutoRunCommandsAreConfined checks the engine's wiring: a command
+// that runs without a question runs confined, without the sidecar's
+// environment and unable to write, and the system prompt's git status
+// runs hardened. AGENT_LSP_CLASSIFIER=off makes every command such a
+// command, whichever commands the classifier judges read-only.
+func TestAutoRunCommandsAreConfined(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off")
+	e := newEnv(t, map[string]string{"README.md": "hello\n"},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"echo pwned > new.txt; echo pwned >> README.md"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	canary := filepath.Join(t.TempDir(), "fsmonitor-ran")
+	git := exec.Command("git", "init", "-q", ".")
+	git.Dir = e.root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	f, err := os.OpenFile(e.path(".git/config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tfsmonitor = \"touch " + canary + "\"\n")
+	f.Close()
+
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look around"); err != nil {
+		t.Fatal(err)
+	}
+	envOut := resultText(e.toolResults(1)[0])
+	if strings.Contains(envOut, "sk-test-secret") || !strings.Contains(envOut, "HOME=/tmp") {
+		t.Errorf("the confined command saw the sidecar's environment:\n%s", envOut)
+	}
+	if n := len(e.editor.Permissions()); n != 0 {
+		t.Errorf("%d permission requests, want none", n)
+	}
+	if _, err := os.Stat(e.path("new.txt")); err == nil || e.disk("README.md") != "hello\n" {
+		t.Errorf("a confined command wrote the workspace")
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Error("the system prompt's git status ran the repository's core.fsmonitor")
+	}
+	if sys := e.requestText(0); !strings.Contains(sys, "Git branch:") {
+		t.Errorf("the system prompt has no git status:\n%s", sys)
+	}
+}
+
+// TestApprovedCommandIsNotConfined: a command the user approved writes
+// the workspace and has the sidecar's environment, as before.
+func TestApprovedCommandIsNotConfined(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"echo approved-$AGENT_LSP_TEST_SECRET > approved.txt"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "write"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 1 {
+		t.Errorf("%d permission requests, want 1", n)
+	}
+	if got := e.disk("approved.txt"); got != "approved-sk-test-secret\n" {
+		t.Errorf("the approved command wrote %q", got)
+	}
+}
+
+// TestGitAsksWhenItHoldsADeniedFile: a repository that holds a file a
+// Read deny rule covers makes git commands ask, since the confined
+// sandbox hides that repository's objects.
+func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off") // whatever the classifier makes of git log
+	e := newEnv(t, map[string]string{".env": "TOKEN=secret\n", ".claude/settings.json": `{"permissions": {"deny": ["Read(./.env)"]}}`},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"git log --oneline"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"ls"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	git := exec.Command("bash", "-c", "git init -q . && git add .env && git -c user.name=a -c user.email=b commit -qm one")
+	git.Dir = e.root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	st, problems := settings.Load(settings.Options{Project: e.root, Home: t.TempDir()})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	e.configure(func(c *engine.Config) { c.Settings = st })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	perms := e.editor.Permissions()
+	if len(perms) != 1 || !strings.Contains(fmt.Sprint(perms[0].ToolCall.RawInput), "git log") {
+		t.Errorf("permission requests %+v, want one, for git log", perms)
+	}
+}
+
+// TestDisableSandboxAsks: a read-only command that asks to leave the
+// sandbox is asked about, and once approved runs with the host's view.
+func TestDisableSandboxAsks(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off") // env would run confined without the flag
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env","dangerouslyDisableSandbox":true}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 1 {
+		t.Errorf("%d permission requests, want 1", n)
+	}
+	if out := resultText(e.toolResults(1)[0]); !strings.Contains(out, "sk-test-secret") {
+		t.Errorf("the approved command did not run outside the sandbox:\n%s", out)
+	}
+}
+
+// TestConfinementQuestionsInPlanMode: what would ask because of the
+// sandbox is refused in plan mode, which never asks.
+func TestConfinementQuestionsInPlanMode(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("AGENT_LSP_CLASSIFIER", "off")
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"ls","dangerouslyDisableSandbox":true}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	e.configure(func(c *engine.Config) { c.Mode = "plan" })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "look"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 0 {
+		t.Errorf("%d permission requests in plan mode", n)
+	}
+	if out := resultText(e.toolResults(1)[0]); !strings.Contains(out, "plan mode") {
+		t.Errorf("result %q, want a refusal naming plan mode", out)
+	}
+}
