@@ -12,9 +12,9 @@ local levels = { ok = health.ok, warning = health.warn, error = health.error, sk
 function M.doctor(exe, cfg)
   health.start('agent-lsp doctor')
   local root = vim.fs.root(0, cfg.root_markers or {}) or vim.fn.getcwd()
-  local env = vim.tbl_extend('force', vim.fn.environ(), cfg.cmd_env or {})
+  -- The sidecar's environment: Neovim's plus cmd_env.
   local ok, res = pcall(function()
-    return vim.system({ exe, 'doctor', '--json', '-C', root }, { text = true, env = env, clear_env = true }):wait(60000)
+    return vim.system({ exe, 'doctor', '--json', '-C', root }, { text = true, env = cfg.cmd_env }):wait(60000)
   end)
   if not ok then
     health.error('doctor did not run: ' .. tostring(res))
