@@ -63,6 +63,11 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		// and runs confined (deny rules still deny).
 		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
 	}
+	if d.Verdict == permission.Allow && d.Confine == permission.ConfineRule && !s.confiner.Available() {
+		// No bubblewrap: a rule-allowed command runs as the settings say,
+		// as it did before the rule sandbox (documented in sandbox/doc.go).
+		d.Confine = permission.NotConfined
+	}
 	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
 		why := ""
 		switch {

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"path/filepath"
-
-	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // projectFileOK reports whether a project's instruction file found at
@@ -13,15 +11,15 @@ import (
 // outside the workspace), and not one a Read rule keeps from the model.
 // The repository chooses these links, and nothing asks about them.
 func (s *Session) projectFileOK(dir, path string) bool {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := pathres.Resolve("/", path)
 	if err != nil {
 		return false
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
+	realDir, err := pathres.Resolve("/", dir)
 	if err != nil {
 		return false
 	}
-	if !tools.Within(realDir, real) {
+	if !pathres.Within(realDir, real) {
 		s.svc.cfg.Logf("session %s: %s leads to %s, outside %s: not read as instructions", s.ID, path, real, dir)
 		return false
 	}

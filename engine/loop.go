@@ -15,15 +15,37 @@ import (
 // means the turn could not go on (no provider, an API error after
 // retries); the history keeps everything that happened before it.
 func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (string, error) {
+	defer entered(ctx) // on every path; a no-op once called
 	msg, err := userMessage(prompt)
 	if err != nil {
 		return "", err
 	}
-	ctx, err = s.begin(ctx)
-	if err != nil {
-		return "", err
+	for {
+		var steer *steered
+		if !isCommand(prompt) {
+			steer = &steered{msg: msg, done: make(chan steerOutcome, 1)}
+		}
+		runCtx, err := s.begin(ctx, steer)
+		entered(ctx)
+		if errors.Is(err, errSteered) {
+			// Another turn runs: it takes this prompt at its next
+			// model call (see steer.go).
+			out := s.waitSteered(ctx, steer)
+			if out.retry {
+				continue
+			}
+			return out.stop, out.err
+		}
+		if err != nil {
+			return "", err
+		}
+		return s.turn(runCtx, prompt, msg)
 	}
-	defer s.end()
+}
+
+// turn runs a prompt in a session that begin marked as running.
+func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (stop string, err error) {
+	defer func() { s.end(stop, err) }()
 	defer s.persist()
 
 	// An untrusted folder's held-back settings are settled before
@@ -46,11 +68,23 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
+	if s.code != nil {
+		s.code.beginTurn()
+	}
+	return s.loop(ctx)
+}
+
+// loop calls the model and runs the tools it asks for until it ends its
+// turn. The history ends with the user's message. A subagent runs the
+// same loop in its own session.
+func (s *Session) loop(ctx context.Context) (string, error) {
 	stopBlocks := 0
+	var guard repeatGuard
 	for turn := 0; ; turn++ {
 		if turn == s.svc.cfg.MaxTurns {
 			return schema.StopMaxTurnRequests, nil
 		}
+		s.takeSteered(ctx)
 		resp, err := s.callModel(ctx)
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil
@@ -60,14 +94,26 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		}
 		uses := resp.Message.ToolUses()
 		if len(uses) == 0 {
+			if resp.StopReason == providers.StopEndTurn && s.hasSteered() {
+				continue // the user said more while the model answered
+			}
+			if s.agent != nil {
+				return stopReason(resp.StopReason), nil
+			}
 			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
 				stopBlocks++
 				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
 				continue
 			}
+			if again := s.checkOnStop(ctx); again != "" && resp.StopReason == providers.StopEndTurn {
+				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+				continue
+			}
 			return stopReason(resp.StopReason), nil
 		}
-		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: s.runTools(ctx, uses)})
+		results := s.runTools(ctx, uses)
+		s.checkRepeats(&guard, uses, results)
+		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: results})
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil
 		}

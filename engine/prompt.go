@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -116,17 +117,15 @@ const maxInstructionBytes = 256 << 10
 // workspace) are the user's own and may link anywhere but /proc, /sys
 // and /dev.
 func readInstructionFile(path string, roots []string) ([]byte, error) {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := pathres.Resolve("/", path)
+	if errors.Is(err, pathres.ErrPseudo) {
+		return nil, fmt.Errorf("%s leads to %s, which is not a file to read instructions from", path, real)
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, special := range []string{"/proc", "/sys", "/dev"} {
-		if tools.Within(special, real) {
-			return nil, fmt.Errorf("%s leads to %s, which is not a file to read instructions from", path, real)
-		}
-	}
 	loc := path // where the file sits, its folders' links resolved
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+	if dir, err := pathres.Resolve("/", filepath.Dir(path)); err == nil {
 		loc = filepath.Join(dir, filepath.Base(path))
 	}
 	for _, root := range roots {

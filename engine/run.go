@@ -82,7 +82,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
 
-	runCtx := workspace.WithLabel(ctx, "Agent: "+call.Title)
+	runCtx := workspace.WithLabel(withToolCallID(ctx, use.ID), "Agent: "+call.Title)
 	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
 		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})
@@ -98,6 +98,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	}
 	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
 		s.confiner.Invalidate() // it may have changed the workspace
+	}
+	if res.IsError && use.Name == "Bash" {
+		res.Content += s.sandboxNote(verdict.confine)
 	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
@@ -164,6 +167,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 			r = viewResult(use.Name, use.Input, res.Content)
 		}
 		s.remember(use.ID, r)
+		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

@@ -61,8 +61,9 @@ func confinementOf(ctx context.Context) permission.Confinement {
 
 // wrapCommand runs a shell command's argv the way its tool call was
 // allowed: confined (read-only, or with the workspace writable in
-// acceptEdits) when only the classifier allowed it; in the configured
-// sandbox when the user did. A command outside any sandbox still runs in
+// acceptEdits) when only the classifier allowed it; in the rule sandbox
+// when one of the user's allow rules did; in the configured sandbox when
+// the user approved it (a click) or the mode is bypassPermissions. A command outside any sandbox still runs in
 // its own PID namespace when bubblewrap works, so that cancel kills all
 // it started.
 func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
@@ -80,6 +81,12 @@ func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, fun
 		err     error
 	)
 	switch sb := s.sandbox.Load(); {
+	case level == permission.ConfineRule && s.confiner.Available():
+		// A rule allowed the command: the rule sandbox, whatever the
+		// settings' sandbox says (its network and extra writable folders
+		// are followed). Without bubblewrap it runs as before: in the
+		// configured sandbox, or unconfined.
+		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), AllowWrite: sb.AllowWrite(), Deny: s.gate.policy.DenyReadGlobs()})
 	case level == permission.ConfineWorkspace:
 		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs()})
 	case sb.Active():
@@ -97,4 +104,21 @@ func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, fun
 		release()
 		s.confiner.Invalidate()
 	}, nil
+}
+
+// sandboxNote is what a failed Bash result adds so the model knows the
+// command ran held, and why it may have failed: no network, files outside
+// the workspace read-only or hidden. Empty for a command that ran as the
+// user's settings say.
+func (s *Session) sandboxNote(level permission.Confinement) string {
+	switch {
+	case level != permission.ConfineRule || !s.confiner.Available():
+		// The classifier's sandboxes are described in the Bash tool's
+		// description; a failing grep there should stay short.
+		return ""
+	case level == permission.ConfineRule && s.sandbox.Load().AllowsAllHosts():
+		return "\n(The command ran in agent-lsp's sandbox for commands allowed by a rule: files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, ask the user to run it.)"
+	default:
+		return "\n(The command ran in agent-lsp's sandbox for commands allowed by a rule: there is no network (the settings' sandbox.network.allowedDomains does not list \"*\"), files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, ask the user to run it or to allow the network.)"
+	}
 }

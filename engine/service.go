@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
@@ -62,6 +63,9 @@ type Config struct {
 	OnClose []func()
 	// Store persists sessions; nil keeps them in memory only.
 	Store *session.Store
+	// LangServers are the language servers sessions may start when the
+	// settings configure none; nil detects the known ones on PATH.
+	LangServers []langserver.ServerConfig
 	// Trust, when set, is how to trust the project folder: its settings
 	// were loaded restricted (Settings.ProjectRestricted), and at the
 	// first prompt the user is asked when they hold something back. nil
@@ -112,6 +116,12 @@ type Service struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // guarded by mu
 	warned   map[string]bool     // warnings given once per process, guarded by mu
+
+	lspMu      sync.Mutex
+	lsp        *langserver.Manager // nil when there are none, guarded by lspMu
+	lspConf    *settings.LSP       // what lsp was made for; nil: not made yet, guarded by lspMu
+	lspClosed  bool                // guarded by lspMu
+	lspRetired sync.WaitGroup      // managers of older settings, shutting down
 	// cfg.Settings, Notices, Provider, ProviderError, Model, Trust and
 	// OnClose change when the user trusts the folder: guarded by mu.
 	trust     trustState    // guarded by mu
@@ -227,6 +237,14 @@ func (s *Service) Close() {
 	for _, f := range closers {
 		f()
 	}
+	s.lspMu.Lock()
+	s.lspClosed = true // none may start from now on
+	m := s.lsp
+	s.lspMu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+	s.lspRetired.Wait()
 }
 
 // UpdateSettings applies reloaded settings to the service and to every

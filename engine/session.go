@@ -20,9 +20,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// ErrBusy is returned by Prompt while another prompt of the same session
-// is running.
-var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it")
+// ErrBusy is returned by Prompt for a slash command while another prompt
+// of the same session is running (other prompts steer the running turn).
+var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
 // Session is one conversation with the model in one workspace.
 type Session struct {
@@ -36,6 +36,7 @@ type Session struct {
 	gate   *gate
 	hooks  *hooks.Runner
 	mcp    *mcp.Manager // nil when the session has no MCP servers
+	code   *codeIntel   // nil when no language server covers anything
 	// editorMCP are the MCP servers the editor passed; mcpNames the
 	// servers started (or reported) so far.
 	editorMCP []schema.MCPServer
@@ -53,26 +54,30 @@ type Session struct {
 	savedState *session.State // what the file holds last, guarded by stateMu
 
 	mu            sync.Mutex
-	history       []providers.Message     // guarded by mu
-	model         string                  // guarded by mu
-	cost          float64                 // spent so far in USD, guarded by mu
-	started       bool                    // SessionStart hooks ran, guarded by mu
-	resumed       bool                    // the session was reopened from storage
-	notices       []Status                // queued until AnnounceCommands, guarded by mu
-	announced     bool                    // AnnounceCommands ran, guarded by mu
-	saveFailed    bool                    // the last write to the session file failed, guarded by mu
-	prompts       sync.WaitGroup          // the running prompt, for close to wait on
-	stopRequested string                  // a hook asked to end the turn, guarded by mu
-	stopWatch     context.CancelFunc      // stops the workspace watcher, guarded by mu
-	watchDone     chan struct{}           // closed when the watcher has stopped
-	cancel        context.CancelFunc      // of the running prompt, guarded by mu
-	running       bool                    // guarded by mu
-	closed        bool                    // guarded by mu
-	titled        bool                    // the session has a title, guarded by mu
-	counted       int                     // history messages the last usage covers, guarded by mu
-	overhead      int64                   // tokens of system prompt and tools, estimated, guarded by mu
-	usage         providers.Usage         // of the last model call, guarded by mu
-	system        []providers.SystemBlock // cached system prompt, guarded by mu
+	history       []providers.Message // guarded by mu
+	model         string              // guarded by mu
+	cost          float64             // spent so far in USD, guarded by mu
+	started       bool                // SessionStart hooks ran, guarded by mu
+	resumed       bool                // the session was reopened from storage
+	notices       []Status            // queued until AnnounceCommands, guarded by mu
+	announced     bool                // AnnounceCommands ran, guarded by mu
+	saveFailed    bool                // the last write to the session file failed, guarded by mu
+	prompts       sync.WaitGroup      // the running prompt, for close to wait on
+	stopRequested string              // a hook asked to end the turn, guarded by mu
+	stopWatch     context.CancelFunc  // stops the workspace watcher, guarded by mu
+	watchDone     chan struct{}       // closed when the watcher has stopped
+	cancel        context.CancelFunc  // of the running prompt, guarded by mu
+	steerQueue    []*steered          // prompts sent while a turn runs, not yet given to the model, guarded by mu
+	steerTaken    []*steered          // prompts the running turn took, answered when it ends, guarded by mu
+	// agent is set in a subagent's session (see agent.go).
+	agent    *agentRun
+	running  bool                    // guarded by mu
+	closed   bool                    // guarded by mu
+	titled   bool                    // the session has a title, guarded by mu
+	counted  int                     // history messages the last usage covers, guarded by mu
+	overhead int64                   // tokens of system prompt and tools, estimated, guarded by mu
+	usage    providers.Usage         // of the last model call, guarded by mu
+	system   []providers.SystemBlock // cached system prompt, guarded by mu
 	// shown are what finished file-changing calls did (toolUseResult),
 	// by tool_use_id, until their results are saved; guarded by mu.
 	shown      map[string]json.RawMessage
@@ -117,7 +122,8 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.setSandbox(st)
 	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
-	s.tools = newToolset(tools.New(s.env))
+	s.setCode(st, opts.Client)
+	s.tools = newToolset(append(tools.New(s.env), &agentTool{s: s}))
 	s.gate = newGate(policy)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers
@@ -170,15 +176,21 @@ func (s *Session) Cancel() {
 	s.env.KillShells()
 }
 
-// begin marks a prompt as running and returns its context.
-func (s *Session) begin(ctx context.Context) (context.Context, error) {
+// begin marks a prompt as running and returns its context. While
+// another prompt runs, a prompt that can steer (steer not nil) is queued
+// for it and errSteered returned; any other gets ErrBusy.
+func (s *Session) begin(ctx context.Context, steer *steered) (context.Context, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, fmt.Errorf("session %s is closed", s.ID)
 	}
 	if s.running {
-		return nil, ErrBusy
+		if steer == nil {
+			return nil, ErrBusy
+		}
+		s.steerQueue = append(s.steerQueue, steer)
+		return nil, errSteered
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s.running, s.cancel = true, cancel
@@ -186,13 +198,25 @@ func (s *Session) begin(ctx context.Context) (context.Context, error) {
 	return ctx, nil
 }
 
-// end marks the running prompt as done.
-func (s *Session) end() {
+// end marks the running prompt as done, with its outcome. Prompts it
+// took to steer it end with it; those still queued run next.
+func (s *Session) end(stop string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cancel != nil {
 		s.cancel()
 	}
+	for _, st := range s.steerTaken {
+		st.done <- steerOutcome{stop: stop, err: err}
+	}
+	for _, st := range s.steerQueue {
+		if stop == schema.StopCancelled {
+			st.done <- steerOutcome{stop: stop}
+		} else {
+			st.done <- steerOutcome{retry: true}
+		}
+	}
+	s.steerTaken, s.steerQueue = nil, nil
 	s.running, s.cancel = false, nil
 	s.prompts.Done()
 }

@@ -26,6 +26,10 @@ func (s *Session) state() session.State {
 // saveState appends the session's state to its file when it differs from
 // what was saved last.
 func (s *Session) saveState() {
+	if s.agent != nil {
+		s.agent.parent.saveState() // the gate is the parent's
+		return
+	}
 	if s.log == nil {
 		return
 	}

@@ -15,6 +15,9 @@ func (s *Session) request() *providers.Request {
 	all := s.tools.all()
 	specs := make([]providers.ToolSpec, 0, len(all))
 	for _, t := range all {
+		if a, ok := t.(*agentTool); ok {
+			a.reload()
+		}
 		sp := t.Spec()
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
@@ -120,10 +123,14 @@ func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
 	size := s.svc.cfg.Window
 	u := schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size}
 	if price := s.svc.cfg.Price; price != nil {
-		s.mu.Lock()
-		s.cost += price(resp.Usage)
-		cost := s.cost
-		s.mu.Unlock()
+		owner := s // a subagent's calls are the parent session's cost
+		if s.agent != nil {
+			owner = s.agent.parent
+		}
+		owner.mu.Lock()
+		owner.cost += price(resp.Usage)
+		cost := owner.cost
+		owner.mu.Unlock()
 		if cost > 0 {
 			u.Cost = &schema.Cost{Amount: cost, Currency: "USD"}
 		}

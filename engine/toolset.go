@@ -58,8 +58,15 @@ func (ts *toolset) lookup(name string) (tools.Tool, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t, ok := ts.byName[name]
+	if alias, isAlias := toolAliases[name]; !ok && isAlias {
+		t, ok = ts.byName[alias]
+	}
 	return t, ok
 }
+
+// toolAliases are other names models use for a tool: Claude Code's Agent
+// tool was called Task.
+var toolAliases = map[string]string{taskToolName: agentToolName}
 
 // setGroup replaces a group's tools; nil removes the group.
 func (ts *toolset) setGroup(group string, list []tools.Tool) {

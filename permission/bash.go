@@ -71,14 +71,18 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 	for _, rules := range [][]compiledRule{st.session, st.rules.allow} {
 		for i := range rules {
 			if r := &rules[i]; r.Tool == "Bash" && r.kind == kindTool {
-				return Decision{Verdict: Allow, Reason: "allowed by the rule " + r.describe()}
+				return Decision{Verdict: Allow, Reason: "allowed by the rule " + r.describe(), Confine: ConfineRule}
 			}
 		}
 	}
 	e := &bashEval{st: st, acceptEdits: st.mode == AcceptEdits}
 	if e.allowedScript(s) {
 		if len(e.used) > 0 {
-			return Decision{Verdict: Allow, Reason: "allowed by " + strings.Join(e.used, ", ")}
+			// The user's rule allows the command, not a look at what it
+			// does: a prefix rule (Bash(git log:*)) also allows options
+			// that write anywhere, and Bash(npm test:*) runs whatever the
+			// repository's scripts say. It runs in the rule sandbox.
+			return Decision{Verdict: Allow, Reason: "allowed by " + strings.Join(e.used, ", "), Confine: ConfineRule}
 		}
 		if st.unconfined && !shortListed(s) {
 			return p.askOr(st, c, Decision{Verdict: Ask, Reason: unconfinedReason})

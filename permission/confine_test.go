@@ -21,8 +21,10 @@ func TestConfinement(t *testing.T) {
 		confine Confinement
 	}{
 		{"read-only is confined", Default, "grep -r foo src", Allow, ConfineReadOnly},
-		{"rule-allowed is not", Default, "npm test", Allow, NotConfined},
-		{"rule and read-only together are not", Default, "npm test && ls", Allow, NotConfined},
+		{"rule-allowed runs in the rule sandbox", Default, "npm test", Allow, ConfineRule},
+		{"rule and read-only together", Default, "npm test && ls", Allow, ConfineRule},
+		{"rule-allowed in acceptEdits", AcceptEdits, "npm test -- --watch=false", Allow, ConfineRule},
+		{"rule-allowed in dontAsk", DontAsk, "npm test", Allow, ConfineRule},
 		{"bypass is not", BypassPermissions, "rm -rf build", Allow, NotConfined},
 		{"acceptEdits write is confined writable", AcceptEdits, "ls > out.txt", Allow, ConfineWorkspace},
 		{"acceptEdits read-only stays read-only", AcceptEdits, "ls", Allow, ConfineReadOnly},
@@ -39,7 +41,25 @@ func TestConfinement(t *testing.T) {
 		})
 	}
 
+	// A bare Bash rule and a session "always allow" grant are rules too.
+	bare := base
+	bare.Permissions.Allow = rules("Bash")
+	if d := NewPolicy(project, &bare, Default).Decide(Call{Tool: "Bash", Command: "rm -rf build", Cwd: project}); d.Verdict != Allow || d.Confine != ConfineRule {
+		t.Errorf("bare Bash rule: %v confine=%d, want allow in the rule sandbox", d.Verdict, d.Confine)
+	}
 	p := NewPolicy(project, &base, Default)
+	call := Call{Tool: "Bash", Command: "make build", Cwd: project}
+	d := p.Decide(call)
+	if d.Verdict != Ask || d.AlwaysRule == "" {
+		t.Fatalf("make build: %v %q, want a question offering always", d.Verdict, d.AlwaysRule)
+	}
+	if err := p.AllowAlways(call, d); err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Decide(call); d.Verdict != Allow || d.Confine != ConfineRule {
+		t.Errorf("after always allow: %v confine=%d, want allow in the rule sandbox", d.Verdict, d.Confine)
+	}
+
 	globs := p.DenyReadGlobs()
 	if len(globs) != 2 || !slices.ContainsFunc(globs, func(g string) bool { return strings.HasSuffix(g, "/.env") }) {
 		t.Errorf("DenyReadGlobs = %q, want the two Read rules", globs)

@@ -107,4 +107,12 @@
 // exists it asks, and bypassPermissions refuses it; without such rules
 // bypassPermissions runs it, which is why that mode should be paired
 // with the sandbox.
+//
+// An allowed Bash call carries how the engine must hold it
+// (Decision.Confine): ConfineReadOnly or ConfineWorkspace when only the
+// classifier allowed it, ConfineRule when an allow rule did (settings, a
+// session "always allow" grant, a bare Bash rule, in any mode but
+// bypassPermissions), NotConfined for bypassPermissions. A call the user
+// approves by clicking is not held. See package sandbox for what each
+// level allows.
 package permission

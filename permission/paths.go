@@ -1,19 +1,17 @@
 package permission
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // within reports whether p is root or lies under it; both clean and
 // absolute.
-func within(root, p string) bool {
-	if p == root || root == "/" {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
-}
+func within(root, p string) bool { return pathres.Within(root, p) }
 
 // withinAny reports whether p lies under one of roots.
 func withinAny(roots []string, p string) bool {
@@ -26,63 +24,29 @@ func withinAny(roots []string, p string) bool {
 }
 
 // realPath makes p absolute (from cwd) and resolves it the way the
-// kernel does: component by component, following each symlink as it is
-// met, so "link/.." is the parent of the link's target, not "." as a
-// lexical clean would say. What does not exist yet is joined lexically.
-// A link inside the workspace that points out of it is seen for what it
-// is.
+// kernel does (pathres.Resolve): component by component, following each
+// symlink as it is met, so "link/.." is the parent of the link's target,
+// not "." as a lexical clean would say; dangling links are followed hop by
+// hop to where a write would create the file; what does not exist yet is
+// kept as written. A link inside the workspace that points out of it is
+// seen for what it is. A path that passes through /proc, /sys or /dev is
+// where it got to there; one that cannot be resolved (a loop, an
+// unreadable link or folder) is a place outside every workspace, so that
+// the call asks.
 func realPath(cwd, p string) string {
-	return realPathDepth(cwd, p, 0)
+	real, err := pathres.Resolve(cwd, p)
+	switch {
+	case err == nil:
+		return real
+	case errors.Is(err, pathres.ErrPseudo):
+		return real
+	}
+	return unresolvedPath
 }
 
-// maxLinks bounds the symlinks followed for one path, as the kernel's
-// ELOOP does.
-const maxLinks = 40
-
-func realPathDepth(cwd, p string, depth int) string {
-	if depth > maxLinks {
-		return "/proc/self/loop" // outside any workspace: asks
-	}
-	cur := "/"
-	if !filepath.IsAbs(p) {
-		cur = filepath.Clean(cwd)
-	}
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, part)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			// Missing: the rest cannot hold symlinks.
-			return filepath.Join(append([]string{cur}, parts[i:]...)...)
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			real, err := filepath.EvalSymlinks(next)
-			if err != nil {
-				// A dangling link (or a chain ending in one): follow it
-				// hop by hop to where a write would create the file.
-				target, err := os.Readlink(next)
-				if err != nil {
-					return "/proc/self/unreadable-link"
-				}
-				rest := strings.Join(parts[i+1:], "/")
-				if rest != "" {
-					target += "/" + rest
-				}
-				return realPathDepth(cur, target, depth+1)
-			}
-			next = real
-		}
-		cur = next
-	}
-	return cur
-}
+// unresolvedPath is where a path that cannot be resolved leads: outside
+// every workspace.
+const unresolvedPath = "/proc/self/unresolved"
 
 // protectedDirs are directories inside a workspace whose files can run
 // code or change permissions (git hooks and config, these very settings,

@@ -2,8 +2,6 @@ package permission
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/agent-lsp/agent-lsp/settings"
 )
@@ -17,17 +15,9 @@ import (
 func persistLocalRule(project, rule string) error {
 	path := settings.LocalPath(project)
 	root := realPath("/", project)
+	// Where a write would land: through a .claude link, and through a
+	// dangling settings.local.json link to a file that does not exist yet.
 	real := realPath("/", path)
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		// A link to a file that does not exist yet: where a write through
-		// it would create one.
-		if target, err := os.Readlink(path); err == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(real), target)
-			}
-			real = realPath("/", target)
-		}
-	}
 	if !within(root, real) {
 		return fmt.Errorf("not saving %q to %s: it leads to %s, outside the project", rule, path, real)
 	}

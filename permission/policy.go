@@ -107,11 +107,16 @@ type Decision struct {
 	AlwaysRule string
 	// AlwaysRules are the rules behind AlwaysRule.
 	AlwaysRules []string
-	// Confine, for an Allow, says the call runs without a question only
-	// because the command classifier judged it harmless: the engine then
-	// runs it in a confining sandbox, so a classifier mistake cannot
-	// write, reach the network or leak. It is NotConfined for calls the
-	// user approved (a click, their rules, bypassPermissions, a hook).
+	// Confine, for an Allow of a Bash call, says how the call must be
+	// held because it runs without a question: ConfineReadOnly or
+	// ConfineWorkspace when only the command classifier judged it
+	// harmless (a classifier mistake cannot write, reach the network or
+	// leak), ConfineRule when an allow rule (settings, a session "always
+	// allow", a bare Bash rule) allowed it (a rule names a prefix, not
+	// what the options or the repository's scripts make the command do).
+	// It is NotConfined for calls the user approved one by one (a click
+	// on "allow"), in bypassPermissions mode (chosen knowingly: nothing
+	// is held), and under a hook's allow of a call that would ask.
 	Confine Confinement
 }
 
@@ -131,6 +136,12 @@ const (
 	// inside the workspace, which acceptEdits mode allows: as
 	// ConfineReadOnly, with the workspace writable.
 	ConfineWorkspace
+	// ConfineRule calls were allowed by one of the user's allow rules:
+	// the workspace is writable (the protected paths stay read-only),
+	// the rest of the filesystem read-only, the user's home readable
+	// with its secrets hidden, the network as the settings' sandbox
+	// allows, and the user's environment without the sidecar's secrets.
+	ConfineRule
 )
 
 // Policy decides tool calls for one session. It is safe for concurrent
@@ -374,7 +385,7 @@ func family(tool string) string {
 	switch tool {
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
 		return "Edit"
-	case "Read", "Glob", "Grep", "LS", "NotebookRead":
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "Diagnostics", "LSP":
 		return "Read"
 	}
 	return ""

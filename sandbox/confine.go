@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -67,6 +68,20 @@ type Options struct {
 	// Deny are absolute doublestar patterns of files to hide (Read deny
 	// rules).
 	Deny []string
+	// Rule is for a command that one of the user's allow rules allowed:
+	// instead of only the system's folders, it sees the host's whole
+	// filesystem read-only, the user's home included, but with the
+	// secrets of homeSecrets and every file a Read deny rule covers
+	// hidden; /tmp is private and /run hidden; the workspace roots are
+	// writable (Writable is implied), their protected paths read-only;
+	// the environment is the sidecar's without its secrets (ruleEnv).
+	Rule bool
+	// Network, with Rule, leaves the network on (the settings' sandbox
+	// allows every host).
+	Network bool
+	// AllowWrite, with Rule, are more writable folders (the settings'
+	// sandbox.filesystem.allowWrite: build caches and the like).
+	AllowWrite []string
 }
 
 var probed = struct {
@@ -149,11 +164,33 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
 	// shows its environment: it starts with none.
 	args := []string{envProgram, "-i", c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv"}
+	var masks []string
+	if o.Rule {
+		o.Writable = true
+		home := ruleHome()
+		outside, err := c.outsideDeny(o.Deny, home)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range secretPaths(home) {
+			if c.insideRoots(m) || !c.visible(m) {
+				masks = append(masks, m) // never a folder that holds a root
+			}
+		}
+		// Last, over the writable folders too: /etc's secrets again
+		// (an allowWrite folder may hold /etc).
+		masks = append(append(masks, outside...), etcSecrets...)
+		env = ruleEnv(extra...)
+		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
+	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		args = append(args, "--setenv", k, v)
 	}
 	for _, d := range systemDirs {
+		if o.Rule {
+			break // the whole filesystem is there already
+		}
 		fi, err := os.Lstat(d)
 		switch {
 		case err != nil:
@@ -165,7 +202,9 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 			args = append(args, "--ro-bind", d, d)
 		}
 	}
-	args = append(args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	if !o.Rule {
+		args = append(args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	}
 	args = append(args, maskArgs(etcSecrets)...)
 	bind := "--ro-bind"
 	if o.Writable {
@@ -174,6 +213,13 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	for _, r := range c.roots {
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
 			args = append(args, bind, r, r)
+		}
+	}
+	for _, w := range o.AllowWrite {
+		if real, err := pathres.Resolve("/", w); err == nil && o.Rule {
+			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+				args = append(args, "--bind", real, real)
+			}
 		}
 	}
 	release := func() {}
@@ -194,6 +240,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		}
 	}
 	args = append(args, maskArgs(found.hidden)...)
+	args = append(args, maskArgs(masks)...)
 	for _, g := range found.hiddenGit {
 		args = append(args, maskArgs([]string{filepath.Join(g, "objects")})...)
 	}
@@ -462,9 +509,7 @@ func (c *Confiner) visible(p string) bool {
 	return false
 }
 
-func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
-}
+func within(root, p string) bool { return pathres.Within(root, p) }
 
 // globBase returns the longest leading directory of a doublestar
 // pattern that holds no pattern characters, unescaped, and whether the

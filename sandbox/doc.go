@@ -46,10 +46,60 @@
 // once, and the engine makes the policy ask for every command but a
 // short list (permission.Policy.SetUnconfined).
 //
+// # The rule sandbox: commands the user's allow rules allowed
+//
+// A command allowed by one of the user's allow rules (a settings rule such
+// as Bash(git log:*) or Bash(npm test:*), a session "always allow" grant,
+// a bare Bash rule) in any mode but bypassPermissions runs with
+// Options.Rule when bwrap works. A rule names a command prefix, not what
+// the command's options or the repository's scripts make it do: `git log
+// --output=/anywhere` or a package.json test script are still held. It
+// sees
+//   - the workspace roots writable, their protected paths (below)
+//     read-only, and the settings' sandbox.filesystem.allowWrite folders
+//     writable (build caches: by default a toolchain that writes a cache
+//     under the home, such as `go build`'s ~/.cache/go-build, fails);
+//   - the rest of the host's filesystem read-only, the user's home
+//     included (so toolchains under it work: GOPATH, ~/.cargo, ~/.nvm,
+//     caches), even when the home is under /tmp;
+//   - with the user's secrets masked: ~/.ssh, ~/.gnupg, ~/.aws, ~/.azure,
+//     ~/.config/gcloud, ~/.config/gh, ~/.netrc, ~/.git-credentials,
+//     ~/.docker/config.json, ~/.kube, ~/.claude.json, ~/.claude,
+//     ~/.npmrc, ~/.pypirc, browser profiles, keyrings, password stores,
+//     shell histories and more (homeSecrets; a symlinked one is masked at
+//     its target too), /etc's secrets, and every file a Read deny rule
+//     covers: inside the workspace by the same walk as the confined
+//     sandbox, outside it by masking the pattern's leading literal folder
+//     whole. A deny pattern whose leading folder holds the home or a
+//     workspace root (`~/**/.env`, `//**/key`) cannot be masked that way:
+//     Wrap then refuses, and the command fails rather than run unmasked;
+//   - a private /tmp, /run hidden (agents' and daemons' sockets: a
+//     read-only mount does not stop connecting to a socket, so the docker
+//     and D-Bus sockets must not be there), a minimal /dev and its own
+//     /proc in a PID namespace (the sidecar's /proc/<pid>/environ and its
+//     memory, where an apiKeyHelper's key lives, are out of reach);
+//   - the network only when the settings' sandbox.network.allowedDomains
+//     lists "*" (enabled or not); otherwise none. A failing command's
+//     result then tells the model that it ran without network;
+//   - the sidecar's environment without its secrets (ANTHROPIC_*,
+//     OPENAI_*, CLAUDE_CODE_*, AGENT_LSP_*, AWS_BEARER_TOKEN_*, the ssh
+//     and gpg agent sockets, the D-Bus address, XDG_RUNTIME_DIR) and
+//     without GIT_* variables, replaced by GitConfig (the user's global
+//     git config stays readable: it names who commits); TMPDIR=/tmp.
+//
+// A rule sandbox replaces the configured sandbox for these commands
+// (it is stricter in every respect but the home's readability, which the
+// configured sandbox gives too). Two choices are deliberate: a command the
+// user approved once by clicking "allow" is not held by it (they saw this
+// very command), and bypassPermissions holds nothing (the user chose to
+// run everything unasked, knowingly). Without bwrap, rule-allowed commands
+// run as before: in the configured sandbox when it can run, else
+// unconfined (in the host's environment).
+//
 // # The configured sandbox: commands the user approved
 //
-// Commands the user approved (a click, their allow rules,
-// bypassPermissions, a hook) run as the settings say. With
+// Commands the user approved one by one (a click), in bypassPermissions
+// mode or under a hook's allow run as the settings say. With
 // sandbox.enabled, a Sandbox makes the workspace folders, the additional
 // directories, /tmp and sandbox.filesystem.allowWrite writable and the
 // rest of the filesystem read-only; the network is off unless the settings

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // protectedPath is a path under a workspace root that a sandboxed command
@@ -69,10 +71,18 @@ func protectArgs(roots []string) (args []string, release func()) {
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 				// bwrap mounts over what a symlink points to, not over the
-				// link: protect the target when it exists (a target outside
-				// the roots is read-only anyway). The link itself stays in a
-				// writable directory (a known limit, see doc.go).
-				if target, err := filepath.EvalSymlinks(p); err == nil {
+				// link: protect the target (a target outside the roots is
+				// read-only anyway), with a placeholder when it does not
+				// exist yet but would be created in a root. The link
+				// itself stays in a writable directory (a known limit, see
+				// doc.go).
+				target, err := pathres.Resolve("/", p)
+				switch {
+				case err != nil:
+				case exists(target):
+					args = append(args, "--ro-bind", target, target)
+				case inAny(roots, target) && placeholder(target, pp.dir):
+					made = append(made, target)
 					args = append(args, "--ro-bind", target, target)
 				}
 				continue
@@ -145,4 +155,14 @@ func releasePlaceholders(paths []string) {
 			}
 		}
 	}
+}
+
+// inAny reports whether p lies in one of roots.
+func inAny(roots []string, p string) bool {
+	for _, r := range roots {
+		if pathres.Within(r, p) {
+			return true
+		}
+	}
+	return false
 }

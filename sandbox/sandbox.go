@@ -33,6 +33,11 @@ type Sandbox struct {
 	// and the settings do not allow running unsandboxed.
 	refusal error
 	network bool
+	// allHosts and allowWrite are what the settings say
+	// (network.allowedDomains holds "*"; filesystem.allowWrite), enabled
+	// or not: the sandbox of rule-allowed commands follows them.
+	allHosts   bool
+	allowWrite []string
 }
 
 // New prepares the sandbox for the workspace roots (the workspace
@@ -44,10 +49,12 @@ func New(s settings.Sandbox, roots []string) (*Sandbox, string) {
 }
 
 func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox, string) {
+	allHosts := slices.Contains(s.Network.AllowedDomains, "*")
+	allowWrite := slices.Clone(s.Filesystem.AllowWrite)
 	if !s.Enabled {
-		return &Sandbox{}, ""
+		return &Sandbox{allHosts: allHosts, allowWrite: allowWrite}, ""
 	}
-	sb := &Sandbox{enabled: true}
+	sb := &Sandbox{enabled: true, allHosts: allHosts, allowWrite: allowWrite}
 	var warnings []string
 	for _, d := range s.Network.AllowedDomains {
 		if d == "*" {
@@ -129,6 +136,20 @@ func (sb *Sandbox) Active() bool { return sb != nil && sb.prefix != nil }
 
 // Network reports whether sandboxed commands may use the network.
 func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.network }
+
+// AllowsAllHosts reports whether the settings' sandbox lets commands reach
+// every host (network.allowedDomains holds "*"), whether or not the
+// sandbox is enabled.
+func (sb *Sandbox) AllowsAllHosts() bool { return sb != nil && sb.allHosts }
+
+// AllowWrite returns the settings' sandbox.filesystem.allowWrite, whether
+// or not the sandbox is enabled.
+func (sb *Sandbox) AllowWrite() []string {
+	if sb == nil {
+		return nil
+	}
+	return sb.allowWrite
+}
 
 // ErrUnavailable is wrapped by Wrap's error when the sandbox cannot run
 // and the settings forbid running unsandboxed.

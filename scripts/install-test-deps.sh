@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-nvim.sh >/dev/null
-for s in scripts/install-acp-sdk.sh scripts/install-mcp-everything.sh scripts/install-claude-code.sh; do
+for s in scripts/install-acp-sdk.sh scripts/install-mcp-everything.sh scripts/install-claude-code.sh scripts/install-langservers.sh; do
   if [[ -x $s ]]; then "$s" >/dev/null; fi
 done

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/rpc"
@@ -64,7 +65,7 @@ func startACP(t *testing.T, root string, configure func(*engine.Config), turns .
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "k", BaseURL: model.BaseURL()})
 	return serveACP(t, func(server.InitOptions) (*engine.Service, error) {
-		cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf}
+		cfg := engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf, LangServers: []langserver.ServerConfig{}}
 		if configure != nil {
 			configure(&cfg)
 		}
@@ -330,7 +331,7 @@ func (c *acpEditor) write(path, text string) {
 }
 
 // lastMessage returns the last message of model request n (0-based).
-func lastMessage(t *testing.T, model *fake.Server, n int) string {
+func lastMessage(t testing.TB, model *fake.Server, n int) string {
 	t.Helper()
 	reqs := model.Requests()
 	if n >= len(reqs) {
@@ -425,10 +426,17 @@ func TestACPFraming(t *testing.T) {
 	// Two messages in one write, then a line of 1.5 MB.
 	auth := `"method":"authenticate","params":{"methodId":"anthropic-api-key"`
 	send(`{"jsonrpc":"2.0","id":3,` + auth + `}}` + "\n" + `{"jsonrpc":"2.0","id":4,` + auth + `}}` + "\n")
-	for _, id := range []float64{3, 4} {
-		if m := next("authenticate"); m["id"] != id || m["result"] == nil {
-			t.Errorf("got %v, want the result of request %v", m, id)
+	// Requests run concurrently, so their answers may come in either order.
+	answered := map[any]bool{}
+	for range 2 {
+		m := next("authenticate")
+		if m["result"] == nil {
+			t.Errorf("got %v, want a result", m)
 		}
+		answered[m["id"]] = true
+	}
+	if !answered[float64(3)] || !answered[float64(4)] {
+		t.Errorf("answered %v, want requests 3 and 4", answered)
 	}
 	big := `{"jsonrpc":"2.0","id":5,` + auth + `,"_meta":{"pad":"` + strings.Repeat("x", 3<<19) + `"}}}` + "\n"
 	send(big[:1<<20], big[1<<20:])

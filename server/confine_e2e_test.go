@@ -175,3 +175,65 @@ func TestConfinementQuestionsInPlanMode(t *testing.T) {
 		t.Errorf("result %q, want a refusal naming plan mode", out)
 	}
 }
+
+// TestRuleAllowedCommandIsHeld: commands that the user's allow rules
+// allow run without a question in the rule sandbox (issue 17 point 3): a
+// prefix rule's options (git log --output) cannot write outside, a script
+// cannot read the home's credentials or the sidecar's secrets, while the
+// workspace stays writable and a failure says where the command ran.
+func TestRuleAllowedCommandIsHeld(t *testing.T) {
+	requireBwrap(t)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("FAKE-KEY-CONTENT\n"), 0o600)
+	t.Setenv("HOME", home)
+	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
+	t.Setenv("CLAUDE_CODE_OAUTH_TOKEN", "oauth-test-secret")
+	outside, err := os.MkdirTemp("/var/tmp", "agent-lsp-rule-e2e-")
+	if err != nil {
+		outside = t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	escaped := filepath.Join(outside, "escaped.txt")
+	// The user's own rules (a project's rules wait for folder trust).
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"permissions": {"allow": ["Bash(git log:*)", "Bash(sh:*)"]}}`), 0o644)
+	e := newEnv(t, map[string]string{"README.md": "hello\n"},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"git log --output=`+escaped+` -1"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Bash", `{"command":"sh -c 'echo secret=$AGENT_LSP_TEST_SECRET$CLAUDE_CODE_OAUTH_TOKEN; cat ~/.ssh/id_rsa; echo built > built.txt'"}`)},
+		fake.Turn{fake.Text("done")},
+	)
+	git := exec.Command("bash", "-c", "git init -q . && git add README.md && git -c user.name=a -c user.email=b commit -qm one")
+	git.Dir = e.root
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git: %v\n%s", err, out)
+	}
+	st, problems := settings.Load(settings.Options{Project: e.root, Home: home})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	e.configure(func(c *engine.Config) { c.Settings = st })
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "build"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.editor.Permissions()); n != 0 {
+		t.Errorf("%d permission requests, want none (the rules allow both)", n)
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Error("a rule-allowed git log --output wrote outside the workspace")
+	}
+	if got := resultText(e.toolResults(1)[0]); !strings.Contains(got, "sandbox for commands allowed by a rule") {
+		t.Errorf("the failed git log result does not say where it ran:\n%s", got)
+	}
+	out := resultText(e.toolResults(2)[0])
+	if strings.Contains(out, "sk-test-secret") || strings.Contains(out, "oauth-test-secret") || strings.Contains(out, "FAKE-KEY-CONTENT") {
+		t.Errorf("a rule-allowed command saw a secret:\n%s", out)
+	}
+	if got := e.disk("built.txt"); got != "built\n" {
+		t.Errorf("a rule-allowed command could not write the workspace: built.txt = %q\n%s", got, out)
+	}
+}

@@ -129,6 +129,10 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	// It is registered before the read loop moves on, so a cancellation
 	// read next finds it.
 	hctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	hctx, ticket := s.takePromptTicket(hctx, req)
+	if ticket != nil {
+		defer ticket.release() // if the method ends before the engine took the prompt in
+	}
 	id := req.ID()
 	s.callsMu.Lock()
 	s.calls[id] = cancel

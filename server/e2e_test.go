@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -63,7 +64,8 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 		Logf:          t.Logf,
 		TranscriptDir: filepath.Join(root, ".transcripts"),
 		NewService: func(init server.InitOptions) (*engine.Service, error) {
-			cfg := engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root}
+			// No language servers from PATH: tests that want one say so.
+			cfg := engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root, LangServers: []langserver.ServerConfig{}}
 			if configure != nil {
 				configure(&cfg)
 			}
@@ -432,11 +434,11 @@ func TestBadInput(t *testing.T) {
 	err = e.editor.Call("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "video"}}}, nil)
 	wantCode(t, err, 0, "unsupported content block")
 
-	// A second prompt while one runs.
+	// A slash command while a prompt runs (other prompts steer it).
 	var res schema.PromptResult
 	wait := e.editor.Go("session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("go")}}, &res)
 	e.editor.WaitFor("streamed text", func() bool { return strings.Contains(e.editor.Transcript(sid), "slow") })
-	_, err = e.editor.Prompt(sid, "again")
+	_, err = e.editor.Prompt(sid, "/compact")
 	wantCode(t, err, -32600, "already running")
 	e.editor.Notify("session/cancel", schema.SessionIDParams{SessionID: sid})
 	if err := wait(); err != nil || res.StopReason != schema.StopCancelled {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
@@ -30,6 +31,9 @@ type clientCapabilities struct {
 	// agent is set when the client announced experimental.agent: it
 	// speaks the session methods.
 	agent bool
+	// diagnostics is set when the client announced
+	// experimental.agent.diagnostics: it answers agent/diagnostics.
+	diagnostics bool
 }
 
 // initializeResult is the result of initialize.
@@ -111,6 +115,7 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 		workDoneProgress:   p.Capabilities.Window.WorkDoneProgress,
 		showMessageActions: p.Capabilities.Window.ShowMessage != nil,
 		agent:              len(agent) > 0 && string(agent) != "null" && string(agent) != "false",
+		diagnostics:        announcesDiagnostics(agent) || len(p.Capabilities.Experimental[plainDiagnosticsCapability]) > 0,
 	}
 	init.Roots = tools.ResolveRoots(roots...)
 	svc, err := s.opts.NewService(init)
@@ -205,4 +210,17 @@ func (s *Server) exit(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		close(s.exited)
 	}
 	return nil, nil
+}
+
+// announcesDiagnostics reports whether experimental.agent holds a
+// diagnostics capability (true or an object).
+func announcesDiagnostics(agent json.RawMessage) bool {
+	var a struct {
+		Diagnostics json.RawMessage `json:"diagnostics"`
+	}
+	if json.Unmarshal(agent, &a) != nil {
+		return false
+	}
+	d := strings.TrimSpace(string(a.Diagnostics))
+	return d != "" && d != "null" && d != "false"
 }

@@ -48,6 +48,7 @@ type plainDoor struct {
 	sess    *engine.Session    // guarded by mu
 	client  *plainClient       // of sess, guarded by mu
 	cancel  context.CancelFunc // of the running turn, guarded by mu
+	ctx     context.Context    // of the running turn, guarded by mu
 	running bool               // guarded by mu
 	turns   sync.WaitGroup
 }
@@ -196,8 +197,19 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	d := &s.plain
 	d.mu.Lock()
 	if d.running {
+		// A second prompt steers the running turn: the engine gives it
+		// to the model at its next call and it ends with that turn.
+		sess, turnCtx := d.sess, d.ctx
+		d.turns.Add(1)
 		d.mu.Unlock()
-		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agent.prompt: the agent is already working; wait or run agent.cancel")
+		s.logMessage(turnCtx, 3, "agent: your message joins the running turn: "+firstLine(text))
+		go func() {
+			defer d.turns.Done()
+			if _, err := sess.Prompt(turnCtx, prompt); err != nil {
+				s.logMessage(context.WithoutCancel(turnCtx), 1, "agent: "+err.Error())
+			}
+		}()
+		return nil
 	}
 	sess, pc, err := s.plainSession()
 	if err != nil {
@@ -205,7 +217,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 		return failed("agent.prompt: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.running, d.cancel = true, cancel
+	d.running, d.cancel, d.ctx = true, cancel, ctx
 	d.turns.Add(1)
 	d.mu.Unlock()
 
@@ -213,7 +225,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 		defer d.turns.Done()
 		defer func() {
 			d.mu.Lock()
-			d.running, d.cancel = false, nil
+			d.running, d.cancel, d.ctx = false, nil, nil
 			d.mu.Unlock()
 			cancel()
 		}()
@@ -406,6 +418,10 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 	case schema.UpdateAgentMessageChunk:
 		if u.Content != nil {
 			c.appendTranscript(u.Content.Text, "agent")
+		}
+	case schema.UpdateUserMessageChunk: // a prompt that steers the turn
+		if u.Content != nil {
+			c.appendTranscript(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
 		}
 	case schema.UpdateToolCall, schema.UpdateToolCallUpdate:
 		c.toolUpdate(ctx, u.ToolCall)

@@ -65,9 +65,13 @@ type Server struct {
 	projects map[string]*projectService // ACP door: the services of other session cwds, guarded by mu
 	roots    []string                   // workspace folders, guarded by mu
 	caps     clientCapabilities         // guarded by mu
-	acpCaps  schema.ClientCapabilities  // ACP door, guarded by mu
-	exitCode int                        // guarded by mu
-	exited   chan struct{}
+	// diagVersions is, per file, the document's version when the editor
+	// last reported its diagnostics before an edit (agent/diagnostics);
+	// guarded by mu.
+	diagVersions map[string]int32
+	acpCaps      schema.ClientCapabilities // ACP door, guarded by mu
+	exitCode     int                       // guarded by mu
+	exited       chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
 	// was handed a connection without watchInput); releaseInput then lets
 	// jsonrpc2 see that end.
@@ -78,6 +82,7 @@ type Server struct {
 	bg      sync.WaitGroup // goroutines Run waits for
 
 	dispatch *dispatcher // orders the messages (dispatch.go)
+	prompts  promptOrder // hands each session its prompts in order (promptorder.go)
 
 	callsMu  sync.Mutex
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu

@@ -118,6 +118,10 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if len(p.Prompt) == 0 {
 		return nil, rpc.InvalidParams("session/prompt: field \"prompt\" must hold at least one content block")
 	}
+	ctx, err = awaitPromptTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
 	stop, err := sess.Prompt(ctx, p.Prompt)
 	switch {
 	case errors.Is(err, engine.ErrBusy):

@@ -416,6 +416,7 @@ type messageLine struct {
 	ParentUUID                *string          `json:"parentUuid"`
 	LogicalParentUUID         string           `json:"logicalParentUuid,omitempty"`
 	IsSidechain               bool             `json:"isSidechain"`
+	AgentID                   string           `json:"agentId,omitempty"`
 	UserType                  string           `json:"userType"`
 	Cwd                       string           `json:"cwd"`
 	SessionID                 string           `json:"sessionId"`

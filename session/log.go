@@ -46,6 +46,9 @@ type Log struct {
 	dirty       bool       // written since the last fsync
 	dirSynced   bool       // the directories holding a new file were fsynced
 	closed      bool
+	// agentID names the subagent whose sidechain this log writes ("" for
+	// a main session file); set at creation, never changed.
+	agentID string
 }
 
 // restore sets the chain state from what Resume read.
@@ -321,15 +324,17 @@ func (l *Log) messageLine(typ, id, now string, m *providers.Message) messageLine
 		parent = &p
 	}
 	line := messageLine{
-		ParentUUID: parent,
-		UserType:   "external",
-		Cwd:        l.cwd,
-		SessionID:  l.id,
-		Version:    l.version,
-		GitBranch:  gitBranch(l.cwd),
-		Type:       typ,
-		UUID:       id,
-		Timestamp:  now,
+		ParentUUID:  parent,
+		IsSidechain: l.agentID != "",
+		AgentID:     l.agentID,
+		UserType:    "external",
+		Cwd:         l.cwd,
+		SessionID:   l.id,
+		Version:     l.version,
+		GitBranch:   gitBranch(l.cwd),
+		Type:        typ,
+		UUID:        id,
+		Timestamp:   now,
 	}
 	if m != nil {
 		line.Message = m

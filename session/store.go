@@ -487,11 +487,16 @@ func readAll(f *os.File) ([]byte, error) {
 }
 
 // loadAll decodes every line of a session file and builds each
-// compaction segment.
+// compaction segment. Sidechain (subagent) lines are skipped.
 func loadAll(data []byte) *History {
 	var warn warnings
 	p := &parser{warn: &warn}
 	p.parse(splitLines(data, 0))
+	return p.history(&warn)
+}
+
+// history builds what p parsed into a History.
+func (p *parser) history(warn *warnings) *History {
 	h := &History{}
 	var ti titleInfo
 	for i := range p.entries {
@@ -500,7 +505,7 @@ func loadAll(data []byte) *History {
 	h.Title = ti.title()
 	h.ToolUseResults = toolUseResults(p.entries)
 	for _, seg := range splitSegments(p.entries) {
-		b := build(seg, &warn, true)
+		b := build(seg, warn, true)
 		h.ContextStart = len(h.Messages)
 		h.Messages = append(h.Messages, b.messages...)
 		h.Summary = b.summary

@@ -216,6 +216,7 @@ type layer struct {
 	enabledMCP  []string
 	disabledMCP []string
 	mcpServers  map[string]json.RawMessage
+	lsp         rawLSP
 }
 
 type rawPermissions struct {
@@ -406,6 +407,9 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("enabledMcpjsonServers", &lay.enabledMCP)
 	decode("disabledMcpjsonServers", &lay.disabledMCP)
 	decode("mcpServers", &lay.mcpServers)
+	var lspRaw map[string]json.RawMessage
+	decode("lsp", &lspRaw)
+	lay.lsp = parseLSP(lspRaw, report)
 	return lay, problems, true
 }
 
@@ -506,6 +510,7 @@ func merge(layers []*layer) *Settings {
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
+	s.LSP = mergeLSP(layers)
 	return s
 }
 

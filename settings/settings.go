@@ -49,6 +49,9 @@ type Settings struct {
 	// keyed by name.
 	MCPServers map[string]json.RawMessage
 
+	// LSP configures the language servers agent-lsp starts itself.
+	LSP LSP
+
 	// Files are the settings files that were read, highest priority
 	// first.
 	Files []string

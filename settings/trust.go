@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // Folder trust: a repository's own settings (.claude/settings.json,
@@ -55,7 +57,7 @@ func ResolveFolder(folder string) string {
 	if err != nil {
 		return filepath.Clean(folder)
 	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
+	if r, err := pathres.Resolve("/", abs); err == nil {
 		return r
 	}
 	return abs
@@ -325,7 +327,19 @@ func restrict(lay *layer, file string) HeldBack {
 		other("an apiKeyHelper")
 		lay.keyHelper = nil
 	}
-	h.RunsCode = h.Hooks > 0 || h.MCPServers > 0 || helper
+	// Language servers the project names are programs it would run.
+	lspCommands := 0
+	for name, srv := range lay.lsp.servers {
+		if len(srv.Command) > 0 {
+			srv.Command = nil
+			lay.lsp.servers[name] = srv
+			lspCommands++
+		}
+	}
+	if lspCommands > 0 {
+		other(plural(lspCommands, "language server command"))
+	}
+	h.RunsCode = h.Hooks > 0 || h.MCPServers > 0 || helper || lspCommands > 0
 	codeItems := len(h.Other)
 	if lay.disableAll != nil {
 		other("disableAllHooks")

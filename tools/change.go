@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -70,13 +71,20 @@ func (c *change) apply(ctx context.Context, env *Env, verb string) *Result {
 			before = []byte{}
 		}
 	}
+	diags := env.diagnoseBefore(ctx, c.path, c.old, c.created)
 	if err := env.Files.WriteFile(ctx, c.path, before, c.new); err != nil {
 		return Errorf("writing %s: %v", c.path, err)
 	}
 	env.Reads.Saw(c.path, c.new)
+	display := []schema.ToolCallContent{schema.DiffContent(c.path, string(c.old), string(c.new), c.created)}
+	summary := c.summary
+	if problems := diags.after(ctx, env, c.path, c.new); problems != "" {
+		summary += problems
+		display = append(display, schema.TextContent(strings.TrimSpace(problems)))
+	}
 	return &Result{
-		Content:   c.summary,
-		Display:   []schema.ToolCallContent{schema.DiffContent(c.path, string(c.old), string(c.new), c.created)},
+		Content:   summary,
+		Display:   display,
 		Locations: []schema.Location{{Path: c.path, Line: intPtr(c.line)}},
 		Title:     verb + " " + c.path,
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -48,6 +49,10 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
+	// Code, when set, is what language servers know of the files: edits
+	// report the problems they introduce, and the Diagnostics and LSP
+	// tools are offered.
+	Code CodeIntel
 
 	// shells holds the session's background shells; New sets it and
 	// Close kills them.
@@ -184,11 +189,13 @@ func (e *Env) Resolve(p string) (string, error) {
 		return "", fmt.Errorf("path is empty")
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.Cwd, p)
+		p = e.Cwd + "/" + p
 	}
-	p = filepath.Clean(p)
-	if real, ok := e.resolveUnderRoot(p); ok {
-		return real, nil
+	if !hasDotDot(p) {
+		// Only "." and doubled slashes to clean: the fast path.
+		if real, ok := e.resolveUnderRoot(filepath.Clean(p)); ok {
+			return real, nil
+		}
 	}
 	real, err := resolveExisting(p)
 	if err != nil {
@@ -225,15 +232,7 @@ func (e *Env) resolveUnderRoot(p string) (string, bool) {
 
 // Within reports whether path is root or lies under it. Both must be
 // clean absolute paths.
-func Within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, root)
-}
+func Within(root, path string) bool { return pathres.Within(root, path) }
 
 // ResolveRoots cleans and resolves symlinks of each root, dropping
 // duplicates.

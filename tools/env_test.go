@@ -22,6 +22,8 @@ func TestResolve(t *testing.T) {
 		{"inside-new.txt", "sub/new.txt"},
 		{"loop", "loop"},
 		{"chain", "dangling.txt"},
+		{"environ", "/proc/self/environ"},
+		{"procroot", "/proc/self/root"},
 	} {
 		if err := os.Symlink(link.target, te.path(link.name)); err != nil {
 			t.Fatal(err)
@@ -50,6 +52,15 @@ func TestResolve(t *testing.T) {
 		{"sub/../../outside/y.go", ""},
 		{"/etc/passwd", ""},
 		{"", ""},
+		// Physical "..": the parent of the link's target, outside.
+		{"out/../outside/y.go", ""},
+		{"alias/../sub/x.go", te.path("sub/x.go")},
+		{"missing/../out/y.go", ""},
+		// /proc, /dev/fd and /sys are outside, however reached.
+		{"environ", ""},
+		{"procroot" + te.path("sub/x.go"), ""},
+		{"/proc/self/cwd/sub/x.go", ""},
+		{"/dev/fd/0", ""},
 	}
 	for _, tt := range tests {
 		got, err := te.Resolve(tt.in)

@@ -119,6 +119,9 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		return Errorf("%s is a binary file (%d bytes); Read shows text files and images only. Use Bash (for example `file` or `xxd | head`) to inspect it", path, len(content))
 	}
 	t.env.Reads.Saw(path, content)
+	if t.env.Code != nil {
+		t.env.Code.Touch(path, content)
+	}
 	offset, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {
 		limit = ReadDefaultLimit

@@ -17,7 +17,7 @@ func New(env *Env) []Tool {
 	if env.shells == nil {
 		env.shells = newShellManager()
 	}
-	return []Tool{
+	list := []Tool{
 		&readTool{env},
 		&writeTool{env},
 		&editTool{env},
@@ -30,6 +30,11 @@ func New(env *Env) []Tool {
 		&killBashTool{env},
 		&todoTool{env},
 	}
+	if env.Code != nil {
+		// Only sessions with language servers pay for their schemas.
+		list = append(list, &diagnosticsTool{env}, &lspTool{env})
+	}
+	return list
 }
 
 // Find returns the tool of tools named name, or nil.

@@ -6,6 +6,7 @@
 //
 //	agent-lsp [--stdio]     serve the LSP door (editors with our plugin, or any LSP client)
 //	agent-lsp acp           serve the Agent Client Protocol (Zed, JetBrains, ...)
+//	agent-lsp --wrap -- CMD sit between the editor and the language server CMD, adding the agent's code actions
 //	agent-lsp demo          run a scripted session offline and show what an editor would
 //	agent-lsp chat PROMPT   run a real session in the terminal (needs an API key)
 //	agent-lsp doctor [--json]  check what a session here needs, with a fix for each problem
@@ -44,6 +45,16 @@ func run(args []string) int {
 		return serveLSP(ctx, stdio{})
 	case "acp":
 		return serveACP(ctx, stdio{})
+	case "--wrap", "wrap":
+		argv := args[1:]
+		if len(argv) > 0 && argv[0] == "--" {
+			argv = argv[1:]
+		}
+		if len(argv) == 0 {
+			fmt.Fprintf(os.Stderr, "agent-lsp: --wrap needs a language server command: agent-lsp --wrap -- gopls\n")
+			return 2
+		}
+		return serveWrap(ctx, stdio{}, argv)
 	case "demo":
 		return demo(ctx, args[1:], os.Stdout)
 	case "chat":
@@ -66,6 +77,8 @@ const usage = `agent-lsp: a coding agent that lives inside the editor.
 Usage:
   agent-lsp [--stdio]     serve the LSP door on stdio (what editors start)
   agent-lsp acp           serve the Agent Client Protocol on stdio
+  agent-lsp --wrap -- CMD serve the editor in front of the language server CMD (e.g. gopls),
+                          passing its messages through and adding the agent's code actions
   agent-lsp demo          run a scripted session offline, showing what an editor shows
   agent-lsp chat PROMPT   run a real session in the terminal (needs ANTHROPIC_API_KEY or OPENAI_API_KEY)
   agent-lsp doctor [--json] [-C DIR] [--offline] [--no-mcp]

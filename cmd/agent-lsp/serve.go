@@ -20,3 +20,14 @@ func serveLSP(ctx context.Context, rwc io.ReadWriteCloser) int {
 		TranscriptDir: filepath.Join(session.DefaultDir(), "transcripts"),
 	})
 }
+
+// serveWrap serves the editor on rwc in wrap mode around the language
+// server command argv (see server.ServeWrap).
+func serveWrap(ctx context.Context, rwc io.ReadWriteCloser, argv []string) int {
+	return server.ServeWrap(ctx, rwc, argv, server.Options{
+		NewService:    newService,
+		Version:       version,
+		Logf:          log.Printf,
+		TranscriptDir: filepath.Join(session.DefaultDir(), "transcripts"),
+	})
+}

@@ -34,7 +34,13 @@
 //     AGENT_LSP_CLASSIFIER=off (every command runs confined without a
 //     question) and check harm only: issue 25's "the sandbox alone" check.
 //     ADVERSARIAL_CLASSIFIER_OFF=rule adds a Bash allow rule to the user's
-//     settings instead (commands the user allowed; workspace writes are
-//     then not harm).
+//     settings instead: every command runs in the rule sandbox (issue 17
+//     point 3). Workspace writes, and reads of files outside both the
+//     workspace and the home (the "outside" and "other" canaries), are
+//     then not harm: that sandbox allows them by design; writes outside,
+//     the network, the home's credentials, the API key and Read-denied
+//     files still are. Without the switch, the batches in ruleBatches
+//     (rule-sandbox, environ, outside-read) also run so, in default mode,
+//     as a "rule" subtest of every run.
 //   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown.
 package adversarial

@@ -43,6 +43,7 @@ type world struct {
 	canary  *listener
 
 	before map[string]string // snapshot of watched files: path -> hash
+	off    string            // how the classifier is out of the way: "", "env" or "rule" (see offSwitch)
 }
 
 // canaryParent is where worlds are made: /var/tmp when possible, since an
@@ -66,7 +67,7 @@ func token() string {
 }
 
 // newWorld builds the workspace of b and its canaries.
-func newWorld(t *testing.T, b *batch) *world {
+func newWorld(t *testing.T, b *batch, off string) *world {
 	t.Helper()
 	base, err := os.MkdirTemp(canaryParent(), "agent-lsp-adv-")
 	if err != nil {
@@ -84,6 +85,7 @@ func newWorld(t *testing.T, b *batch) *world {
 		os.RemoveAll(base)
 	})
 	w := &world{
+		off:  off,
 		base: base, ws: filepath.Join(base, "ws"), outside: filepath.Join(base, "outside"),
 		home: filepath.Join(base, "home"), state: filepath.Join(base, "state"),
 		apiKey: "sk-ant-canary-" + token(),
@@ -101,7 +103,7 @@ func newWorld(t *testing.T, b *batch) *world {
 	if user == "" {
 		user = defaultUserSettings
 	}
-	if offSwitch == "rule" {
+	if off == "rule" {
 		user = allowBash(t, user)
 	}
 	files := map[string]string{
@@ -219,7 +221,7 @@ func (w *world) watched(rel string) bool {
 		strings.HasPrefix(rel, "home/.local/state/"):
 		// The sidecar's own state, which it may write.
 		return false
-	case offSwitch == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
+	case w.off == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
 		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
 		// Config, hooks and refs: what a command that only reads

@@ -98,17 +98,34 @@ func TestAdversarialCorpus(t *testing.T) {
 			for _, mode := range b.modes {
 				t.Run(mode, func(t *testing.T) {
 					t.Parallel()
-					runBatch(t, b, cases, mode, classifierOff, extraEnv)
+					runBatch(t, b, cases, mode, offSwitch, extraEnv)
+				})
+			}
+			if offSwitch == "" && ruleBatches[b.name] {
+				// The rule sandbox alone, in every run: the user's
+				// settings allow Bash (ADVERSARIAL_CLASSIFIER_OFF=rule
+				// runs every batch so).
+				t.Run("rule", func(t *testing.T) {
+					t.Parallel()
+					runBatch(t, b, cases, "default", "rule", nil)
 				})
 			}
 		})
 	}
 }
 
+// ruleBatches are the batches that every run also runs with a Bash allow
+// rule in the user's settings, checking harm only: the rule sandbox must
+// hold writes outside, network reach and the home's and the agent's
+// secrets on its own (issue 17 point 3). The whole corpus runs so with
+// ADVERSARIAL_CLASSIFIER_OFF=rule.
+var ruleBatches = map[string]bool{"rule-sandbox": true, "environ": true, "outside-read": true}
+
 // runBatch runs cases of b in mode in a fresh world and sidecar, then
 // checks them.
-func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, classifierOff bool, extraEnv []string) {
-	w := newWorld(t, b)
+func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, off string, extraEnv []string) {
+	classifierOff := off != ""
+	w := newWorld(t, b, off)
 	model := fake.NewAnthropic(nil)
 	model.SetHoldTimeout(time.Minute)
 	t.Cleanup(model.Close)
@@ -345,6 +362,16 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 	for _, tc := range cases {
 		res := results[toolUseID(tc.id)]
 		for name := range secrets {
+			if ruleReadsOutside(w, name) {
+				// The rule sandbox shows the host's files outside the
+				// workspace and the home, read-only, by design. (The
+				// text is then in the conversation: not looked for in
+				// later requests.)
+				if leaked(res, name) {
+					reported[name] = true
+				}
+				continue
+			}
 			if leaked(res, name) {
 				reported[name] = true
 				report(t, finding{kind: "HARM", batch: b, mode: mode, c: tc, detail: fmt.Sprintf("the %s secret reached the model in the tool result: %s", name, snippet(res))})
@@ -535,4 +562,15 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Errorf("writing the report: %v", err)
 	}
+}
+
+// ruleReadsOutside reports whether the secret name is one that the
+// world's calls may see when the user's settings allow Bash (the world's
+// off is "rule"): files outside both the workspace and the home (the
+// "outside" and "other" canaries) are readable in the rule sandbox by
+// design, and a Bash command may copy them into the workspace, where any
+// tool then sees them. The home's credentials, the API key and Read-denied
+// files stay secrets; the other runs hold every tool to the outside ones.
+func ruleReadsOutside(w *world, name string) bool {
+	return w.off == "rule" && (name == "outside" || name == "other")
 }

@@ -1,6 +1,6 @@
 // Package archtest checks the project's architecture: that dependencies
 // point one way, cmd -> server -> engine -> {tools, session, providers, ...}
-// -> {diffs, schema}, with rpc (framing) known only to the doors.
+// -> {diffs, schema, pathres}, with rpc (framing) known only to the doors.
 package archtest
 
 import (
@@ -19,6 +19,7 @@ const module = "github.com/agent-lsp/agent-lsp/"
 var forbidden = map[string][]string{
 	"rpc":        {"engine", "server", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "cmd"},
 	"schema":     {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "diffs", "cmd"},
+	"pathres":    {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "watch", "diffs", "schema", "cmd", "internal"},
 	"diffs":      {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "schema", "cmd"},
 	"engine":     {"server", "rpc", "cmd", "internal"},
 	"tools":      {"engine", "server", "rpc", "session", "providers", "workspace", "permission", "hooks", "cmd"},
@@ -32,6 +33,7 @@ var forbidden = map[string][]string{
 	"mcp":        {"engine", "server", "rpc", "cmd"},
 	"watch":      {"engine", "server", "rpc", "cmd"},
 	"server":     {"cmd"},
+	"langserver": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "cmd"},
 }
 
 // engineFree are third-party packages the engine and below must not use:
@@ -76,7 +78,7 @@ func TestImportDirection(t *testing.T) {
 						t.Errorf("%s imports %s: %s must not depend on %s", relFile(root, path), p, pkg, b)
 					}
 				}
-				if pkg != "server" && pkg != "rpc" {
+				if pkg != "server" && pkg != "rpc" && pkg != "langserver" {
 					for _, b := range engineFree {
 						if p == b || strings.HasPrefix(p, b+"/") {
 							t.Errorf("%s imports %s: only the protocol doors (server, rpc, cmd) speak JSON-RPC", relFile(root, path), p)

@@ -58,6 +58,41 @@ return {
     end,
   },
   {
+    name = 'typing while a turn runs steers it',
+    fn = function(h)
+      local root = h.workspace({ ['a.txt'] = 'alpha\n' })
+      local model = h.fakemodel({
+        { { tool_use = { id = 'toolu_bash', name = 'Bash', input = { command = 'touch made-by-bash', description = 'Make a file' } } } },
+        { { text = 'Made it, and hello.' } },
+      })
+      h.setup()
+      vim.cmd('AgentChat')
+      local chat = require('agent_lsp').current_chat()
+      ---@cast chat -nil
+      vim.api.nvim_buf_set_lines(chat.buf, -1, -1, false, { 'make a file' })
+      vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+      -- The turn waits on a permission: type in the chat meanwhile.
+      h.wait_permission()
+      vim.api.nvim_feedkeys('q', 'x', false) -- answer later
+      vim.api.nvim_set_current_win(vim.fn.win_findbuf(chat.buf)[1])
+      vim.api.nvim_buf_set_lines(chat.buf, -1, -1, false, { 'also say hello' })
+      vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+      h.wait(function()
+        return table.concat(h.chat_lines(), '\n'):find('your message will be given', 1, true)
+      end, 5000, 'the message queued')
+      vim.cmd('AgentPermission')
+      vim.api.nvim_feedkeys('y', 'x', false)
+      h.expect_turn('end_turn', 15000)
+      model.wait_requests(2)
+      h.eq(2, #model.requests(), 'one turn: the message joined it')
+      h.ok(vim.json.encode(model.requests()[2].messages):find('also say hello', 1, true), 'the message reached the model')
+      h.wait(function()
+        return table.concat(h.chat_lines(), '\n'):find('## You\nalso say hello', 1, true)
+      end, 5000, 'the message shown as the user\'s')
+      h.ok(vim.uv.fs_stat(root .. '/made-by-bash'), 'the command ran')
+    end,
+  },
+  {
     name = 'the cancel key in the chat buffer cancels',
     fn = function(h)
       h.workspace({ ['a.txt'] = 'a\n' })

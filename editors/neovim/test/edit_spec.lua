@@ -102,6 +102,47 @@ return {
     end,
   },
   {
+    name = "the agent gets the editor's diagnostics of an edited buffer (agent/diagnostics)",
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = CALC })
+      local path = root .. '/calc.py'
+      local model = h.fakemodel(read_edit_turns(path, '/ 2', '/ count'))
+      h.setup()
+      local buf = h.edit('calc.py')
+      -- A linter that reports, a little after each change, names it does
+      -- not know.
+      local ns = vim.api.nvim_create_namespace('fake_linter')
+      local function lint()
+        local diags = {}
+        for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+          local col = line:find('count', 1, true)
+          if col then
+            table.insert(diags, {
+              lnum = i - 1,
+              col = col - 1,
+              severity = vim.diagnostic.severity.ERROR,
+              message = '"count" is not defined',
+              source = 'fakelint',
+            })
+          end
+        end
+        vim.diagnostic.set(ns, buf, diags)
+      end
+      lint()
+      vim.api.nvim_buf_attach(buf, false, {
+        on_lines = function()
+          vim.defer_fn(lint, 100)
+        end,
+      })
+      vim.cmd('Agent divide by the count')
+      require('agent_lsp.permission').answer(h.wait_permission(), 'allow_once')
+      h.expect_turn('end_turn')
+      local result, is_error = wait_result(h, model, 'toolu_edit')
+      h.ok(not is_error, 'the Edit succeeded')
+      h.contains(result, 'calc.py:2:26: error: "count" is not defined [fakelint]', 'the Edit result carries the editor diagnostic')
+    end,
+  },
+  {
     name = 'an approved edit of a clean buffer is saved',
     fn = function(h)
       local root = h.workspace({ ['calc.py'] = CALC })

@@ -9,14 +9,16 @@ import {
   type ServerOptions, type StaticFeature, TransportKind,
 } from 'vscode-languageclient/node';
 import { applyEditAndSave } from './applyEdit';
-import { AGENT_CAPABILITY, type AgentInitializeInfo, type InitializationOptions } from './protocol';
+import { AGENT_CAPABILITY, DIAGNOSTICS_CAPABILITY, type AgentInitializeInfo, type InitializationOptions } from './protocol';
 
 /** Announces the agent capability and keeps what the agent answered. */
 export class AgentFeature implements StaticFeature {
   info: AgentInitializeInfo | undefined;
 
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    capabilities.experimental = { ...(capabilities.experimental as object | undefined), [AGENT_CAPABILITY]: {} };
+    // diagnostics: the agent asks for this editor's diagnostics (agent/diagnostics)
+    // instead of starting language servers of its own.
+    capabilities.experimental = { ...(capabilities.experimental as object | undefined), [AGENT_CAPABILITY]: { [DIAGNOSTICS_CAPABILITY]: {} } };
   }
   initialize(capabilities: ServerCapabilities): void {
     this.info = (capabilities.experimental as { agent?: AgentInitializeInfo } | undefined)?.agent;

@@ -8,12 +8,13 @@ import * as vscode from 'vscode';
 import { type CancellationToken, type LanguageClient, ResponseError, State } from 'vscode-languageclient/node';
 import { createClient } from './client';
 import {
-  type AgentStatusParams, AgentStatusNotification, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
+  AgentDiagnosticsRequest, type AgentDiagnosticsParams, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
   DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
   singleDiff,
 } from './protocol';
+import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { type Attachment, emptyState, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
@@ -58,7 +59,14 @@ export class AgentController implements vscode.Disposable {
   private pending = new Map<string, Pending>();
   private permSeq = 0;
   private readonly reviews = new EditReviews();
-  private disposables: vscode.Disposable[] = [this.reviews];
+  private readonly diagnostics = new DiagnosticsTracker();
+  private disposables: vscode.Disposable[] = [
+    this.reviews,
+    this.diagnostics,
+    vscode.languages.onDidChangeDiagnostics(e => e.uris.forEach(u => this.diagnostics.diagnosticsChanged(u.fsPath))),
+    vscode.workspace.onDidChangeTextDocument(e => this.diagnostics.documentChanged(e.document.uri.fsPath, e.document.version)),
+    vscode.workspace.onDidCloseTextDocument(d => this.diagnostics.documentClosed(d.uri.fsPath)),
+  ];
   private readonly onChange = new vscode.EventEmitter<ViewState>();
   /** Fires after every event (the status bar listens). */
   readonly onDidChange = this.onChange.event;
@@ -121,6 +129,11 @@ export class AgentController implements vscode.Disposable {
     client.onRequest(RequestPermissionRequest.method, (p: RequestPermissionParams, token: CancellationToken) => this.onPermission(p, token));
     client.onNotification(SessionUpdateNotification.method, (p: SessionNotification) => this.onUpdate(p));
     client.onNotification(AgentStatusNotification.method, (p: AgentStatusParams) => this.onStatus(p));
+    client.onRequest(AgentDiagnosticsRequest.method, (p: AgentDiagnosticsParams) => answerDiagnostics(this.diagnostics, {
+      uriToKey: u => vscode.Uri.parse(u).fsPath,
+      currentVersion: u => vscode.workspace.textDocuments.find(d => d.uri.fsPath === vscode.Uri.parse(u).fsPath)?.version,
+      getDiagnostics: u => vscode.languages.getDiagnostics(vscode.Uri.parse(u)).map(toLspDiagnostic),
+    }, p));
     client.onDidChangeState(e => {
       if (client !== this.client) return;
       if (e.newState === State.Running) void this.onRunning();
@@ -288,8 +301,18 @@ export class AgentController implements vscode.Disposable {
       this.notice('error', errorMessage(e));
       return;
     }
-    if (this.state.busy) return;
     const sessionId = this.state.sessionId!;
+    if (this.state.busy) {
+      // Steering: the running turn takes the text at its next step; the
+      // agent echoes it as user_message_chunk then, and answers this
+      // request when that turn ends (docs/protocol.md).
+      try {
+        await call(client, PromptRequest, { sessionId, prompt: [{ type: 'text', text }] });
+      } catch (e) {
+        this.notice('error', errorMessage(e));
+      }
+      return;
+    }
     const attachments = this.state.attachments;
     const prompt = [{ type: 'text' as const, text }, ...attachments.map(a => a.block)];
     this.emit({ type: 'userPrompt', text, attachments: attachments.map(a => a.label) });
@@ -511,4 +534,16 @@ export class AgentController implements vscode.Disposable {
     this.disposables.forEach(d => d.dispose());
     this.onChange.dispose();
   }
+}
+
+/** An editor diagnostic in LSP's shape (VS Code's severities count from 0). */
+function toLspDiagnostic(d: vscode.Diagnostic): LspDiagnostic {
+  const code = typeof d.code === 'object' ? d.code.value : d.code;
+  return {
+    range: { start: { line: d.range.start.line, character: d.range.start.character }, end: { line: d.range.end.line, character: d.range.end.character } },
+    severity: (d.severity + 1) as LspDiagnostic['severity'],
+    message: d.message,
+    ...(d.source ? { source: d.source } : {}),
+    ...(code !== undefined ? { code } : {}),
+  };
 }

@@ -109,6 +109,20 @@ export interface ToolCall {
   locations?: Location[];
   rawInput?: unknown;
   rawOutput?: unknown;
+  /** agent-lsp extension: set on a subagent's tool calls (see SubagentMeta). */
+  _meta?: SubagentMeta;
+}
+
+/**
+ * agent-lsp extension: a subagent's tool calls and permission requests carry
+ * `_meta["agent-lsp"]` naming the Agent tool call they belong to
+ * (docs/protocol.md, "Subagents").
+ */
+export interface SubagentMeta { 'agent-lsp'?: { parentToolCallId?: string; agent?: string; agentId?: string } }
+
+/** The id of the Agent tool call a subagent's tool call belongs to, if any. */
+export function parentToolCallId(meta?: SubagentMeta): string | undefined {
+  return meta?.['agent-lsp']?.parentToolCallId;
 }
 
 export interface PlanEntry { content: string; priority: 'high' | 'medium' | 'low'; status: 'pending' | 'in_progress' | 'completed' }
@@ -135,7 +149,7 @@ export interface PermissionOption { optionId: string; name: string; kind: Permis
 export interface RequestPermissionParams { sessionId: string; toolCall: ToolCall; options: PermissionOption[]; _meta?: PermissionRequestMeta }
 
 /** agent-lsp extension: `_meta["agent-lsp"].kind === "folderTrust"` marks a request to trust a folder. */
-export interface PermissionRequestMeta { 'agent-lsp'?: { kind?: string; folder?: string } }
+export interface PermissionRequestMeta { 'agent-lsp'?: { kind?: string; folder?: string; parentToolCallId?: string; agent?: string; agentId?: string } }
 
 /** The `_meta` kind of a folder trust request. */
 export const FOLDER_TRUST_KIND = 'folderTrust';
@@ -166,6 +180,21 @@ export interface RequestPermissionResult { outcome: PermissionOutcome }
 
 export interface AgentStatusParams { sessionId?: string; kind: 'retry' | 'warning' | 'info' | string; message: string; retryInMs?: number }
 
+// ---- agent/diagnostics -----------------------------------------------------
+
+/** What the client announces under experimental.agent to answer agent/diagnostics. */
+export const DIAGNOSTICS_CAPABILITY = 'diagnostics';
+
+export interface AgentDiagnosticsParams { uri: string; version?: number; timeoutMs?: number }
+
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: 1 | 2 | 3 | 4;
+  code?: string | number;
+  source?: string;
+  message: string;
+}
+
 // ---- errors ----------------------------------------------------------------
 
 export const ErrorCodes = {
@@ -194,6 +223,7 @@ export const Methods = {
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
   agentStatus: 'agent/status',
+  agentDiagnostics: 'agent/diagnostics',
 } as const;
 
 /** A request method with its params and result types. */
@@ -204,6 +234,11 @@ const request = <P, R>(method: string): RequestMethod<P, R> => ({ method });
 const notification = <P>(method: string): NotificationMethod<P> => ({ method });
 
 export const NewSessionRequest = request<NewSessionParams, NewSessionResult>(Methods.sessionNew);
+/**
+ * session/prompt. Sent while a turn runs in the same session, it steers that
+ * turn: the agent echoes it as user_message_chunk when the model gets it and
+ * answers when that turn ends (docs/protocol.md, "Steering a running turn").
+ */
 export const PromptRequest = request<PromptParams, PromptResult>(Methods.sessionPrompt);
 export const CancelNotification = notification<SessionIdParams>(Methods.sessionCancel);
 export const SetModeRequest = request<SetModeParams, object>(Methods.sessionSetMode);
@@ -216,6 +251,7 @@ export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sess
 export const SessionUpdateNotification = notification<SessionNotification>(Methods.sessionUpdate);
 export const RequestPermissionRequest = request<RequestPermissionParams, RequestPermissionResult>(Methods.requestPermission);
 export const AgentStatusNotification = notification<AgentStatusParams>(Methods.agentStatus);
+export const AgentDiagnosticsRequest = request<AgentDiagnosticsParams, LspDiagnostic[]>(Methods.agentDiagnostics);
 
 // ---- helpers ---------------------------------------------------------------
 

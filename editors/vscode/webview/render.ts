@@ -1,7 +1,7 @@
 // Transcript items to HTML strings. Pure functions (no DOM), so the unit
 // tests check them in plain Node; view.ts puts the strings in the page.
 
-import { commandOf, type DiffContent, type ToolCallContent } from '../src/protocol';
+import { commandOf, parentToolCallId, type DiffContent, type ToolCallContent } from '../src/protocol';
 import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
 import { diffStat, lineDiff } from './linediff';
 import { escapeHtml, highlight, languageOfPath, renderMarkdown } from './markdown';
@@ -103,7 +103,9 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   if (locs.length) parts.push(`<div class="locs">${locs.join(' ')}</div>`);
   for (const c of call.content ?? []) parts.push(renderContent(c));
   const stat = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.oldText == null ? 'new' : diffStat(lineDiff(d.oldText ?? '', d.newText))).join(' ');
-  return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}"${opts.open ? ' open' : ''}>` +
+  // A subagent's call is shown indented under the Agent call it belongs to.
+  const nested = parentToolCallId(call._meta) ? ' nested' : '';
+  return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}${nested}"${opts.open ? ' open' : ''}>` +
     `<summary><span class="ttitle" title="${escapeHtml(title)}">${escapeHtml(relativize(title, opts.root))}</span>` +
     (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
     `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +

@@ -20,6 +20,7 @@ export interface ViewHost {
 }
 
 /** Long messages re-render at most this often while they stream (ms). */
+const idlePlaceholder = 'Ask the agent… (/ for commands, Enter to send, Shift+Enter for a new line)';
 const LONG_TEXT = 20_000;
 const LONG_TEXT_INTERVAL = 200;
 
@@ -51,7 +52,7 @@ export class ChatView {
         <div id="attachments" class="chips"></div>
         <div class="prompt">
           <ul id="completions" class="completions" role="listbox" hidden></ul>
-          <textarea id="prompt" rows="3" placeholder="Ask the agent… (/ for commands, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+          <textarea id="prompt" rows="3" placeholder="${idlePlaceholder}" aria-label="Prompt"></textarea>
           <div class="prompt-actions">
             <button id="attach-diag" class="icon-btn" title="Attach diagnostics at the cursor">⚠ diagnostics</button>
             <span class="spacer"></span>
@@ -198,7 +199,11 @@ export class ChatView {
 
   private renderFooter(): void {
     const s = this.state;
-    this.sendBtn.disabled = s.busy || s.connection !== 'ready';
+    // While a turn runs, Send steers it: the agent gives the message to
+    // the model at its next step (docs/protocol.md, "Steering a running turn").
+    this.sendBtn.disabled = s.connection !== 'ready';
+    this.sendBtn.title = s.busy ? 'Send to the running turn (the agent reads it at its next step)' : 'Send (Enter)';
+    this.input.placeholder = s.busy ? 'Add to the running turn… (Enter to send)' : idlePlaceholder;
     this.cancelBtn.hidden = !s.busy;
     const pending = s.items.filter(i => i.kind === 'permission' && i.state === 'pending').length;
     const status = this.root('#status-line');
@@ -268,7 +273,9 @@ export class ChatView {
 
   send(): void {
     const text = this.input.value.trim();
-    if (!text || this.state.busy || this.state.connection !== 'ready') return;
+    if (!text || this.state.connection !== 'ready') return;
+    // Commands need the session idle; other text steers a running turn.
+    if (this.state.busy && text.startsWith('/')) return;
     this.host.post({ type: 'prompt', text });
     this.input.value = '';
     this.host.saveDraft('');

@@ -347,6 +347,11 @@ function Chat:_tool_summary(t)
   local status = t.status or methods.tool_status.pending
   local title = t.title or t.kind or 'tool'
   title = title:gsub('\n.*', ''):gsub(vim.pesc(self.root .. '/'), '')
+  -- A subagent's call is marked as nested under its Agent call.
+  local meta = type(t._meta) == 'table' and t._meta['agent-lsp']
+  if type(meta) == 'table' and meta[methods.subagent_meta.parent_tool_call] then
+    title = ('↳ [%s] %s'):format(meta[methods.subagent_meta.agent] or 'agent', title)
+  end
   if t.awaiting and status == methods.tool_status.pending then
     return ('⏸ %s · waiting for approval'):format(title)
   end
@@ -534,6 +539,9 @@ function Chat:_refresh_header()
     table.insert(parts, { '  ◐ working', 'DiagnosticWarn' })
     if keys.cancel then
       table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
+    end
+    if keys.send then
+      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment' })
     end
   elseif keys.send then
     table.insert(parts, { ('  %s sends'):format(keys.send), 'Comment' })
@@ -827,8 +835,7 @@ function Chat:send(text, extra)
     return false
   end
   if self.busy then
-    notify('the agent is still working on the last prompt; :AgentCancel stops it', vim.log.levels.WARN)
-    return false
+    return self:_steer(text)
   end
   local prompt = {}
   if text ~= '' then
@@ -861,6 +868,35 @@ function Chat:send(text, extra)
   return true
 end
 
+--- Sends text to the running turn (steering): the agent gives it to the
+--- model at its next step and echoes it as user_message_chunk then; the
+--- request is answered when that turn ends, whose own answer ends the turn
+--- here. Commands and attachments wait for the turn to end.
+---@param text string
+---@return boolean sent
+function Chat:_steer(text)
+  if text == '' then
+    notify('type a message to add to the running turn', vim.log.levels.WARN)
+    return false
+  end
+  if text:sub(1, 1) == '/' then
+    notify('commands wait for the running turn to end; :AgentCancel stops it', vim.log.levels.WARN)
+    return false
+  end
+  local c = self.client_id and client.get_by_id(self.client_id)
+  if not c or not self.session_id then
+    notify('the session is still starting; send again in a moment', vim.log.levels.WARN)
+    return false
+  end
+  local prompt = { { type = methods.content.text, text = text } }
+  client.request(c, methods.method.session_prompt, { sessionId = self.session_id, prompt = prompt }, function(err)
+    if err then
+      notify('sending to the running turn: ' .. err_message(err), vim.log.levels.ERROR)
+    end
+  end)
+  return true
+end
+
 --- Sends the text typed under the input header.
 function Chat:submit_input()
   local h = self:_header_row()
@@ -871,7 +907,12 @@ function Chat:submit_input()
     return
   end
   if self.busy then
-    notify('the agent is still working on the last prompt; :AgentCancel stops it', vim.log.levels.WARN)
+    -- Steering: the input is cleared only once the text went out.
+    if self:_steer(text) then
+      self:_edit(function()
+        api.nvim_buf_set_lines(self.buf, h + 1, -1, false, { '' })
+      end)
+    end
     return
   end
   self:_edit(function()

@@ -123,6 +123,9 @@ local function handlers()
     [method.agent_status] = function(_, params, ctx)
       require('agent_lsp.chat').on_status(ctx.client_id, params)
     end,
+    [method.agent_diagnostics] = function(err, params, ctx)
+      return require('agent_lsp.diagnostics').answer(err, params, ctx)
+    end,
     [method.workspace_apply_edit] = function(err, params, ctx)
       return require('agent_lsp.edits').apply(err, params, ctx)
     end,
@@ -136,8 +139,11 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  -- Any object says "this editor speaks the session methods".
-  caps.experimental.agent = vim.empty_dict()
+  -- Any object says "this editor speaks the session methods"; diagnostics
+  -- says it answers agent/diagnostics with vim.diagnostic.get, so the agent
+  -- starts no language server of its own for the open buffers.
+  caps.experimental.agent = { diagnostics = vim.empty_dict() }
+  require('agent_lsp.diagnostics').setup()
   return caps
 end
 

@@ -23,6 +23,9 @@ end
 ---@param opts agent_lsp.Config|table|nil
 function M.setup(opts)
   require('agent_lsp.config').set(opts)
+  -- Watch diagnostics from the start, so agent/diagnostics knows which
+  -- buffers have a source (see diagnostics.lua).
+  require('agent_lsp.diagnostics').setup()
 end
 
 ---@return agent_lsp.Chat?

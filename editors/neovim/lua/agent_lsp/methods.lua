@@ -23,6 +23,7 @@ M.method = {
   session_update = 'session/update', -- notification
   session_request_permission = 'session/request_permission', -- request
   agent_status = 'agent/status', -- notification
+  agent_diagnostics = 'agent/diagnostics', -- request: the editor's diagnostics of a buffer
   workspace_apply_edit = 'workspace/applyEdit', -- request
 }
 
@@ -80,6 +81,19 @@ M.permission_kind = {
 
 --- `_meta["agent-lsp"].kind` of a request to trust a folder.
 M.folder_trust = 'folderTrust'
+
+--- `_meta["agent-lsp"]` keys of a subagent's tool calls and permission
+--- requests: the Agent tool call they belong to, the agent's type and run.
+M.subagent_meta = {
+  parent_tool_call = 'parentToolCallId',
+  agent = 'agent',
+  agent_id = 'agentId',
+}
+
+--- A session/prompt sent while a turn runs steers it: the agent echoes it
+--- as user_message_chunk when the model gets it and answers when that
+--- turn ends (docs/protocol.md, "Steering a running turn").
+M.steers = true
 
 --- Permission `outcome.outcome`.
 M.permission_outcome = {

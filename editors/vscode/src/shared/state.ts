@@ -149,7 +149,7 @@ function appendChunk(s: ViewState, kind: 'agent' | 'thought' | 'user', text: str
 }
 
 function mergeToolCall(into: ToolCall, from: ToolCall): void {
-  for (const key of ['title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput'] as const) {
+  for (const key of ['title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput', '_meta'] as const) {
     if (from[key] !== undefined) (into as unknown as Record<string, unknown>)[key] = from[key];
   }
 }

@@ -30,6 +30,13 @@ describe('webview rendering', () => {
     assert.match(renderItem(item, { open: true }), /^<details class="thought" open>/);
   });
 
+  it('indents a subagent\'s tool call under its Agent call', () => {
+    const child: ToolItem = { kind: 'tool', id: 'tool:c1', call: { toolCallId: 'c1', title: 'Read a.txt', kind: 'read', status: 'completed', _meta: { 'agent-lsp': { parentToolCallId: 'a1', agent: 'general-purpose' } } } };
+    assert.match(renderItem(child), /^<details class="tool status-completed kind-read nested"/);
+    const top: ToolItem = { kind: 'tool', id: 'tool:a1', call: { toolCallId: 'a1', title: 'general-purpose: look', kind: 'think', status: 'in_progress' } };
+    assert.doesNotMatch(renderItem(top), /nested/);
+  });
+
   it('renders a tool call as a collapsible row with its status, command and diff', () => {
     const item: ToolItem = { kind: 'tool', id: 'tool:t1', call: {
       toolCallId: 't1', title: 'Edit /ws/calc.py', kind: 'edit', status: 'in_progress',

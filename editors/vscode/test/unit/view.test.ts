@@ -99,7 +99,7 @@ describe('chat webview DOM', () => {
     assert.match(after.outerHTML, /status-completed/);
   });
 
-  it('sends the prompt on Enter, not on Shift+Enter, and not while busy', () => {
+  it('sends the prompt on Enter, not on Shift+Enter, and while busy to steer the turn (not commands)', () => {
     const { view, document, posted, key, flush } = setup();
     const input = document.querySelector('#prompt') as unknown as HTMLTextAreaElement;
     input.value = 'hello';
@@ -110,12 +110,16 @@ describe('chat webview DOM', () => {
     assert.strictEqual(input.value, '');
     view.receive({ type: 'events', events: [{ type: 'busy', busy: true }] });
     flush();
+    assert.strictEqual((document.querySelector('#send') as unknown as HTMLButtonElement).disabled, false, 'send stays enabled while busy');
+    input.value = '/compact';
+    key(input as unknown as Element, 'Enter');
+    assert.strictEqual(posted.length, 1, 'a command waits for the turn to end');
     input.value = 'again';
     key(input as unknown as Element, 'Enter');
-    assert.strictEqual(posted.length, 1);
+    assert.deepStrictEqual(posted[1], { type: 'prompt', text: 'again' }, 'text steers the running turn');
     assert.strictEqual((document.querySelector('#cancel') as unknown as HTMLButtonElement).hidden, false, 'cancel shows while busy');
     (document.querySelector('#cancel') as unknown as HTMLButtonElement).click();
-    assert.deepStrictEqual(posted[1], { type: 'cancel' });
+    assert.deepStrictEqual(posted[2], { type: 'cancel' });
   });
 
   it('completes slash commands from available_commands_update', () => {

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// Steering: a prompt sent while a turn runs in the same session is not
+// refused. It waits in the session's queue and the running turn gives it
+// to the model at its next call, as a user message after the pending
+// tool results (merged into the message holding them, so roles still
+// alternate). The editor sees it then as a user_message_chunk. The
+// steering prompt returns when the turn that took it ends, with that
+// turn's stop reason; a prompt the turn did not take (it ended first)
+// runs as the next turn. Slash commands are not steered: they need the
+// session idle and get ErrBusy.
+
+// errSteered is begin's answer to a prompt queued to steer a running turn.
+var errSteered = errors.New("queued to steer the running turn")
+
+// steered is a prompt queued to steer a running turn.
+type steered struct {
+	msg  providers.Message
+	done chan steerOutcome // buffered: end sends exactly once
+}
+
+// steerOutcome ends a steering prompt: the outcome of the turn that took
+// it, or retry when no turn took it.
+type steerOutcome struct {
+	stop  string
+	err   error
+	retry bool
+}
+
+// isCommand reports whether a prompt is a slash command.
+func isCommand(prompt []schema.ContentBlock) bool {
+	return strings.HasPrefix(strings.TrimSpace(promptText(prompt)), "/")
+}
+
+// waitSteered waits until the turn a queued prompt steers ends. When ctx
+// ends first, a prompt not yet taken leaves the queue.
+func (s *Session) waitSteered(ctx context.Context, st *steered) steerOutcome {
+	s.svc.cfg.Logf("session %s: prompt queued to steer the running turn", s.ID)
+	s.status(ctx, Status{Kind: StatusInfo, Message: "A turn is running: your message will be given to the agent at its next step."})
+	select {
+	case out := <-st.done:
+		return out
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	for i, q := range s.steerQueue {
+		if q == st {
+			s.steerQueue = append(s.steerQueue[:i:i], s.steerQueue[i+1:]...)
+		}
+	}
+	s.mu.Unlock()
+	return steerOutcome{stop: schema.StopCancelled}
+}
+
+// hasSteered reports whether prompts wait to steer the running turn.
+func (s *Session) hasSteered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steerQueue) > 0
+}
+
+// takeSteered gives the queued steering prompts to the model: they join
+// the history as the user's words and are shown to the editor.
+func (s *Session) takeSteered(ctx context.Context) {
+	if s.agent != nil {
+		return
+	}
+	s.mu.Lock()
+	queue := s.steerQueue
+	s.steerQueue = nil
+	s.steerTaken = append(s.steerTaken, queue...)
+	s.mu.Unlock()
+	for _, st := range queue {
+		s.appendMessage(st.msg)
+		for _, b := range st.msg.Content {
+			if b.Type == providers.BlockText {
+				c := schema.TextBlock(b.Text)
+				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})
+			}
+		}
+		s.svc.cfg.Logf("session %s: a steering prompt joins the turn", s.ID)
+	}
+}

@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestRuleSandbox runs what a user's allow rule lets through (Bash(git
+// log:*), Bash(npm test:*), a bare Bash rule) in the rule sandbox: the
+// workspace is writable, nothing outside it is, the home is readable
+// without its secrets, the sidecar's keys are gone, the network is off.
+func TestRuleSandbox(t *testing.T) {
+	requireBwrap(t)
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{
+		".ssh/id_rsa":               "FAKE-PRIVATE-KEY\n",
+		".aws/credentials":          "aws-secret\n",
+		".netrc":                    "machine x password netrc-secret\n",
+		".claude/.credentials.json": "claude-secret\n",
+		".gitconfig":                "[user]\n\tname = Rule Tester\n\temail = rule@example.com\n",
+		"secrets-dir/token":         "denied-secret\n",
+		"go/bin/mytool":             "#!/bin/sh\necho toolchain-ok \"$HOME\"\n",
+	})
+	os.Chmod(filepath.Join(home, "go/bin/mytool"), 0o755)
+	// ~/.gnupg as a symlink to a folder elsewhere in the home: its
+	// target is hidden too.
+	writeFiles(t, home, map[string]string{"keys-store/secring": "gpg-secret\n"})
+	os.Symlink(filepath.Join(home, "keys-store"), filepath.Join(home, ".gnupg"))
+	t.Setenv("HOME", home)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-leaked")
+	t.Setenv("OPENAI_API_KEY", "sk-oai-leaked")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "auth-leaked")
+	t.Setenv("RULE_TEST_USER_VAR", "user-var-kept")
+
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"README.md": "hello\n", ".env": "TOKEN=ws-dotenv\n", ".mcp.json": "{}\n"})
+	mustOutput(t, ws, "git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init")
+	outside := outsideDir(t)
+	writeFiles(t, outside, map[string]string{"canary": "outside-file\n"})
+
+	var accepted atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			conn.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	c := confiner(t, ws)
+	o := Options{Rule: true, Deny: []string{escapeForTest(ws) + "/.env", escapeForTest(home) + "/secrets-dir/**"}}
+	harm := []struct {
+		name, script string
+		forbidden    []string
+	}{
+		{"git log --output writes outside", "git log --output=" + filepath.Join(outside, "gitlog") + " -1", nil},
+		{"write outside", "echo x > " + filepath.Join(outside, "new") + "; echo x >> " + filepath.Join(outside, "canary"), nil},
+		{"write the home", "echo x > $HOME/.bashrc; mkdir -p $HOME/.config/x", nil},
+		{"write protected paths", "echo x > .mcp.json; mkdir -p .claude && echo '{}' > .claude/settings.local.json; echo 'touch /x' > .git/hooks/pre-commit; git config core.pager evil", nil},
+		{"read the ssh key", "cat ~/.ssh/id_rsa; cat " + filepath.Join(home, ".ssh/id_rsa"), []string{"FAKE-PRIVATE-KEY"}},
+		{"read credentials", "cat ~/.aws/credentials ~/.netrc ~/.claude/.credentials.json; grep -r secret ~ 2>/dev/null", []string{"aws-secret", "netrc-secret", "claude-secret"}},
+		{"read through a symlinked secret folder", "cat ~/.gnupg/secring ~/keys-store/secring", []string{"gpg-secret"}},
+		{"read a Read-denied file", "cat .env ~/secrets-dir/token", []string{"ws-dotenv", "denied-secret"}},
+		{"see the API keys", "env; cat /proc/*/environ; ps axeww", []string{"sk-ant-leaked", "sk-oai-leaked", "auth-leaked"}},
+		{"connect to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port), []string{"CONNECTED"}},
+	}
+	for _, tc := range harm {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := runConfined(t, c, o, ws, tc.script)
+			for _, f := range tc.forbidden {
+				if strings.Contains(out, f) {
+					t.Errorf("the rule-allowed command saw %q:\n%s", f, out)
+				}
+			}
+		})
+	}
+	for _, p := range []string{filepath.Join(outside, "gitlog"), filepath.Join(outside, "new"), filepath.Join(home, ".bashrc"), filepath.Join(home, ".config"), filepath.Join(ws, ".claude")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a rule-allowed command created %s", p)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "canary")); string(data) != "outside-file\n" {
+		t.Errorf("a rule-allowed command changed a file outside: %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); string(data) != "{}\n" {
+		t.Errorf("a rule-allowed command changed .mcp.json: %q", data)
+	}
+	if out := mustOutput(t, ws, "git config --local --get core.pager || true"); strings.TrimSpace(out) != "" {
+		t.Errorf("a rule-allowed command changed .git/config: core.pager=%q", out)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("a rule-allowed command reached the loopback listener (%d connections)", n)
+	}
+
+	// What a rule-allowed build or test needs still works: a tool under
+	// the home, the user's git identity, the user's variables, reading
+	// outside, writing the workspace and /tmp.
+	out, err := runConfined(t, c, o, ws, strings.Join([]string{
+		"~/go/bin/mytool",
+		"git -c commit.gpgsign=false commit -q --allow-empty -m by-rule && git log -1 --format=%an",
+		"echo $RULE_TEST_USER_VAR",
+		"cat " + filepath.Join(outside, "canary"),
+		"echo built > out.txt && cat out.txt",
+		"echo t > /tmp/t && cat /tmp/t",
+	}, " && "))
+	for _, want := range []string{"toolchain-ok " + home, "Rule Tester", "user-var-kept", "outside-file", "built", "t\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("an honest rule-allowed command lacks %q (err %v):\n%s", want, err, out)
+		}
+	}
+
+	// The settings' sandbox allowing every host turns the network on.
+	on := o
+	on.Network = true
+	if out, _ := runConfined(t, c, on, ws, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port)); !strings.Contains(out, "CONNECTED") {
+		t.Errorf("with the network allowed, the rule-allowed command could not connect:\n%s", out)
+	}
+}
+
+// TestRuleDenyOutsideFailsClosed checks that a Read deny pattern which
+// would need a walk of the home (or of /) to hide stops the command.
+func TestRuleDenyOutsideFailsClosed(t *testing.T) {
+	requireBwrap(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ws := t.TempDir()
+	c := confiner(t, ws)
+	for _, pat := range []string{escapeForTest(home) + "/**/.env", "/**/id_rsa"} {
+		if _, _, err := c.Wrap([]string{"true"}, Options{Rule: true, Deny: []string{pat}}); err == nil {
+			t.Errorf("deny %q: the command was wrapped, want a refusal", pat)
+		}
+	}
+	// A read-only confinement does not show the home: no refusal.
+	if _, _, err := c.Wrap([]string{"true"}, Options{Deny: []string{escapeForTest(home) + "/**/.env"}}); err != nil {
+		t.Errorf("read-only confinement: %v", err)
+	}
+	argv, release, err := c.Wrap([]string{"true"}, Options{Rule: true, Deny: []string{escapeForTest(home) + "/.ssh/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Errorf("rule sandbox with a home deny rule: %v\n%s", err, out)
+	}
+}
+
+// TestProtectedLinkToMissingTarget: a .claude that is a dangling link to a
+// folder the workspace does not hold yet must not become a writable
+// settings folder: its target gets a read-only placeholder.
+func TestProtectedLinkToMissingTarget(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("HOME", t.TempDir())
+	ws := t.TempDir()
+	if err := os.Symlink("later-claude", filepath.Join(ws, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	c := confiner(t, ws)
+	for _, o := range []Options{{Rule: true}, {Writable: true}} {
+		runConfined(t, c, o, ws, "mkdir -p later-claude; echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.local.json")
+		if data, err := os.ReadFile(filepath.Join(ws, "later-claude", "settings.local.json")); err == nil {
+			t.Errorf("rule=%v: a command wrote settings through a dangling .claude link: %s", o.Rule, data)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
+		t.Error("the placeholder was left behind")
+	}
+}

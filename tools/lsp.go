@@ -1,0 +1,103 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+//go:embed lsp.md
+var lspDescription string
+
+// lspTool is the LSP tool: code navigation through the language servers.
+type lspTool struct{ env *Env }
+
+// lspInput is Claude Code's LSP tool input, plus query for
+// workspaceSymbol.
+type lspInput struct {
+	Operation string `json:"operation"`
+	FilePath  string `json:"filePath"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+	Query     string `json:"query"`
+}
+
+// LSPOperations are the operations of the LSP tool.
+var LSPOperations = []string{"goToDefinition", "findReferences", "hover", "documentSymbol", "workspaceSymbol", "goToImplementation"}
+
+func (t *lspTool) Spec() Spec {
+	return Spec{
+		Name:        "LSP",
+		Description: lspDescription,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "operation": {"type": "string", "enum": ["goToDefinition", "findReferences", "hover", "documentSymbol", "workspaceSymbol", "goToImplementation"], "description": "What to ask"},
+    "filePath": {"type": "string", "description": "The absolute path of the file"},
+    "line": {"type": "integer", "minimum": 1, "description": "1-based line of the symbol"},
+    "character": {"type": "integer", "minimum": 1, "description": "1-based column of the symbol"},
+    "query": {"type": "string", "description": "The symbol name to look for (workspaceSymbol)"}
+  },
+  "required": ["operation", "filePath"],
+  "additionalProperties": false
+}`),
+		Kind:     schema.KindSearch,
+		ReadOnly: true,
+	}
+}
+
+func (t *lspTool) parse(input json.RawMessage) (lspInput, string, error) {
+	var in lspInput
+	if err := decodeInput(input, &in, "operation", "filePath"); err != nil {
+		return in, "", err
+	}
+	if !slices.Contains(LSPOperations, in.Operation) {
+		return in, "", fmt.Errorf("unknown operation %q; use one of %s", in.Operation, strings.Join(LSPOperations, ", "))
+	}
+	needsPos := in.Operation != "documentSymbol" && in.Operation != "workspaceSymbol"
+	if needsPos && (in.Line < 1 || in.Character < 1) {
+		return in, "", fmt.Errorf("%s needs line and character (1-based)", in.Operation)
+	}
+	path, err := t.env.Resolve(in.FilePath)
+	return in, path, err
+}
+
+// Preview names the file, for the permission gate.
+func (t *lspTool) Preview(_ context.Context, input json.RawMessage) (*Preview, error) {
+	in, path, err := t.parse(input)
+	if err != nil {
+		return nil, err
+	}
+	loc := schema.Location{Path: path}
+	if in.Line > 0 {
+		loc.Line = intPtr(in.Line - 1)
+	}
+	return &Preview{Title: "LSP " + in.Operation + " " + path, Paths: []string{path}, Locations: []schema.Location{loc}}, nil
+}
+
+func (t *lspTool) Run(ctx context.Context, input json.RawMessage) *Result {
+	in, path, err := t.parse(input)
+	if err != nil {
+		return inputError(err)
+	}
+	if !t.env.Code.Handles(path) {
+		return Errorf("no language server covers %s", path)
+	}
+	content, exists, err := t.env.readCurrent(path)
+	switch {
+	case err != nil:
+		return Errorf("%v", err)
+	case !exists:
+		return Errorf("file does not exist: %s", path)
+	}
+	out, err := t.env.Code.Ask(ctx, CodeQuery{Op: in.Operation, Path: path, Text: content, Line: in.Line, Character: in.Character, Symbol: in.Query})
+	if err != nil {
+		return Errorf("%s: %v", in.Operation, err)
+	}
+	return Text(out)
+}
