@@ -8,15 +8,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers/config"
@@ -38,7 +41,7 @@ const (
 // doctorCheck is one finding of `agent-lsp doctor`.
 type doctorCheck struct {
 	// Name is the thing checked: provider, settings, trust, ripgrep,
-	// bubblewrap, git, sessions, platform, mcp:<server>, lsp.
+	// bubblewrap, git, sessions, platform, mcp[:<server>], lsp[:<server>].
 	Name    string `json:"name"`
 	Status  string `json:"status"`
 	Message string `json:"message"`
@@ -128,7 +131,7 @@ func runDoctor(ctx context.Context, project string, o doctorOptions) doctorRepor
 	} else {
 		add(checkMCP(ctx, project, st)...)
 	}
-	add(checkLSP(st))
+	add(checkLSP(st)...)
 
 	r.OK = true
 	for _, c := range r.Checks {
@@ -458,8 +461,46 @@ func settingsEnvPairs(st *settings.Settings) []string {
 	return env
 }
 
-// checkLSP reports the language servers of the settings, when agent-lsp
-// knows that key.
-func checkLSP(st *settings.Settings) doctorCheck {
-	return doctorCheck{Name: "lsp", Status: statusSkipped, Message: "no language servers configured"}
+// checkLSP reports the language servers a session would use: the ones the
+// settings' "lsp" key configures, each found on PATH or not, else the known
+// ones found on PATH. It does not start them.
+func checkLSP(st *settings.Settings) []doctorCheck {
+	if st.LSP.Disabled {
+		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "language servers are turned off (\"lsp\": {\"enabled\": false})"}}
+	}
+	if len(st.LSP.Servers) == 0 {
+		var names []string
+		for _, c := range langserver.Detect(exec.LookPath) {
+			names = append(names, c.Name+" ("+c.Command[0]+")")
+		}
+		if len(names) == 0 {
+			return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "none configured and no known language server on PATH"}}
+		}
+		return []doctorCheck{{Name: "lsp", Status: statusOK, Message: "found on PATH: " + strings.Join(names, ", ")}}
+	}
+	var out []doctorCheck
+	for _, name := range slices.Sorted(maps.Keys(st.LSP.Servers)) {
+		srv := st.LSP.Servers[name]
+		c := doctorCheck{Name: "lsp:" + name}
+		switch {
+		case srv.Disabled:
+			c.Status, c.Message = statusSkipped, "turned off in the settings"
+		case len(srv.Command) == 0:
+			if known, ok := langserver.Known(name); ok && len(known.Command) > 0 {
+				srv.Command = known.Command
+			} else {
+				c.Status, c.Message, c.Fix = statusWarning, "no command", "set \"command\" of lsp."+name+" in the settings"
+				break
+			}
+			fallthrough
+		default:
+			if p, err := exec.LookPath(srv.Command[0]); err != nil {
+				c.Status, c.Message, c.Fix = statusWarning, srv.Command[0]+" is not on PATH", "install "+srv.Command[0]+" or give its absolute path in lsp."+name+".command"
+			} else {
+				c.Status, c.Message = statusOK, p
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }

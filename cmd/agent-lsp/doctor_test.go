@@ -72,6 +72,11 @@ func TestDoctor(t *testing.T) {
 			want: []want{{name: "trust", status: "warning", message: "is not trusted", fix: "trust"}},
 		},
 		{
+			name: "language server not installed", key: "k", exit: 0,
+			files: map[string]string{".claude/settings.json": `{"lsp": {"zig": {"command": ["/nonexistent/zls"], "filetypes": ["zig"]}}}`},
+			want:  []want{{name: "lsp:zig", status: "warning", message: "/nonexistent/zls is not on PATH", fix: "install"}},
+		},
+		{
 			name: "broken MCP server", key: "k", exit: 0,
 			files: map[string]string{".claude/settings.json": `{"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"}}}`},
 			want:  []want{{name: "mcp:broken", status: "warning", message: "failed", fix: "command"}},
