@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/agent-lsp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: demo build dist test deps vet test-go test-dist fuzz-short test-editors bench soak clean
+.PHONY: demo build dist test deps lint-tools vet test-go test-dist fuzz-short test-editors bench soak clean
 
 # demo runs a scripted session offline through the real stdio protocol.
 demo: build
@@ -23,16 +23,31 @@ test: deps vet test-go test-dist fuzz-short test-editors
 
 # deps installs what the tests need that a fresh machine lacks (ripgrep,
 # bubblewrap, Neovim 0.10, code-server and chromium, npm packages), cached.
-deps:
+deps: lint-tools
 	scripts/install-tools.sh
 	scripts/install-test-deps.sh
 
+# The linters `make vet` runs, from the Go module proxy at pinned versions.
+STATICCHECK_VERSION ?= v0.8.2
+DEADCODE_VERSION    ?= v0.41.0
+GOBIN               ?= $(shell $(GO) env GOPATH)/bin
+
+lint-tools:
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+
+# vet fails on unformatted code, go vet and staticcheck findings, dead code
+# not in scripts/deadcode-allow.txt, and tracked files that are ignored or
+# binary.
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	scripts/check-tracked.sh
+	$(GOBIN)/staticcheck ./...
+	DEADCODE=$(GOBIN)/deadcode scripts/deadcode.sh
 
 test-go:
-	AGENT_LSP_REQUIRE_EDITORS=1 $(GO) test -race -count=1 ./...
+	AGENT_LSP_REQUIRE_EDITORS=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 # fuzz-short gives every fuzz target a few seconds beyond its seed corpus.
 fuzz-short:

@@ -61,26 +61,6 @@ func TextEdits(old, new string) []TextEdit {
 	return out
 }
 
-// FirstChangedLine returns the 0-based line of old where new first differs,
-// or -1 when they are equal.
-func FirstChangedLine(old, new string) int {
-	n := min(len(old), len(new))
-	i := 0
-	for i < n && old[i] == new[i] {
-		i++
-	}
-	if i == len(old) && i == len(new) {
-		return -1
-	}
-	line := 0
-	for _, c := range []byte(old[:i]) {
-		if c == '\n' {
-			line++
-		}
-	}
-	return line
-}
-
 // converter maps byte offsets of a text to LSP positions.
 type converter struct {
 	text  string

@@ -9,8 +9,9 @@ import (
 // Client is the editor as a session sees it. Each protocol door implements
 // it over its wire format.
 type Client interface {
-	// Update delivers a session update. It should not block for long:
-	// doors queue notifications rather than wait on the editor.
+	// Update delivers a session update. Doors write it to the editor
+	// before returning, so an editor that stops reading slows the
+	// session down; it should not block otherwise.
 	Update(ctx context.Context, sessionID string, u schema.Update) error
 	// RequestPermission asks the user whether a tool call may run. It
 	// returns when the user answers or ctx ends.

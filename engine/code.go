@@ -38,7 +38,8 @@ type EditorDiagnostics interface {
 // langServers returns the service's language servers, made on first use
 // from the settings (or PATH when nothing is configured), and made anew
 // when the settings' lsp block changes (the old ones shut down in the
-// background); nil when they are turned off or none is found.
+// background); nil when they are turned off, none is found, or the
+// project folder is not trusted.
 func (s *Service) langServers() *langserver.Manager {
 	st, _ := s.settings()
 	var conf settings.LSP
@@ -48,6 +49,15 @@ func (s *Service) langServers() *langserver.Manager {
 	s.lspMu.Lock()
 	defer s.lspMu.Unlock()
 	if s.lspClosed {
+		return nil
+	}
+	if st != nil && st.ProjectRestricted {
+		// Until the folder is trusted, start no language server, not
+		// even one found on PATH: they run the project's code
+		// (rust-analyzer's cargo check runs build.rs; gopls runs the go
+		// command, which may fetch a toolchain go.mod names), as VS
+		// Code's restricted mode also keeps them off. Trusting the
+		// folder replaces the settings, and the next call starts them.
 		return nil
 	}
 	if s.lspConf != nil && reflect.DeepEqual(*s.lspConf, conf) {

@@ -30,9 +30,13 @@ func TestLangServersFollowSettings(t *testing.T) {
 	if m := svc.langServers(); m != nil {
 		t.Errorf("lsp disabled, got %v", m)
 	}
+	svc.UpdateSettings(&settings.Settings{ProjectRestricted: true}, nil)
+	if m := svc.langServers(); m != nil {
+		t.Errorf("untrusted folder: a language server on PATH would run its code, got %v", m)
+	}
 	svc.UpdateSettings(&settings.Settings{}, nil)
 	if svc.langServers() == nil {
-		t.Error("lsp enabled again, got none")
+		t.Error("lsp enabled again (the folder trusted), got none")
 	}
 	svc.Close()
 	if m := svc.langServers(); m != nil {

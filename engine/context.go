@@ -238,7 +238,7 @@ var slashCommands = []schema.Command{
 // AnnounceCommands sends the available_commands_update, and the
 // service's notices (settings problems) as warnings.
 func (s *Session) AnnounceCommands(ctx context.Context) {
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAvailableCommands, AvailableCommands: slashCommands})
+	s.announceCommandList(ctx)
 	_, notices := s.svc.settings()
 	for _, n := range notices {
 		s.status(ctx, Status{Kind: StatusWarning, Message: n})

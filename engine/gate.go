@@ -28,7 +28,7 @@ func newGate(policy *permission.Policy) *gate {
 
 // gitWord finds git run by name in a command line (the confined sandbox,
 // not this, is what keeps other spellings from the objects).
-var gitWord = regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])")
+var gitWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])") })
 
 // verdict is the outcome of authorize: a refusal for the model, or
 // permission to run, possibly with text the user edited.
@@ -73,7 +73,7 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		switch {
 		case tools.DisablesSandbox(input):
 			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
-		case gitWord.MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
+		case gitWord().MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
 			// The confined sandbox hides this repository's objects (they
 			// hold a denied file): git would fail there.
 			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
@@ -100,6 +100,9 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{}
 	case d.Verdict == permission.Allow && hookDecision != "ask":
 		return verdict{confine: d.Confine}
+	case hookDecision != "ask" && s.skillRead(spec.Name, pc.Paths):
+		// A loaded skill's own files, outside the workspace.
+		return verdict{}
 	}
 	key := d.AlwaysRule
 	if key == "" {

@@ -145,7 +145,7 @@ func (s *Session) replay(ctx context.Context, msgs []providers.Message, stored m
 func (s *Session) replayToolCall(ctx context.Context, use providers.Block, results map[string]providers.Block, stored json.RawMessage) {
 	var raw any
 	_ = json.Unmarshal(use.Input, &raw)
-	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw}
+	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw, Meta: schema.ToolMeta(use.Name)}
 	diffs, path, isEdit := replayDiffs(use.Name, use.Input, stored)
 	switch t, ok := s.tools.lookup(use.Name); {
 	case isEdit:

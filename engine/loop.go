@@ -57,6 +57,16 @@ func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg pr
 	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
 		return stop, err
 	}
+	defer s.endTurnScope()
+	if expanded, ok, err := s.expandCommand(ctx, prompt); ok {
+		if ctx.Err() != nil {
+			return schema.StopCancelled, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		msg = expanded
+	}
 	extra, blocked := s.promptHooks(ctx, prompt)
 	if blocked != "" {
 		b := schema.TextBlock("The prompt was blocked by a hook: " + blocked)
@@ -81,7 +91,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 	stopBlocks := 0
 	var guard repeatGuard
 	for turn := 0; ; turn++ {
-		if turn == s.svc.cfg.MaxTurns {
+		if turn == s.maxTurns() {
 			return schema.StopMaxTurnRequests, nil
 		}
 		s.takeSteered(ctx)

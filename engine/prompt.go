@@ -46,8 +46,12 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	if memo := s.instructions(); memo != "" {
 		blocks = append(blocks, providers.SystemBlock{Text: memo})
 	}
+	if sk := s.skillsPrompt(); sk != "" {
+		blocks = append(blocks, providers.SystemBlock{Text: sk})
+	}
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
+	blocks = s.overrideSystem(blocks)
 	s.mu.Lock()
 	s.system = blocks
 	s.mu.Unlock()

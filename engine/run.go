@@ -58,6 +58,9 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if !ok {
 		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
 	}
+	if why := s.toolRestricted(use.Name); why != "" {
+		return s.finish(ctx, use, nil, tools.Errorf("%s", why))
+	}
 	input := use.Input
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
@@ -80,12 +83,12 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if verdict.refusal != nil {
 		return s.finish(ctx, use, call, verdict.refusal)
 	}
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress}})
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Meta: schema.ToolMeta(use.Name)}})
 
 	runCtx := workspace.WithLabel(withToolCallID(ctx, use.ID), "Agent: "+call.Title)
 	runCtx = withConfinement(runCtx, verdict.confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
-		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display}})
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display, Meta: schema.ToolMeta(use.Name)}})
 	})
 	var res *tools.Result
 	if verdict.edited != nil {
@@ -129,6 +132,7 @@ func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMess
 		Kind:       spec.Kind,
 		Status:     schema.StatusPending,
 		RawInput:   json.RawMessage(input),
+		Meta:       schema.ToolMeta(spec.Name),
 	}
 	if p != nil {
 		if p.Title != "" {
@@ -153,7 +157,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	if res.IsError {
 		status = schema.StatusFailed
 	}
-	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations}
+	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations, Meta: schema.ToolMeta(use.Name)}
 	if call == nil {
 		upd.Title, upd.Kind = use.Name, s.kindOf(use.Name)
 	}

@@ -29,6 +29,12 @@ type Config struct {
 	ProviderError error
 	// Model is the model to ask.
 	Model string
+	// WebSearch says the provider has a server-side web search tool
+	// (Anthropic's): sessions then offer the WebSearch tool.
+	WebSearch bool
+	// SmallModel is the small, fast model for side questions (WebFetch's
+	// prompt about a page); empty means the session's model.
+	SmallModel string
 	// MaxTurns bounds the model calls of one prompt (default 50).
 	MaxTurns int
 	// MaxTokens bounds each response (default 16384).
@@ -168,6 +174,8 @@ type SessionOptions struct {
 	// Fork, for ResumeSession, continues a copy of the stored session
 	// under a new id instead of the session itself.
 	Fork bool
+	// Overrides are the client's options for this session.
+	Overrides Overrides
 }
 
 // NewSession starts a session.

@@ -27,6 +27,9 @@ var ErrBusy = errors.New("a prompt is already running in this session; wait for 
 // Session is one conversation with the model in one workspace.
 type Session struct {
 	ID string
+	// overrides are the client's options, set before the session is
+	// shared and read-only after.
+	overrides Overrides
 
 	svc    *Service
 	cwd    string
@@ -87,6 +90,15 @@ type Session struct {
 	// settings once they apply. Guarded by mu.
 	startSettings *settings.Settings
 	startModel    string
+	// turnTools, when set, are the only tools the running turn may call
+	// (a command's or skill's allowed-tools, see restrictTools), and
+	// turnToolsBy names who narrowed them; turnModel is the model a
+	// command chose for the turn. Reset when the turn ends. Guarded by
+	// mu.
+	turnTools   map[string]bool
+	turnToolsBy string
+	turnModel   string
+	skillDirs   []string // folders of the skills loaded, guarded by mu
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -118,13 +130,21 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Reads:    tools.NewReadTracker(),
 		OnPlan:   s.onPlan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
+		Ask:      s.ask,
+		// Read may read the folders of the skills loaded.
+		ReadOnlyRoots: s.readableSkillDirs,
 	}
 	s.setSandbox(st)
 	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
 	s.setCode(st, opts.Client)
-	s.tools = newToolset(append(tools.New(s.env), &agentTool{s: s}))
+	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
+	if svc.cfg.WebSearch {
+		builtin = append(builtin, &webSearchTool{s})
+	}
+	s.tools = newToolset(builtin)
 	s.gate = newGate(policy)
+	s.applyOverrides(opts.Overrides)
 	s.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)

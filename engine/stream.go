@@ -22,7 +22,7 @@ func (s *Session) request() *providers.Request {
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
 	return &providers.Request{
-		Model:     s.Model(),
+		Model:     s.requestModel(),
 		System:    s.systemPrompt(),
 		Messages:  s.History(),
 		Tools:     specs,
@@ -69,6 +69,7 @@ func (f *forwarder) emit(ev providers.Event) {
 			Title:      ev.ToolName,
 			Kind:       f.s.kindOf(ev.ToolName),
 			Status:     schema.StatusPending,
+			Meta:       schema.ToolMeta(ev.ToolName),
 		}})
 	case providers.EventRetry:
 		if ev.Retry != nil {

@@ -15,6 +15,20 @@ type toolset struct {
 	builtin []tools.Tool
 	groups  map[string][]tools.Tool // by group name, guarded by mu
 	byName  map[string]tools.Tool   // every tool, guarded by mu
+	hidden  map[string]bool         // tools the client disallowed, guarded by mu
+}
+
+// hide takes tools away by name, for the rest of the session.
+func (ts *toolset) hide(names []string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.hidden == nil {
+		ts.hidden = make(map[string]bool)
+	}
+	for _, n := range names {
+		ts.hidden[n] = true
+	}
+	ts.index()
 }
 
 func newToolset(builtin []tools.Tool) *toolset {
@@ -27,11 +41,13 @@ func newToolset(builtin []tools.Tool) *toolset {
 func (ts *toolset) index() {
 	ts.byName = make(map[string]tools.Tool)
 	for _, t := range ts.builtin {
-		ts.byName[t.Spec().Name] = t
+		if !ts.hidden[t.Spec().Name] {
+			ts.byName[t.Spec().Name] = t
+		}
 	}
 	for _, g := range ts.groups {
 		for _, t := range g {
-			if _, taken := ts.byName[t.Spec().Name]; !taken {
+			if _, taken := ts.byName[t.Spec().Name]; !taken && !ts.hidden[t.Spec().Name] {
 				ts.byName[t.Spec().Name] = t
 			}
 		}
@@ -51,7 +67,7 @@ func (ts *toolset) all() []tools.Tool {
 	for _, n := range names {
 		out = append(out, ts.groups[n]...)
 	}
-	return out
+	return slices.DeleteFunc(out, func(t tools.Tool) bool { return ts.hidden[t.Spec().Name] })
 }
 
 func (ts *toolset) lookup(name string) (tools.Tool, bool) {

@@ -30,7 +30,17 @@ func (s *Session) startWatching() {
 				s.ReloadInstructions()
 				s.notice(Status{Kind: StatusInfo, Message: "instructions reloaded: " + path + " changed"})
 			}
+			s.extensionChanged(ctx, path)
 		})
+		// The user's commands and skills live outside the workspace.
+		if dirs := s.userExtensionDirs(); len(dirs) > 0 {
+			if uw, err := watch.New(ctx, dirs, s.svc.cfg.Logf); err == nil {
+				uw.Subscribe(func(path string) { s.extensionChanged(ctx, path) })
+				defer uw.Close()
+			} else {
+				s.svc.cfg.Logf("session %s: not watching %v: %v", s.ID, dirs, err)
+			}
+		}
 		<-ctx.Done()
 		w.Close()
 	}()

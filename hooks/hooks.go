@@ -146,7 +146,7 @@ func NewRunner(s *settings.Settings) *Runner {
 
 // simpleMatcherRE matches matchers that are names or A|B lists, which
 // match exactly; anything else is a regular expression.
-var simpleMatcherRE = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+var simpleMatcherRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|]+$`) })
 
 // Update replaces the hooks with those of reloaded settings.
 func (r *Runner) Update(s *settings.Settings) {
@@ -157,7 +157,7 @@ func (r *Runner) Update(s *settings.Settings) {
 	bad := map[string]string{}
 	for _, ms := range s.Hooks {
 		for _, m := range ms {
-			if m.Matcher == "" || m.Matcher == "*" || simpleMatcherRE.MatchString(m.Matcher) {
+			if m.Matcher == "" || m.Matcher == "*" || simpleMatcherRE().MatchString(m.Matcher) {
 				continue
 			}
 			re, err := regexp.Compile(m.Matcher)
@@ -188,7 +188,7 @@ func (r *Runner) match(matcher, name string) (bool, string) {
 	switch {
 	case matcher == "" || matcher == "*":
 		return true, ""
-	case simpleMatcherRE.MatchString(matcher):
+	case simpleMatcherRE().MatchString(matcher):
 		for _, alt := range strings.Split(matcher, "|") {
 			if alt == name {
 				return true, ""

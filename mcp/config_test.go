@@ -159,6 +159,9 @@ func TestCollect(t *testing.T) {
 	// Without settings nothing from the project is approved; without a
 	// .mcp.json there is nothing from it.
 	servers, errs = Collect(Sources{Workspace: dir})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `MCP server "broken"`) {
+		t.Errorf("without settings: errors = %v, want the broken server's alone", errs)
+	}
 	for _, s := range servers {
 		if !s.NeedsApproval {
 			t.Errorf("%s approved without settings", s.Name)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -40,9 +38,7 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 	c.ctx, c.cancel = context.WithCancel(m.ctx)
 
 	caps := &sdk.ClientCapabilities{}
-	if len(m.opts.Roots) > 0 {
-		caps.RootsV2 = &sdk.RootCapabilities{}
-	}
+	offerRoots(caps, m.opts.Roots)
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent-lsp", Version: m.opts.Version}, &sdk.ClientOptions{
 		Capabilities: caps,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
@@ -52,10 +48,7 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 			}
 		},
 	})
-	for _, dir := range m.opts.Roots {
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
-		client.AddRoots(&sdk.Root{URI: u.String(), Name: filepath.Base(dir)})
-	}
+	addRoots(client, m.opts.Roots)
 
 	var transport sdk.Transport
 	switch srv.Type {

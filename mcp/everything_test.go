@@ -3,11 +3,12 @@ package mcp
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // everythingEntry returns the entry point of the reference server that
@@ -17,20 +18,9 @@ func everythingEntry(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv("AGENT_LSP_MCP_EVERYTHING")
 	if path == "" {
-		cache := os.Getenv("AGENT_LSP_CACHE")
-		if cache == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				t.Skipf("no home directory to find the cache in: %v", err)
-			}
-			cache = filepath.Join(home, ".cache", "agent-lsp")
-		}
-		path = filepath.Join(cache, "mcp-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+		path = filepath.Join(testenv.CacheDir(), "mcp-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("@modelcontextprotocol/server-everything is not installed (%v): run scripts/install-mcp-everything.sh", err)
-	}
-	return path
+	return testenv.NeedFile(t, path, "@modelcontextprotocol/server-everything", "run scripts/install-mcp-everything.sh")
 }
 
 // TestEverythingServer runs the MCP reference server from npm with the
@@ -40,10 +30,7 @@ func everythingEntry(t *testing.T) string {
 // after Close.
 func TestEverythingServer(t *testing.T) {
 	entry := everythingEntry(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skipf("node is not installed: %v", err)
-	}
+	node := testenv.NeedTool(t, "node")
 	root := t.TempDir()
 	r := newRecorder()
 	opts := r.options()

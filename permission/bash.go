@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // decideBash checks a shell command: every simple command in it must be
@@ -383,7 +384,7 @@ var interpreters = map[string]bool{
 // runners take a script name after a run-like subcommand: "npm run build".
 var runners = map[string]bool{"npm": true, "pnpm": true, "yarn": true, "bun": true}
 
-var subcommandRE = regexp.MustCompile(`^[a-z][a-z0-9:_-]*$`)
+var subcommandRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9:_-]*$`) })
 
 // suggestBash returns the rule "allow always" offers for c: the command
 // and its subcommand as a prefix ("Bash(npm test:*)"), never wider than
@@ -396,7 +397,7 @@ func suggestBash(c *command) string {
 	}
 	name := words[0].value
 	isSub := func(i int) bool {
-		return i < len(words) && words[i].literal && subcommandRE.MatchString(words[i].value)
+		return i < len(words) && words[i].literal && subcommandRE().MatchString(words[i].value)
 	}
 	exact := func() string {
 		if c.open {

@@ -269,11 +269,11 @@ func (p *Policy) compile(rules []settings.Rule, cautious bool) []compiledRule {
 				tool = tool[:i]
 			}
 			tool = strings.TrimSpace(tool)
-			if !toolNameRE.MatchString(tool) && !strings.HasPrefix(tool, "mcp__") {
+			if !toolNameRE().MatchString(tool) && !strings.HasPrefix(tool, "mcp__") {
 				continue
 			}
 			r = Rule{Tool: tool, kind: kindTool}
-			if m := mcpRE.FindStringSubmatch(tool); m != nil {
+			if m := mcpRE().FindStringSubmatch(tool); m != nil {
 				r = Rule{Tool: tool, kind: kindMCP, mcpServer: m[1]}
 			}
 			cr.fallback = true
@@ -647,23 +647,13 @@ func (p *Policy) AllowAlways(c Call, d Decision) error {
 	}
 	var add []compiledRule
 	for _, text := range d.AlwaysRules {
-		r, err := ParseRule(text)
+		cr, err := p.grantRule(text)
 		if err != nil {
 			return fmt.Errorf("allowing %q always: %w", text, err)
 		}
-		cr := compiledRule{Rule: r, where: "granted in this session"}
-		if r.kind == kindPath {
-			cr.glob = pathGlob(r.Content, p.project, p.home)
-		}
 		add = append(add, cr)
 	}
-	p.mu.Lock()
-	for _, cr := range add {
-		if !containsRule(p.session, cr.String()) {
-			p.session = append(p.session, cr)
-		}
-	}
-	p.mu.Unlock()
+	p.addSessionRules(add)
 	if c.Tool != "Bash" {
 		return nil
 	}
@@ -696,25 +686,39 @@ func (p *Policy) Grant(rules []string) error {
 	var errs []error
 	var add []compiledRule
 	for _, text := range rules {
-		r, err := ParseRule(text)
+		cr, err := p.grantRule(text)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("restoring the grant %q: %w", text, err))
 			continue
 		}
-		cr := compiledRule{Rule: r, where: "granted in this session"}
-		if r.kind == kindPath {
-			cr.glob = pathGlob(r.Content, p.project, p.home)
-		}
 		add = append(add, cr)
 	}
+	p.addSessionRules(add)
+	return errors.Join(errs...)
+}
+
+// grantRule compiles a rule granted for the session.
+func (p *Policy) grantRule(text string) (compiledRule, error) {
+	r, err := ParseRule(text)
+	if err != nil {
+		return compiledRule{}, err
+	}
+	cr := compiledRule{Rule: r, where: "granted in this session"}
+	if r.kind == kindPath {
+		cr.glob = pathGlob(r.Content, p.project, p.home)
+	}
+	return cr, nil
+}
+
+// addSessionRules adds granted rules the session does not hold yet.
+func (p *Policy) addSessionRules(add []compiledRule) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, cr := range add {
 		if !containsRule(p.session, cr.String()) {
 			p.session = append(p.session, cr)
 		}
 	}
-	p.mu.Unlock()
-	return errors.Join(errs...)
 }
 
 func containsRule(rules []compiledRule, text string) bool {

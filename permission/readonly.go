@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // readOnlyCommands run without asking in default mode when their
@@ -556,8 +557,10 @@ func sedReadOnly(sc string) string {
 			}
 			d := sc[i]
 			i++
-			if !delimited(d) || !delimited(d) {
-				return "sed script does not parse"
+			for range 2 { // the pattern, then the replacement
+				if !delimited(d) {
+					return "sed script does not parse"
+				}
 			}
 			if c == 's' {
 				for i < len(sc) && strings.IndexByte("gpiImM0123456789", sc[i]) >= 0 {
@@ -645,7 +648,7 @@ func checkXxd(a *analysis, args []word) string {
 		case contains([]string{"-a", "-b", "-C", "-E", "-e", "-i", "-p", "-ps", "-plain", "-u", "-d"}, v):
 		case contains([]string{"-c", "-g", "-l", "-o", "-s"}, v):
 			i++
-			if i >= len(args) || !args[i].literal || !xxdNumberRE.MatchString(args[i].value) {
+			if i >= len(args) || !args[i].literal || !xxdNumberRE().MatchString(args[i].value) {
 				return "xxd " + v + " without a number"
 			}
 		case strings.HasPrefix(v, "-") && v != "-":
@@ -665,4 +668,4 @@ func checkXxd(a *analysis, args []word) string {
 	return ""
 }
 
-var xxdNumberRE = regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)$`)
+var xxdNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?(0[xX][0-9a-fA-F]+|[0-9]+)$`) })

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,9 +72,11 @@ var pathTools = map[string]bool{
 }
 
 var (
-	toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	mcpRE      = regexp.MustCompile(`^mcp__([A-Za-z0-9_.-]+?)(?:__([A-Za-z0-9_.*-]+))?$`)
-	hostRE     = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]+)?$`)
+	toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
+	mcpRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mcp__([A-Za-z0-9_.-]+?)(?:__([A-Za-z0-9_.*-]+))?$`) })
+	hostRE     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]+)?$`)
+	})
 )
 
 // CheckRule reports whether s is a valid rule. It is meant for
@@ -108,7 +111,7 @@ func ParseRule(s string) (Rule, error) {
 		return Rule{}, fmt.Errorf("empty parentheses: write %s alone to match every use", tool)
 	}
 	r := Rule{Tool: tool, Content: content}
-	if m := mcpRE.FindStringSubmatch(tool); m != nil {
+	if m := mcpRE().FindStringSubmatch(tool); m != nil {
 		if hasContent {
 			return Rule{}, fmt.Errorf("MCP rules take no parentheses")
 		}
@@ -123,7 +126,7 @@ func ParseRule(s string) (Rule, error) {
 	if strings.HasPrefix(tool, "mcp__") {
 		return Rule{}, fmt.Errorf("invalid MCP rule: want mcp__server or mcp__server__tool")
 	}
-	if !toolNameRE.MatchString(tool) {
+	if !toolNameRE().MatchString(tool) {
 		return Rule{}, fmt.Errorf("invalid tool name %q", tool)
 	}
 	if !hasContent || content == "*" {
@@ -146,7 +149,7 @@ func ParseRule(s string) (Rule, error) {
 		return r, nil
 	case tool == "WebFetch":
 		host, ok := strings.CutPrefix(content, "domain:")
-		if !ok || !hostRE.MatchString(host) {
+		if !ok || !hostRE().MatchString(host) {
 			return Rule{}, fmt.Errorf("WebFetch rules take domain:HOST, not %q", content)
 		}
 		r.kind, r.domain = kindDomain, strings.ToLower(host)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -369,7 +370,7 @@ func (a *analysis) decl(d *syntax.DeclClause) {
 	}
 }
 
-var fdRE = regexp.MustCompile(`^[0-9]+-?$`)
+var fdRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+-?$`) })
 
 // redirects checks a statement's redirections.
 func (a *analysis) redirects(rs []*syntax.Redirect) {
@@ -383,7 +384,7 @@ func (a *analysis) redirects(rs []*syntax.Redirect) {
 			continue
 		case syntax.DplIn, syntax.DplOut:
 			w := resolveWord(r.Word)
-			if w.literal && (w.value == "-" || fdRE.MatchString(w.value)) {
+			if w.literal && (w.value == "-" || fdRE().MatchString(w.value)) {
 				continue
 			}
 			if r.Op == syntax.DplIn {
@@ -768,7 +769,7 @@ func literalJoin(ws []word) (string, bool) {
 
 // shellOptsRE are the shell options that change nothing about what a -c
 // script does.
-var shellOptsRE = regexp.MustCompile(`^[-+][ceuxlvf]+$`)
+var shellOptsRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+][ceuxlvf]+$`) })
 
 // shell handles bash/sh -c SCRIPT: transparent when the script is known.
 // Without -c the shell runs a script file or its input, which nothing
@@ -792,7 +793,7 @@ func (a *analysis) shell(c *command, args []word) {
 				return
 			}
 		case v == "--norc" || v == "--noprofile" || v == "--posix":
-		case shellOptsRE.MatchString(v):
+		case shellOptsRE().MatchString(v):
 			if strings.HasPrefix(v, "-") && strings.Contains(v, "c") {
 				hasC = true
 			}

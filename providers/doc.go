@@ -12,6 +12,6 @@
 // Anthropic Messages API and any OpenAI-compatible Chat Completions
 // server; retry wraps a provider with retries whose events the consumer
 // can reset (see RetryInfo); config resolves which provider, model, base
-// URL and key to use and knows the models' windows and prices; cassette
-// records and replays calls; fake runs scripted API servers for tests.
+// URL and key to use and knows the models' windows and prices; fake runs
+// scripted API servers for tests and for `agent-lsp demo`.
 package providers

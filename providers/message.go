@@ -30,6 +30,10 @@ const (
 	BlockToolUse          = "tool_use"
 	BlockToolResult       = "tool_result"
 	BlockImage            = "image"
+	// BlockWebSearchResult is what a server-side web search found: its
+	// Content holds one text block per page ("title\nurl"), or Text the
+	// error code. Responses hold it; requests never carry it.
+	BlockWebSearchResult = "web_search_tool_result"
 )
 
 // Block is one content block of a message.

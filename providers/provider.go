@@ -15,6 +15,17 @@ type Request struct {
 	MaxTokens int
 	// ThinkingBudget enables extended thinking when > 0.
 	ThinkingBudget int
+	// WebSearch, when set, offers the provider's server-side web search
+	// (Anthropic's web_search tool). Its results come back as
+	// BlockWebSearchResult blocks. Only providers that have one accept it.
+	WebSearch *WebSearch
+}
+
+// WebSearch configures a server-side web search.
+type WebSearch struct {
+	AllowedDomains []string
+	BlockedDomains []string
+	MaxUses        int
 }
 
 // SystemBlock is a part of the system prompt. Cache marks the end of a

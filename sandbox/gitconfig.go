@@ -70,15 +70,17 @@ func GitEnv(extra ...[2]string) []string {
 // gitKeepRE are the repository config keys the sanitised copy keeps:
 // what git needs to read the repository, and nothing that names a
 // program, a file to include or a driver.
-var gitKeepRE = regexp.MustCompile(`^(` +
-	`core\.(repositoryformatversion|bare|filemode|symlinks|ignorecase|precomposeunicode|logallrefupdates|autocrlf|eol|safecrlf|sparsecheckout|sparsecheckoutcone|splitindex|checkstat|trustctime|abbrev|quotepath|commentchar|compression|bigfilethreshold)` +
-	`|extensions\.[a-z0-9]+` +
-	`|index\.(version|sparse)` +
-	`|init\.defaultbranch|user\.(name|email)|status\.showuntrackedfiles|diff\.(renames|algorithm)` +
-	`|remote\.[^\n]+\.(url|fetch|pushurl|promisor|partialclonefilter)` +
-	`|branch\.[^\n]+\.(remote|merge|rebase)` +
-	`|submodule\.[^\n]+\.(url|active)` +
-	`)$`)
+var gitKeepRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(` +
+		`core\.(repositoryformatversion|bare|filemode|symlinks|ignorecase|precomposeunicode|logallrefupdates|autocrlf|eol|safecrlf|sparsecheckout|sparsecheckoutcone|splitindex|checkstat|trustctime|abbrev|quotepath|commentchar|compression|bigfilethreshold)` +
+		`|extensions\.[a-z0-9]+` +
+		`|index\.(version|sparse)` +
+		`|init\.defaultbranch|user\.(name|email)|status\.showuntrackedfiles|diff\.(renames|algorithm)` +
+		`|remote\.[^\n]+\.(url|fetch|pushurl|promisor|partialclonefilter)` +
+		`|branch\.[^\n]+\.(remote|merge|rebase)` +
+		`|submodule\.[^\n]+\.(url|active)` +
+		`)$`)
+})
 
 // gitCache holds the sanitised copies made so far, by the source file's
 // identity.
@@ -140,7 +142,9 @@ func sanitizedGitConfig(path string) (string, error) {
 }
 
 // gitDriverRE matches the config keys of drivers that run programs.
-var gitDriverRE = regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$`)
+var gitDriverRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$`)
+})
 
 // driverOverrides returns config that turns off the programs that the
 // repository config at path names through drivers (filter.<name>.*,
@@ -156,7 +160,7 @@ func driverOverrides(path string) [][2]string {
 	var kv [][2]string
 	for _, entry := range bytes.Split(out, []byte{0}) {
 		k, _, _ := strings.Cut(string(entry), "\n")
-		if gitDriverRE.MatchString(k) || k == "diff.external" {
+		if gitDriverRE().MatchString(k) || k == "diff.external" {
 			kv = append(kv, [2]string{k, ""})
 		}
 	}
@@ -191,7 +195,7 @@ func renderGitConfig(list []byte) []byte {
 			continue
 		}
 		k, v, hasValue := strings.Cut(string(entry), "\n")
-		if !gitKeepRE.MatchString(k) {
+		if !gitKeepRE().MatchString(k) {
 			continue
 		}
 		first, last := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.')

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -52,19 +53,13 @@ func TestMissingBwrap(t *testing.T) {
 	}
 }
 
-// requireBwrap skips the test when bubblewrap cannot run here, or fails
-// it when AGENT_LSP_REQUIRE_EDITORS is set (as make test and CI do).
+// requireBwrap ends the test through testenv.Missing when bubblewrap
+// cannot run here.
 func requireBwrap(t *testing.T) {
 	t.Helper()
-	skip := t.Skipf
-	if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-		skip = t.Fatalf
-	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		skip("bubblewrap is not installed (scripts/install-tools.sh installs it)")
-	}
+	testenv.NeedTool(t, "bwrap")
 	if bwrap, why := Probe(); bwrap == "" {
-		skip("bubblewrap cannot run here: %s", why)
+		testenv.Missing(t, "bubblewrap cannot run here: %s", why)
 	}
 }
 
@@ -95,7 +90,7 @@ func outsideDir(t *testing.T) string {
 			return d
 		}
 	}
-	t.Skip("no writable directory outside /tmp")
+	testenv.Missing(t, "no writable directory outside /tmp (tried /var/tmp and $HOME)")
 	return ""
 }
 

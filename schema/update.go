@@ -1,6 +1,9 @@
 package schema
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"maps"
+)
 
 // SessionNotification is the params of a session/update notification.
 type SessionNotification struct {
@@ -54,7 +57,16 @@ func (u Update) MarshalJSON() ([]byte, error) {
 		Meta          map[string]any `json:"_meta,omitempty"`
 		ToolCall
 	}
-	return json.Marshal(toolCallUpdate{u.SessionUpdate, u.Meta, *u.ToolCall})
+	// The update's _meta and the tool call's share one object.
+	meta := u.ToolCall.Meta
+	if len(u.Meta) > 0 {
+		meta = maps.Clone(u.ToolCall.Meta)
+		if meta == nil {
+			meta = make(map[string]any, len(u.Meta))
+		}
+		maps.Copy(meta, u.Meta)
+	}
+	return json.Marshal(toolCallUpdate{u.SessionUpdate, meta, *u.ToolCall})
 }
 
 // UnmarshalJSON reads any update variant.
@@ -73,6 +85,7 @@ func (u *Update) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &tc); err != nil {
 			return err
 		}
+		tc.ToolCall.Meta = tc.Meta
 		*u = Update{SessionUpdate: head.SessionUpdate, Meta: tc.Meta, ToolCall: &tc.ToolCall}
 		return nil
 	}
@@ -106,6 +119,22 @@ type ToolCall struct {
 	Locations  []Location        `json:"locations,omitempty"`
 	RawInput   any               `json:"rawInput,omitempty"`
 	RawOutput  any               `json:"rawOutput,omitempty"`
+	// Meta carries the Claude Code tool name as claude-agent-acp sends
+	// it, {"claudeCode": {"toolName": "Edit"}} (see ToolMeta): clients
+	// write permission policies by tool name.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// ToolMeta is the _meta of a tool call of the named tool.
+func ToolMeta(name string) map[string]any {
+	return map[string]any{"claudeCode": map[string]any{"toolName": name}}
+}
+
+// ToolName returns the tool name ToolMeta put in tc's _meta, or "".
+func (tc ToolCall) ToolName() string {
+	cc, _ := tc.Meta["claudeCode"].(map[string]any)
+	name, _ := cc["toolName"].(string)
+	return name
 }
 
 // Tool kinds.

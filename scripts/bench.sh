@@ -92,11 +92,12 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 log "building the binary"
 make --no-print-directory build BIN="$work/agent-lsp" >&2
+go build -o "$work/trivial" ./bench/trivial # the start-up baseline
 
 log "lspbench (the binary from outside)"
 lspflags=()
 if [ -n "$QUICK" ]; then lspflags=(-runs 10 -toolcalls 400 -burst 5000); fi
-go run ./internal/cmd/lspbench -bin "$work/agent-lsp" "${lspflags[@]}" >"$work/lspbench.md"
+go run ./internal/cmd/lspbench -bin "$work/agent-lsp" -trivial "$work/trivial" "${lspflags[@]}" >"$work/lspbench.md"
 
 log "Go benchmarks (count $COUNT)"
 short=()
@@ -117,6 +118,8 @@ benchstat=$(find_benchstat || true)
 target() {
   case "$1" in
     "cold start"*) echo "milliseconds (README)" ;;
+    "start-up, "*) echo "<= 2x the baseline (issue 21)" ;;
+    "peak RSS"*) echo "<= 25 MB (issue 21)" ;;
     "RSS after"*"tool calls") echo "flat within 10% (issue 10)" ;;
     "RSS after"*) echo "tens of MB (README)" ;;
     "throughput"*) echo "nothing lost or reordered" ;;

@@ -72,6 +72,12 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 		return nil, rpc.InvalidParams("initialize: field \"protocolVersion\" is required")
 	}
 	caps := acpClientCapabilities(p.ClientCapabilities)
+	var meta struct {
+		Meta struct {
+			TerminalOutput bool `json:"terminal_output"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(p.ClientCapabilities, &meta)
 	// The agent's own working directory is the project of this first
 	// service; sessions elsewhere get their own (see serviceFor).
 	wd, err := os.Getwd()
@@ -84,6 +90,7 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 	}
 	s.mu.Lock()
 	s.svc, s.svcRoot, s.acpCaps, s.state = svc, filepath.Clean(wd), caps, stateInitialized
+	s.acpShowsTerminals = meta.Meta.TerminalOutput
 	s.mu.Unlock()
 	if p.ClientInfo != nil {
 		s.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",
@@ -157,14 +164,14 @@ var _ engine.Client = acpClient{}
 
 // Update sends a session/update notification.
 func (c acpClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
-	return client{c.s}.Update(ctx, sessionID, u)
+	return client(c).Update(ctx, sessionID, u)
 }
 
 // RequestPermission sends session/request_permission and waits for the
 // user's answer. When ctx ends first, the request is cancelled with
 // $/cancel_request.
 func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
-	return client{c.s}.RequestPermission(ctx, p)
+	return client(c).RequestPermission(ctx, p)
 }
 
 // acpFS is the file system of a session on the ACP door. When the client
@@ -285,13 +292,13 @@ func (f *acpFS) IsOpen(string) bool { return false }
 // a function to call with the session's id once it is known.
 func (s *Server) acpSessionOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(id string)) {
 	s.mu.Lock()
-	caps := s.acpCaps
+	caps, shows := s.acpCaps, s.acpShowsTerminals
 	s.mu.Unlock()
 	ref := &sessionRef{}
 	opts := engine.SessionOptions{Cwd: cwd, Client: acpClient{s}, MCPServers: mcp}
 	opts.Files = &acpFS{s: s, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile, ref: ref}
 	if caps.Terminal {
-		opts.Terminal = &acpTerminal{s: s, ref: ref}
+		opts.Terminal = &acpTerminal{s: s, ref: ref, shows: shows}
 	}
 	return opts, ref.set
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // The ACP conformance test drives the built `agent-lsp acp` with the
@@ -35,11 +37,7 @@ func acpSDK(t *testing.T) (node, prefix string) {
 	t.Helper()
 	missing := func(format string, args ...any) {
 		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, format, args...)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

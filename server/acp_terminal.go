@@ -16,7 +16,14 @@ import (
 type acpTerminal struct {
 	s   *Server
 	ref *sessionRef
+	// shows is set when the client renders the terminals it embeds in
+	// tool calls (clientCapabilities._meta.terminal_output, as Zed
+	// announces it); otherwise the output is repeated as text.
+	shows bool
 }
+
+// ShowsOutput reports whether the client renders the terminal's output.
+func (t *acpTerminal) ShowsOutput() bool { return t.shows }
 
 var _ tools.Terminal = (*acpTerminal)(nil)
 

@@ -36,10 +36,9 @@ type editorTerminals struct {
 }
 
 type editorTerminal struct {
-	cmd   *exec.Cmd
-	out   *tailBuffer
-	limit int
-	done  chan struct{} // closed when the command has ended
+	cmd  *exec.Cmd
+	out  *tailBuffer
+	done chan struct{} // closed when the command has ended
 }
 
 // tailBuffer keeps the last limit bytes written to it.

@@ -256,6 +256,9 @@ func (c *acpEditor) waitFor(what string, cond func() bool) {
 		}
 		select {
 		case <-changed:
+		case <-time.After(20 * time.Millisecond):
+			// cond may watch something other than the agent's
+			// messages (the fake model's requests): look again.
 		case <-deadline:
 			c.t.Fatalf("timed out waiting for %s", what)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
@@ -61,8 +62,8 @@ type (
 		DocumentChanges []any                 `json:"documentChanges,omitempty"`
 	}
 	textEdit struct {
-		Range   lspRange `json:"range"`
-		NewText string   `json:"newText"`
+		Range   protocol.Range `json:"range"`
+		NewText string         `json:"newText"`
 	}
 	textDocumentEdit struct {
 		TextDocument optionalVersionedDocument `json:"textDocument"`
@@ -137,9 +138,9 @@ func toTextEdits(edits []diffs.TextEdit) []textEdit {
 	out := make([]textEdit, len(edits))
 	for i, e := range edits {
 		out[i] = textEdit{
-			Range: lspRange{
-				Start: lspPosition{Line: e.Start.Line, Character: e.Start.Character},
-				End:   lspPosition{Line: e.End.Line, Character: e.End.Character},
+			Range: protocol.Range{
+				Start: protocol.Position{Line: e.Start.Line, Character: e.Start.Character},
+				End:   protocol.Position{Line: e.End.Line, Character: e.End.Character},
 			},
 			NewText: e.NewText,
 		}

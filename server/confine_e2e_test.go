@@ -9,20 +9,18 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
-// requireBwrap skips the test when bubblewrap cannot run here, or fails
-// it when AGENT_LSP_REQUIRE_EDITORS is set.
+// requireBwrap ends the test through testenv.Missing when bubblewrap
+// cannot run here.
 func requireBwrap(t *testing.T) {
 	t.Helper()
 	if bwrap, why := sandbox.Probe(); bwrap == "" {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatalf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
-		}
-		t.Skipf("bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
+		testenv.Missing(t, "bubblewrap cannot run here (%s): run scripts/install-tools.sh", why)
 	}
 }
 

@@ -134,6 +134,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		defer ticket.release() // if the method ends before the engine took the prompt in
 	}
 	id := req.ID()
+	hctx = context.WithValue(hctx, requestIDKey{}, id)
 	s.callsMu.Lock()
 	s.calls[id] = cancel
 	s.received++
@@ -174,13 +175,13 @@ func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struc
 
 // drain lets the requests in flight answer when the editor's input ends
 // (it may still read the answers: a pipe, a script): they get up to
-// closeWait for their answers to be written. What is still running then
+// bound (closeWait) for their answers to be written. What is still running then
 // (a prompt) is cancelled when the sessions close, unanswered: the editor
 // has quit. jsonrpc2 writes nothing once its reader
 // has seen the end of the input, so watchInput holds that end back until
 // drain returns.
-func (s *Server) drain() {
-	deadline := time.Now().Add(closeWait)
+func (s *Server) drain(bound time.Duration) {
+	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) {
 		s.callsMu.Lock()
 		done := s.answered >= s.received
@@ -207,11 +208,64 @@ func (s *Server) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
 func (c answerCounter) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	n, err := c.Stream.Write(ctx, msg)
 	if isResponse(msg) {
+		var then func()
 		c.s.callsMu.Lock()
 		c.s.answered++
+		if len(c.s.answerHooks) > 0 {
+			if id, ok := responseID(msg); ok {
+				then = c.s.answerHooks[id]
+				delete(c.s.answerHooks, id)
+			}
+		}
 		c.s.callsMu.Unlock()
+		if then != nil {
+			then()
+		}
 	}
 	return n, err
+}
+
+// requestIDKey is the context key of the id of the request a method
+// answers.
+type requestIDKey struct{}
+
+// afterAnswer runs f once the response to the request ctx belongs to has
+// been written (at once when ctx belongs to no request). f runs on the
+// writing goroutine: it must not block.
+func (s *Server) afterAnswer(ctx context.Context, f func()) {
+	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
+	if !ok {
+		f()
+		return
+	}
+	s.callsMu.Lock()
+	if s.answerHooks == nil {
+		s.answerHooks = make(map[jsonrpc2.ID]func())
+	}
+	s.answerHooks[id] = f
+	s.callsMu.Unlock()
+}
+
+// responseID returns the id a response answers. jsonrpc2 writes its
+// handlers' answers as its unexported responseWire: the id is read back
+// from the encoding.
+func responseID(msg jsonrpc2.Message) (jsonrpc2.ID, bool) {
+	if r, ok := msg.(*jsonrpc2.Response); ok {
+		return r.ID(), true
+	}
+	b, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	m, err := jsonrpc2.DecodeMessage(b)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	r, ok := m.(*jsonrpc2.Response)
+	if !ok {
+		return jsonrpc2.ID{}, false
+	}
+	return r.ID(), true
 }
 
 // isResponse reports whether msg is a response. jsonrpc2 writes its

@@ -32,4 +32,16 @@
 // a short while to answer (a script that pipes its requests and closes
 // its end still reads the answers); jsonrpc2 writes nothing once its
 // reader has seen that end, so watchInput holds it back meanwhile.
+//
+// # Wire types
+//
+// LSP messages use go.lsp.dev/protocol's types (document sync params,
+// ranges and positions). A few are small copies written here, on purpose:
+// the initialize result (initializeResult in lifecycle.go) names the
+// handful of capabilities the server announces, with the agent's ACP
+// initialize result inside experimental.agent, where protocol's
+// ServerCapabilities has some thirty fields and an untyped Experimental;
+// and the plain door's code actions, commands and showMessageRequest
+// carry only the fields it sends. The session methods are ACP's and use
+// package schema.
 package server

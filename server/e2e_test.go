@@ -465,9 +465,7 @@ func wantCode(t *testing.T, err error, code int, msg string) {
 	if err == nil {
 		t.Fatalf("got no error, want code %d (%s)", code, msg)
 	}
-	var coded interface{ Error() string }
-	coded = err
-	s := coded.Error()
+	s := err.Error()
 	if code != 0 && !strings.Contains(s, fmt.Sprint(code)) && !hasCode(err, code) {
 		t.Errorf("error %q: want code %d", s, code)
 	}

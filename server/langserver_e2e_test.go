@@ -62,7 +62,7 @@ func TestEditDiagnosticsThroughTheLSPDoor(t *testing.T) {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
 	broke := resultText(e.toolResults(2)[0])
-	if !strings.Contains(broke, "introduced new problems") || !strings.Contains(broke, "main.go:9:14: error: cannot use Greet(\"you\")") {
+	if !reportsNewProblems(broke) || !strings.Contains(broke, "main.go:9:14: error: cannot use Greet(\"you\")") {
 		t.Fatalf("the breaking Edit's result lacks the type error:\n%s", broke)
 	}
 	fixed := resultText(e.toolResults(3)[0])
@@ -114,7 +114,7 @@ func TestEditDiagnosticsThroughTheACPDoor(t *testing.T) {
 	if res := c.prompt(sid, "pass a number"); res.StopReason != schema.StopEndTurn {
 		t.Fatalf("stop = %q", res.StopReason)
 	}
-	if m := lastMessage(t, c.model, 2); !strings.Contains(m, "introduced new problems") || !strings.Contains(m, "cannot use 42") {
+	if m := lastMessage(t, c.model, 2); !reportsNewProblems(m) || !strings.Contains(m, "cannot use 42") {
 		t.Errorf("the Edit's result lacks the type error: %s", m)
 	}
 	if m := lastMessage(t, c.model, 3); !strings.Contains(m, "main.go:12:") {
@@ -266,7 +266,16 @@ func TestEditDiagnosticsPyright(t *testing.T) {
 	if stop, err := e.editor.Prompt(sid, "divide"); err != nil || stop != schema.StopEndTurn {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
-	if got := resultText(e.toolResults(2)[0]); !strings.Contains(got, "introduced new problems") || !strings.Contains(got, "calc.py:2:") || !strings.Contains(got, "[Pyright]") {
+	if got := resultText(e.toolResults(2)[0]); !reportsNewProblems(got) || !strings.Contains(got, "calc.py:2:") || !strings.Contains(got, "[Pyright]") {
 		t.Errorf("the Edit's result lacks pyright's error:\n%s", got)
 	}
+}
+
+// reportsNewProblems reports whether an edit's result lists the problems
+// the edit brought. On a loaded machine the server may not have answered
+// for the version before the edit, and the result then says so instead of
+// comparing: both list the new error.
+func reportsNewProblems(result string) bool {
+	return strings.Contains(result, "introduced new problems") ||
+		strings.Contains(result, "Problems in the file after this edit (the language server did not answer before it)")
 }

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -160,15 +161,8 @@ func TestMCPBrokenServersAreReported(t *testing.T) {
 // (scripts/install-mcp-everything.sh) through session/new, calls its echo
 // tool through the model, and checks that closing the session ends it.
 func TestMCPStdioServerStopsWithSession(t *testing.T) {
-	cache := os.Getenv("AGENT_LSP_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "agent-lsp")
-	}
-	entry := filepath.Join(cache, "mcp-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		t.Skipf("@modelcontextprotocol/server-everything is not installed (%v): run scripts/install-mcp-everything.sh", err)
-	}
+	entry := testenv.NeedFile(t, filepath.Join(testenv.CacheDir(), "mcp-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"),
+		"@modelcontextprotocol/server-everything", "run scripts/install-mcp-everything.sh")
 	e := newEnv(t, nil,
 		fake.Turn{fake.ToolUse("toolu_echo", "mcp__everything__echo", `{"message":"hi"}`)},
 		fake.Turn{fake.Text("Echoed.")},
@@ -210,7 +204,7 @@ func processesWith(t *testing.T, s string) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		testenv.Missing(t, "no /proc to look for the server's process in: %v", err)
 	}
 	var out []string
 	for _, d := range entries {

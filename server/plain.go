@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -59,6 +60,9 @@ type codeActionParams struct {
 	} `json:"textDocument"`
 	Range   lspRange `json:"range"`
 	Context struct {
+		// TriggerKind is 1 when the user asked for code actions, 2 when
+		// the editor asked on its own (cursor rest).
+		TriggerKind int `json:"triggerKind"`
 		Diagnostics []struct {
 			Range    lspRange `json:"range"`
 			Message  string   `json:"message"`
@@ -90,8 +94,14 @@ func (s *Server) codeAction(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	rel := s.relative(path)
 	actions := []codeAction{}
+	if p.Context.TriggerKind == triggerAutomatic && len(p.Context.Diagnostics) == 0 {
+		// Editors ask on every cursor rest: without a problem to fix,
+		// offering the agent there would put a lightbulb on every line.
+		// An automatic request with diagnostics gets their fixes only.
+		return actions, nil
+	}
+	rel := s.relative(path)
 	for _, d := range p.Context.Diagnostics {
 		prompt := fmt.Sprintf("Fix this problem in %s at line %d: %s", rel, d.Range.Start.Line+1, d.Message)
 		if d.Source != "" {
@@ -104,7 +114,7 @@ func (s *Server) codeAction(ctx context.Context, req *jsonrpc2.Request) (any, er
 			Command:     &command{Title: "Agent: fix this", Command: cmdPrompt, Arguments: []any{prompt, p.TextDocument.URI, d.Range}},
 		})
 	}
-	if p.Range.Start != p.Range.End {
+	if p.Range.Start != p.Range.End && p.Context.TriggerKind != triggerAutomatic {
 		where := fmt.Sprintf("%s, lines %d-%d", rel, p.Range.Start.Line+1, p.Range.End.Line+1)
 		for _, a := range []struct{ title, kind, prompt string }{
 			{"Agent: explain", "refactor", "Explain the selected code in " + where + "."},
@@ -114,7 +124,32 @@ func (s *Server) codeAction(ctx context.Context, req *jsonrpc2.Request) (any, er
 			actions = append(actions, codeAction{Title: a.title, Kind: a.kind, Command: &command{Title: a.title, Command: cmdPrompt, Arguments: []any{a.prompt, p.TextDocument.URI, p.Range}}})
 		}
 	}
-	return actions, nil
+	if p.Context.TriggerKind == triggerAutomatic {
+		return actions, nil
+	}
+	return append(actions, s.plainControls()...), nil
+}
+
+// triggerAutomatic is CodeActionTriggerKind.Automatic.
+const triggerAutomatic = 2
+
+// plainControls are the actions that control the agent itself: cancel
+// the running turn, or start a new session once there is one.
+func (s *Server) plainControls() []codeAction {
+	d := &s.plain
+	d.mu.Lock()
+	running, started := d.running, d.sess != nil
+	d.mu.Unlock()
+	var title, cmd string
+	switch {
+	case running:
+		title, cmd = "Agent: cancel", cmdCancel
+	case started:
+		title, cmd = "Agent: new session", cmdNewSession
+	default:
+		return nil
+	}
+	return []codeAction{{Title: title, Kind: "quickfix", Command: &command{Title: title, Command: cmd}}}
 }
 
 func (s *Server) relative(path string) string {
@@ -194,6 +229,11 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 		prompt = append(prompt, s.scopeBlock(path, docURI, rng))
 	}
 
+	if err := s.service().CheckProvider(); err != nil {
+		// Say so now: the editor shows a failed command at once, while a
+		// turn that fails later only reaches its log.
+		return jsonrpc2.Errorf(codeAuthRequired, "agent.prompt: %v", err)
+	}
 	d := &s.plain
 	d.mu.Lock()
 	if d.running {
@@ -221,15 +261,18 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	d.turns.Add(1)
 	d.mu.Unlock()
 
+	// free ends the turn for the door before its end is announced: an
+	// editor that sends the next command as soon as it reads "done" must
+	// not find the agent busy.
+	free := func() {
+		d.mu.Lock()
+		d.running, d.cancel, d.ctx = false, nil, nil
+		d.mu.Unlock()
+	}
 	go func() {
 		defer d.turns.Done()
-		defer func() {
-			d.mu.Lock()
-			d.running, d.cancel, d.ctx = false, nil, nil
-			d.mu.Unlock()
-			cancel()
-		}()
-		pc.runTurn(ctx, sess, text, prompt)
+		defer cancel()
+		pc.runTurn(ctx, sess, text, prompt, free)
 	}()
 	return nil
 }
@@ -320,10 +363,11 @@ type plainClient struct {
 	s          *Server
 	transcript string
 
-	mu    sync.Mutex
-	token string            // progress token of the running turn, guarded by mu
-	last  string            // kind of the last transcript entry, guarded by mu
-	tools map[string]string // tool call titles, guarded by mu
+	mu     sync.Mutex
+	token  string            // progress token of the running turn, guarded by mu
+	last   string            // kind of the last transcript entry, guarded by mu
+	tools  map[string]string // tool call titles, guarded by mu
+	answer strings.Builder   // the model's text since its last tool call, guarded by mu
 }
 
 var (
@@ -331,27 +375,58 @@ var (
 	_ engine.StatusClient = (*plainClient)(nil)
 )
 
-// runTurn runs one prompt with progress, transcript and status messages.
-func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text string, prompt []schema.ContentBlock) {
+// runTurn runs one prompt with progress, transcript and status messages,
+// and calls free once the session is idle again, before announcing the
+// end. The answer reaches every editor as window/showMessage (eglot 1.9
+// has neither showDocument nor progress); the transcript is opened at the
+// end of the turn, when it holds the answer.
+func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text string, prompt []schema.ContentBlock, free func()) {
 	s := c.s
+	c.mu.Lock()
+	c.answer.Reset()
+	c.mu.Unlock()
 	c.beginProgress(ctx, text)
 	c.appendTranscript(fmt.Sprintf("\n\n## You (%s)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(text)), "user")
-	c.showTranscript(ctx)
 	s.logMessage(ctx, 3, "agent: working on: "+firstLine(text))
 	stop, err := sess.Prompt(ctx, prompt)
+	free()
 	ctx = context.WithoutCancel(ctx)
 	msg := "agent: done (" + stop + ")"
+	typ := 3
 	if err != nil {
-		msg = "agent: " + err.Error()
-		s.logMessage(ctx, 1, msg)
-		if err := s.peer.Notify(ctx, "window/showMessage", map[string]any{"type": 1, "message": msg}); err != nil {
-			s.logf("window/showMessage: %v", err)
-		}
-	} else {
-		s.logMessage(ctx, 3, msg)
+		msg, typ = "agent: "+err.Error(), 1
 	}
+	s.logMessage(ctx, typ, msg)
 	c.appendTranscript("\n\n_"+strings.TrimPrefix(msg, "agent: ")+"_\n", "end")
 	c.endProgress(ctx, msg)
+	if err := s.peer.Notify(ctx, "window/showMessage", map[string]any{"type": typ, "message": c.finalMessage(msg)}); err != nil {
+		s.logf("window/showMessage: %v", err)
+	}
+	c.showTranscript(ctx)
+}
+
+// answerBudget bounds the answer shown in window/showMessage; the
+// transcript holds all of it.
+const answerBudget = 400
+
+// finalMessage is the end of a turn as one message: the model's last
+// answer, shortened, then how the turn ended and where the transcript is.
+func (c *plainClient) finalMessage(end string) string {
+	c.mu.Lock()
+	answer := strings.TrimSpace(c.answer.String())
+	c.mu.Unlock()
+	if r := []rune(answer); len(r) > answerBudget {
+		answer = strings.TrimSpace(string(r[:answerBudget])) + "…"
+	}
+	var b strings.Builder
+	b.WriteString(end)
+	if answer != "" {
+		b.WriteString("\n\n" + answer)
+	}
+	if c.transcript != "" {
+		b.WriteString("\n\nTranscript: " + c.transcript)
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {
@@ -418,12 +493,21 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 	case schema.UpdateAgentMessageChunk:
 		if u.Content != nil {
 			c.appendTranscript(u.Content.Text, "agent")
+			c.mu.Lock()
+			c.answer.WriteString(u.Content.Text)
+			c.mu.Unlock()
 		}
 	case schema.UpdateUserMessageChunk: // a prompt that steers the turn
 		if u.Content != nil {
 			c.appendTranscript(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
 		}
 	case schema.UpdateToolCall, schema.UpdateToolCallUpdate:
+		if u.SessionUpdate == schema.UpdateToolCall {
+			// The answer is what the model says after its last call.
+			c.mu.Lock()
+			c.answer.Reset()
+			c.mu.Unlock()
+		}
 		c.toolUpdate(ctx, u.ToolCall)
 	case schema.UpdatePlan:
 		var b strings.Builder
@@ -492,10 +576,7 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	if engine.IsTrustRequest(p) {
 		return c.requestTrust(ctx, p)
 	}
-	msg := "Agent wants to run " + c.s.shorten(p.ToolCall.Title)
-	if summary := toolSummary(p.ToolCall); summary != "" {
-		msg += ": " + summary
-	}
+	msg := c.s.approvalText(p.ToolCall)
 	titles := map[string]string{"Allow": "", "Always allow": "", "Reject": ""}
 	for _, o := range p.Options {
 		switch o.Kind {
@@ -556,30 +637,74 @@ func (c *plainClient) requestTrust(ctx context.Context, p *schema.RequestPermiss
 	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: choice}}, nil
 }
 
-// toolSummary is a one-line summary of what a call would do.
-func toolSummary(tc schema.ToolCall) string {
-	if raw, ok := tc.RawInput.(json.RawMessage); ok {
-		var in struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(raw, &in) == nil && in.Command != "" {
-			return "$ " + firstLine(in.Command)
-		}
+// approvalText is the text of an approval request: the tool (by name,
+// not the model's description of the call), then what it would do: the
+// command for Bash, the changed lines of an edit.
+func (s *Server) approvalText(tc schema.ToolCall) string {
+	name := tc.ToolName()
+	if name == "" {
+		name, _, _ = strings.Cut(tc.Title, " ")
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	raw, _ := tc.RawInput.(json.RawMessage)
+	if len(raw) > 0 && json.Unmarshal(raw, &in) == nil && in.Command != "" {
+		return fmt.Sprintf("Agent wants to run %s:\n$ %s", name, truncateLines(in.Command, approvalLines))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Agent wants to use %s", name)
+	var where []string
+	for _, l := range tc.Locations {
+		where = append(where, s.relative(l.Path))
+	}
+	if len(where) > 0 {
+		b.WriteString(" on " + strings.Join(where, ", "))
+	} else if tc.Title != "" && tc.Title != name {
+		b.WriteString(": " + s.shorten(tc.Title))
 	}
 	for _, c := range tc.Content {
-		if c.Type == "diff" {
-			old := ""
-			if c.OldText != nil {
-				old = *c.OldText
-			}
-			added := strings.Count(c.NewText, "\n") - strings.Count(old, "\n")
-			if c.OldText == nil {
-				return fmt.Sprintf("create a file of %d lines", strings.Count(c.NewText, "\n")+1)
-			}
-			return fmt.Sprintf("change the file (%+d lines)", added)
+		if c.Type != "diff" {
+			continue
+		}
+		old := ""
+		if c.OldText != nil {
+			old = *c.OldText
+		}
+		b.WriteString("\n")
+		if c.OldText == nil {
+			fmt.Fprintf(&b, "\nnew file %s, %d lines:", s.relative(c.Path), strings.Count(strings.TrimSuffix(c.NewText, "\n"), "\n")+1)
+		}
+		b.WriteString("\n" + changedLines(c.Path, old, c.NewText, approvalLines))
+	}
+	return b.String()
+}
+
+// approvalLines bounds the lines an approval request shows.
+const approvalLines = 12
+
+// changedLines are the removed (-) and added (+) lines of a change, at
+// most limit of them.
+func changedLines(path, old, new string, limit int) string {
+	var lines []string
+	for _, l := range strings.Split(diffs.Unified(path, old, new), "\n") {
+		if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "+++") {
+			continue
+		}
+		if strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+			lines = append(lines, l)
 		}
 	}
-	return ""
+	return truncateLines(strings.Join(lines, "\n"), limit)
+}
+
+// truncateLines keeps the first limit lines of text.
+func truncateLines(text string, limit int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) <= limit {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:limit], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-limit)
 }
 
 // Status shows notices as log messages.

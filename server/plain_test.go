@@ -87,7 +87,7 @@ func TestPlainLSPDoor(t *testing.T) {
 	if !strings.Contains(strings.Join(progress, "\n"), "Editing calc.py") {
 		t.Errorf("progress did not report the edit step:\n%s", strings.Join(progress, "\n"))
 	}
-	if len(asked) != 1 || !strings.Contains(asked[0], "Edit calc.py") {
+	if len(asked) != 1 || !strings.Contains(asked[0], "Edit on calc.py") {
 		t.Errorf("approvals asked = %v, want one for the edit", asked)
 	}
 	buf, _ := e.editor.Buffer(path)
@@ -102,7 +102,16 @@ func TestPlainLSPDoor(t *testing.T) {
 	if !strings.Contains(string(first.Messages[0]), "average divides by 2") {
 		t.Errorf("first request lacks the diagnostic: %s", first.Messages[0])
 	}
-	// The transcript was shown and holds the exchange.
+	// The transcript was shown at the end of the turn and holds the
+	// exchange.
+	e.editor.WaitFor("the end of the turn", func() bool {
+		for _, m := range e.editor.Requests() {
+			if m == "window/showDocument" {
+				return true
+			}
+		}
+		return false
+	})
 	var shown string
 	for _, m := range e.editor.Requests() {
 		if m == "window/showDocument" {

@@ -2,12 +2,12 @@ package server_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
@@ -15,12 +15,7 @@ import (
 // TestBashRunsInTheSandbox enables the sandbox in settings and checks that
 // the model's shell commands can write the workspace and nothing else.
 func TestBashRunsInTheSandbox(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatal("bubblewrap is not installed: run scripts/install-tools.sh")
-		}
-		t.Skip("bubblewrap is not installed: run scripts/install-tools.sh")
-	}
+	testenv.NeedTool(t, "bwrap")
 	// /tmp is writable inside the sandbox (as in Claude Code's): use a
 	// directory elsewhere.
 	outside, err := os.MkdirTemp("/var/tmp", "agent-lsp-sandbox-")

@@ -30,6 +30,11 @@ type Options struct {
 	// TranscriptDir holds the markdown transcripts of the plain-LSP
 	// door's sessions (default: a temporary directory).
 	TranscriptDir string
+	// Interrupt, when it receives or is closed, ends the connection the
+	// way SIGINT should on the ACP door: the requests in flight are
+	// cancelled (a prompt answers stopReason "cancelled"), get up to
+	// interruptWait to answer, and then Run returns.
+	Interrupt <-chan struct{}
 }
 
 // InitOptions are the initializationOptions of initialize that the
@@ -70,8 +75,11 @@ type Server struct {
 	// guarded by mu.
 	diagVersions map[string]int32
 	acpCaps      schema.ClientCapabilities // ACP door, guarded by mu
-	exitCode     int                       // guarded by mu
-	exited       chan struct{}
+	// acpShowsTerminals is set when the ACP client renders embedded
+	// terminals (clientCapabilities._meta.terminal_output); guarded by mu.
+	acpShowsTerminals bool
+	exitCode          int // guarded by mu
+	exited            chan struct{}
 	// inputEnded is closed when the editor's stream ends (nil when Run
 	// was handed a connection without watchInput); releaseInput then lets
 	// jsonrpc2 see that end.
@@ -88,6 +96,9 @@ type Server struct {
 	calls    map[jsonrpc2.ID]context.CancelFunc // running requests by id, guarded by callsMu
 	received int                                // requests received, guarded by callsMu
 	answered int                                // responses written, guarded by callsMu
+	// answerHooks run once the response to a request is written, by
+	// request id; guarded by callsMu.
+	answerHooks map[jsonrpc2.ID]func()
 }
 
 type state int
@@ -191,14 +202,24 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 		s.dispatch.run(s.closing, s.serveNotification)
 	}()
 	conn.Go(ctx, s.handle)
+	// leaving is set when the process is about to end (exit, an
+	// interrupt): nothing is left to read, so Run does not wait for the
+	// reader, which may sit in a read of stdin that nothing interrupts.
+	leaving := false
 	select {
 	case <-conn.Done():
 		if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
 			s.logf("connection ended: %v", err)
 		}
 	case <-s.inputEnded:
-		s.drain()
+		s.drain(closeWait)
 	case <-s.exited:
+		leaving = true
+	case <-s.opts.Interrupt:
+		s.logf("interrupted: cancelling the requests in flight")
+		s.cancelCalls()
+		s.drain(interruptWait)
+		leaving = true
 	case <-ctx.Done():
 	}
 	if s.releaseInput != nil {
@@ -222,6 +243,12 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 		conn.Close()
 		close(closed)
 	}()
+	if leaving {
+		// The process ends now; the close finishes or dies with it.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.exitCode
+	}
 	select {
 	case <-closed:
 	case <-time.After(closeWait):
@@ -234,6 +261,11 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 
 // closeWait bounds how long Run waits for the connection to close.
 const closeWait = 500 * time.Millisecond
+
+// interruptWait bounds how long an interrupt waits for the cancelled
+// requests to answer: a cancelled Bash command is stopped (in the
+// editor's terminal, with requests bounded at 10 s) first.
+const interruptWait = 15 * time.Second
 
 // handler handles one method. Notification handlers' errors are logged,
 // never returned to jsonrpc2 (which would end the connection). A handler
@@ -332,6 +364,15 @@ func cancelRequestHandler(field string) handler {
 			s.cancelCall(id)
 		}
 		return nil, nil
+	}
+}
+
+// cancelCalls cancels every running request.
+func (s *Server) cancelCalls() {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	for _, cancel := range s.calls {
+		cancel()
 	}
 }
 

@@ -40,13 +40,14 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts.Overrides = sessionOverrides(req)
 	opts.Model = p.Model
 	sess, err := svc.NewSession(ctx, opts)
 	if err != nil {
 		return nil, rpc.InvalidParams("session/new: %v", err)
 	}
 	bind(sess.ID)
-	s.announce(sess)
+	s.announce(ctx, sess)
 	return sessionResult(sess), nil
 }
 
@@ -55,18 +56,17 @@ func sessionResult(sess *engine.Session) schema.NewSessionResult {
 	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions()}
 }
 
-// announceDelay lets the session/new response reach the editor before the
-// session's first updates, so editors know the session id they name.
-const announceDelay = 20 * time.Millisecond
-
-// announce sends a new session's slash commands just after the response.
-// The goroutine is the server's: Run stops and waits for it.
-func (s *Server) announce(sess *engine.Session) {
+// announce sends a new session's slash commands once the response that
+// names the session has been written, so editors know the session id the
+// updates carry. The goroutine is the server's: Run stops and waits for it.
+func (s *Server) announce(ctx context.Context, sess *engine.Session) {
+	written := make(chan struct{})
+	s.afterAnswer(ctx, func() { close(written) })
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
 		select {
-		case <-time.After(announceDelay):
+		case <-written:
 			sess.AnnounceCommands(context.Background())
 		case <-s.closing:
 		}
@@ -247,6 +247,7 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		}
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts.Overrides = sessionOverrides(req)
 	opts.Fork = req.Method() == "session/fork" || p.Meta != nil && p.Meta.AgentLSP.Fork
 	if !opts.Fork {
 		bind(p.SessionID)
@@ -256,7 +257,7 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		return nil, s.sessionError(req.Method(), p.SessionID, err)
 	}
 	bind(sess.ID)
-	s.announce(sess)
+	s.announce(ctx, sess)
 	return sessionResult(sess), nil
 }
 

@@ -22,15 +22,13 @@ func init() {
 	lspMethods.register("textDocument/didSave", (*Server).didSave)
 }
 
-type lspPosition struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type lspRange struct {
-	Start lspPosition `json:"start"`
-	End   lspPosition `json:"end"`
-}
+// lspRange and lspPosition are the protocol's types. The aliases keep
+// code other work is changing now (plain.go, wrap_diags.go) as it is; they
+// can go once that code names the protocol types itself.
+type (
+	lspRange    = protocol.Range
+	lspPosition = protocol.Position
+)
 
 // overlayRange converts a protocol range.
 func overlayRange(r protocol.Range) *workspace.Range {

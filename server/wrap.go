@@ -173,34 +173,43 @@ func (w *wrapper) startAgent(ctx context.Context) {
 // startReal starts the wrapped server and the goroutine that forwards its
 // messages.
 func (w *wrapper) startReal() error {
-	cmd := exec.Command(w.argv[0], w.argv[1:]...)
-	cmd.Stderr = os.Stderr
-	newGroup(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
+	r, err := w.spawnReal()
 	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the wrapped language server %s: %w", w.argv[0], err)
-	}
-	r := &realServer{
-		cmd: cmd,
-		io: jsonrpc2.NewHeaderStream(struct {
-			io.Reader
-			io.WriteCloser
-		}{stdout, stdin}).(frameIO),
-		exited: make(chan struct{}),
 	}
 	w.mu.Lock()
 	w.real = r
 	w.mu.Unlock()
 	w.bg.Go(func() { w.readReal(r) })
 	return nil
+}
+
+// spawnReal starts the wrapped server's process, in a process group of
+// its own, with its stdio as a framed stream.
+func (w *wrapper) spawnReal() (*realServer, error) {
+	cmd := exec.Command(w.argv[0], w.argv[1:]...)
+	cmd.Stderr = os.Stderr
+	newGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &realServer{
+		cmd: cmd,
+		io: jsonrpc2.NewHeaderStream(struct {
+			io.Reader
+			io.WriteCloser
+		}{stdout, stdin}).(frameIO),
+		exited: make(chan struct{}),
+	}, nil
 }
 
 // toEditor writes a frame to the editor.
@@ -468,25 +477,10 @@ func (w *wrapper) restart() error {
 	params := w.initParams
 	w.mu.Unlock()
 	// Hold frames for the new server until it is initialized.
-	cmd := exec.Command(w.argv[0], w.argv[1:]...)
-	cmd.Stderr = os.Stderr
-	newGroup(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
+	r, err := w.spawnReal()
 	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restarting the language server %s: %w", w.argv[0], err)
 	}
-	r := &realServer{cmd: cmd, io: jsonrpc2.NewHeaderStream(struct {
-		io.Reader
-		io.WriteCloser
-	}{stdout, stdin}).(frameIO), exited: make(chan struct{})}
 	if params != nil {
 		id := w.ownID("restart")
 		ch := w.intercept(id)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -63,11 +64,29 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 	}
 	res := bashResult(in, end)
 	res.Display = display
+	if !showsOutput(t.env.Terminal) && strings.TrimSpace(end.output) != "" {
+		// Clients that do not render terminals show only its id: give
+		// them the output as text too.
+		res.Display = append(res.Display, schema.TextContent("```console\n"+strings.TrimRight(Truncate(end.output, terminalTextBudget), "\n")+"\n```"))
+	}
 	if end.cancelled || end.timedOut {
 		// The terminal shows the output, not why the agent stopped it.
 		res.Display = append(res.Display, schema.TextContent(end.note()))
 	}
 	return res
+}
+
+// terminalTextBudget bounds the output repeated as text in the tool call.
+const terminalTextBudget = 20_000
+
+// outputShower is a Terminal whose client says whether it renders the
+// output of a terminal it embeds in a tool call (Zed does: it announces
+// clientCapabilities._meta.terminal_output).
+type outputShower interface{ ShowsOutput() bool }
+
+func showsOutput(t Terminal) bool {
+	s, ok := t.(outputShower)
+	return ok && s.ShowsOutput()
 }
 
 // detached runs a request that stops, reads or frees a terminal: it runs

@@ -143,8 +143,10 @@ func TestBashInTerminal(t *testing.T) {
 			if len(progress) != 1 || fmt.Sprint(progress[0]) != fmt.Sprint(want) {
 				t.Errorf("progress %+v, want the terminal %s embedded once", progress, id)
 			}
-			if fmt.Sprint(res.Display) != fmt.Sprint(want) {
-				t.Errorf("display %+v, want the terminal %s", res.Display, id)
+			// The output follows as text, for clients that show only
+			// the terminal's id.
+			if fmt.Sprint(res.Display[:1]) != fmt.Sprint(want) || len(res.Display) > 2 || (len(res.Display) == 2 && !strings.HasPrefix(res.Display[1].Content.Text, "```console\n")) {
+				t.Errorf("display %+v, want the terminal %s and its output (if any) as text", res.Display, id)
 			}
 			pt.mu.Lock()
 			defer pt.mu.Unlock()
@@ -166,8 +168,35 @@ func TestBashInTerminalTimeoutKills(t *testing.T) {
 	if len(pt.killed) != 1 || len(pt.released) != 1 {
 		t.Errorf("killed %q, released %q: want the terminal killed and released", pt.killed, pt.released)
 	}
-	if len(res.Display) != 2 || !strings.Contains(res.Display[1].Content.Text, "timed out") {
-		t.Errorf("display %+v: want the terminal and why it stopped", res.Display)
+	if len(res.Display) != 3 || !strings.Contains(res.Display[1].Content.Text, "started") || !strings.Contains(res.Display[2].Content.Text, "timed out") {
+		t.Errorf("display %+v: want the terminal, its output and why it stopped", res.Display)
+	}
+}
+
+// showingTerminal is a terminal whose client renders the output itself.
+type showingTerminal struct{ *processTerminal }
+
+func (showingTerminal) ShowsOutput() bool { return true }
+
+func TestBashInTerminalOutputTextOnlyWhereNotShown(t *testing.T) {
+	for _, shows := range []bool{false, true} {
+		te, pt := newTerminalEnv(t)
+		if shows {
+			te.Terminal = showingTerminal{pt}
+		}
+		res, _ := runWithProgress(t, context.Background(), te, obj{"command": "echo hello"})
+		var texts []string
+		for _, d := range res.Display {
+			if d.Content != nil {
+				texts = append(texts, d.Content.Text)
+			}
+		}
+		switch {
+		case shows && len(texts) != 0:
+			t.Errorf("a client that renders terminals got the output twice: %q", texts)
+		case !shows && (len(texts) != 1 || texts[0] != "```console\nhello\n```"):
+			t.Errorf("display text %q, want the output in a console block", texts)
+		}
 	}
 }
 

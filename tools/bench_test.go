@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // dispatcher looks tools up by name and runs them, as the engine does.
@@ -32,16 +33,13 @@ func (d dispatcher) call(ctx context.Context, name string, input json.RawMessage
 	return t.Run(ctx, input)
 }
 
-// source2000 is a 2000-line Go file of about 64 KB, the size of typical
-// Go source (net/http/server.go averages 31 bytes a line).
+// source2000 is a 2000-line Go file of about 30 KB (15 bytes a line:
+// short functions with doc comments; net/http/server.go averages 31).
 func source2000() string {
 	var b strings.Builder
 	b.WriteString("package bench\n")
-	for i := 1; b.Len() < 64000 || strings.Count(b.String(), "\n") < 1999; i++ {
+	for i := 1; strings.Count(b.String(), "\n") < 1999; i++ {
 		fmt.Fprintf(&b, "\n// f%d adds its arguments.\nfunc f%d(a, b int) int {\n\treturn a + b*%d\n}\n", i, i, i)
-		if n := strings.Count(b.String(), "\n"); n >= 1999 {
-			break
-		}
 	}
 	lines := strings.SplitAfter(b.String(), "\n")
 	return strings.Join(lines[:2000], "")
@@ -95,11 +93,24 @@ func BenchmarkEdit2000Lines(b *testing.B) {
 	}
 }
 
+// goSrc returns the source tree of the go command's GOROOT.
+func goSrc() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
 // gorootSrc is the tree the search benchmarks run over.
 func gorootSrc(b *testing.B) string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("no GOROOT source: %v", err)
+	dir, err := goSrc()
+	if err != nil {
+		testenv.Missing(b, "no Go source tree to search: %v", err)
 	}
 	return dir
 }
@@ -183,13 +194,13 @@ func BenchmarkGlobGoFiles(b *testing.B) {
 // TestGrepBenchCasesAgreeWithRg checks, on the benchmark tree, that the
 // in-process engine and ripgrep find the same files.
 func TestGrepBenchCasesAgreeWithRg(t *testing.T) {
-	rg, err := exec.LookPath("rg")
-	if err != nil || testing.Short() {
-		t.Skip("needs rg and a full run")
+	if testing.Short() {
+		t.Skip("searches the Go source tree: not in -short runs")
 	}
-	dir := filepath.Join(runtime.GOROOT(), "src")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no GOROOT source")
+	rg := testenv.NeedTool(t, "rg")
+	dir, err := goSrc()
+	if err != nil {
+		testenv.Missing(t, "no Go source tree to search: %v", err)
 	}
 	root := ResolveRoots(dir)[0]
 	env := &Env{Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker()}

@@ -13,17 +13,27 @@
 // # The tools
 //
 // New returns, in this order: Read, Write, Edit, MultiEdit, Glob, Grep, LS,
-// Bash, BashOutput, KillBash and TodoWrite. Each tool's description is the
-// .md file beside it; its input schema is in its Spec. Inputs are decoded
-// strictly: a missing or wrong-typed field is an error result naming it
-// ("file_path: expected string, got number"). Every path goes through
+// Bash, BashOutput, KillBash, TodoWrite, WebFetch and NotebookEdit. Each
+// tool's description is the .md file beside it; its input schema is in its
+// Spec. Inputs are decoded strictly: a missing or wrong-typed field is an
+// error result naming it ("file_path: expected string, got number"). Every path goes through
 // Env.Resolve, which refuses paths outside the workspace roots, symbolic
 // links included.
 //
 // Edit, MultiEdit and Write implement Previewer with the exact old and new
 // text of the file, refuse to change a file the model has not Read (or that
 // changed since), and record what they wrote as read. Bash previews its
-// command.
+// command. NotebookEdit changes one cell of a .ipynb file the same way, as
+// a whole-file change that keeps the notebook's JSON layout (key order,
+// indent, string escapes of the cells it does not touch); Read shows a
+// notebook cell by cell with its outputs.
+//
+// WebFetch gets a URL (http becomes https except on loopback), converts
+// HTML to markdown, cuts it to WebFetchMaxChars, and follows redirects
+// only on the same host: a redirect elsewhere is reported to the model,
+// which fetches the new URL in a new call that is permitted on its own.
+// With Env.Ask set it answers its prompt about the page with a small
+// model instead of returning the page.
 //
 // # Session lifetime
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,15 @@ type Env struct {
 	// Terminal, when set, is the editor's terminal: Bash runs foreground
 	// commands there so the user watches them.
 	Terminal Terminal
+	// Ask, when set, answers a prompt with the provider's small, fast
+	// model (WebFetch's prompt about a page).
+	Ask Asker
+	// HTTP, when set, is the client WebFetch uses (tests); nil means one
+	// that takes its proxy from the environment.
+	HTTP *http.Client
+	// ReadOnlyRoots, when set, returns folders outside Roots that Read
+	// (and only Read) may read: the folders of the skills loaded.
+	ReadOnlyRoots func() []string
 	// Code, when set, is what language servers know of the files: edits
 	// report the problems they introduce, and the Diagnostics and LSP
 	// tools are offered.
@@ -158,13 +168,6 @@ func (t *ReadTracker) Saw(path string, content []byte) {
 	t.mu.Unlock()
 }
 
-// Forget drops what is known of path.
-func (t *ReadTracker) Forget(path string) {
-	t.mu.Lock()
-	delete(t.seen, path)
-	t.mu.Unlock()
-}
-
 // Check reports whether content is what the model last saw of path. It
 // returns a message for the model when it is not.
 func (t *ReadTracker) Check(path string, content []byte) (ok bool, why string) {
@@ -257,4 +260,22 @@ func ResolveRoots(roots ...string) []string {
 		}
 	}
 	return out
+}
+
+// resolveReadOnly resolves p (absolute) inside one of ReadOnlyRoots,
+// symlinks resolved, for Read.
+func (e *Env) resolveReadOnly(p string) (string, bool) {
+	if e.ReadOnlyRoots == nil || !filepath.IsAbs(p) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", false
+	}
+	for _, r := range e.ReadOnlyRoots() {
+		if rr, err := filepath.EvalSymlinks(r); err == nil && Within(rr, real) {
+			return real, true
+		}
+	}
+	return "", false
 }

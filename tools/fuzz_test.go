@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -24,17 +25,19 @@ var errNoCommands = errors.New("fuzzing: commands are not run")
 // failure must be an error result the model can read.
 func FuzzToolInput(f *testing.F) {
 	seeds := map[string][]string{
-		"Read":       {`{"file_path":"a.txt"}`, `{"file_path":"a.txt","offset":2,"limit":1}`, `{"file_path":"dir"}`, `{"file_path":"../../etc/passwd"}`, `{"file_path":"a.txt","offset":-1}`, `{"file_path":null}`},
-		"Write":      {`{"file_path":"new.txt","content":"x\n"}`, `{"file_path":"dir/b.go","content":""}`, `{"file_path":"/","content":"x"}`},
-		"Edit":       {`{"file_path":"a.txt","old_string":"two","new_string":"2"}`, `{"file_path":"a.txt","old_string":"","new_string":"x","replace_all":true}`},
-		"MultiEdit":  {`{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"1","new_string":"uno"}]}`, `{"file_path":"a.txt","edits":[]}`},
-		"Glob":       {`{"pattern":"**/*.go"}`, `{"pattern":"[","path":"dir"}`, `{"pattern":"**/**/**/*"}`},
-		"Grep":       {`{"pattern":"two"}`, `{"pattern":"(","output_mode":"content","-n":true}`, `{"pattern":"o","glob":"*.txt","-C":3,"head_limit":1}`, `{"pattern":"x","type":"go","multiline":true}`},
-		"LS":         {`{"path":"dir"}`, `{"path":"","ignore":["*.go"]}`},
-		"Bash":       {`{"command":"echo hi"}`, `{"command":"sleep 1","timeout":-5}`, `{"command":"","run_in_background":true}`, `{"command":"x","timeout":600001}`},
-		"BashOutput": {`{"bash_id":"bash_1"}`, `{"bash_id":"bash_1","filter":"("}`},
-		"KillBash":   {`{"shell_id":"bash_1"}`},
-		"TodoWrite":  {`{"todos":[{"content":"a","status":"pending","activeForm":"doing a"}]}`, `{"todos":[{"content":"","status":"nope"}]}`},
+		"Read":         {`{"file_path":"a.txt"}`, `{"file_path":"a.txt","offset":2,"limit":1}`, `{"file_path":"dir"}`, `{"file_path":"../../etc/passwd"}`, `{"file_path":"a.txt","offset":-1}`, `{"file_path":null}`},
+		"Write":        {`{"file_path":"new.txt","content":"x\n"}`, `{"file_path":"dir/b.go","content":""}`, `{"file_path":"/","content":"x"}`},
+		"Edit":         {`{"file_path":"a.txt","old_string":"two","new_string":"2"}`, `{"file_path":"a.txt","old_string":"","new_string":"x","replace_all":true}`},
+		"MultiEdit":    {`{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"1","new_string":"uno"}]}`, `{"file_path":"a.txt","edits":[]}`},
+		"Glob":         {`{"pattern":"**/*.go"}`, `{"pattern":"[","path":"dir"}`, `{"pattern":"**/**/**/*"}`},
+		"Grep":         {`{"pattern":"two"}`, `{"pattern":"(","output_mode":"content","-n":true}`, `{"pattern":"o","glob":"*.txt","-C":3,"head_limit":1}`, `{"pattern":"x","type":"go","multiline":true}`},
+		"LS":           {`{"path":"dir"}`, `{"path":"","ignore":["*.go"]}`},
+		"Bash":         {`{"command":"echo hi"}`, `{"command":"sleep 1","timeout":-5}`, `{"command":"","run_in_background":true}`, `{"command":"x","timeout":600001}`},
+		"BashOutput":   {`{"bash_id":"bash_1"}`, `{"bash_id":"bash_1","filter":"("}`},
+		"KillBash":     {`{"shell_id":"bash_1"}`},
+		"WebFetch":     {`{"url":"https://example.com/","prompt":"p"}`, `{"url":"http://127.0.0.1:1/","prompt":""}`, `{"url":"ftp://x","prompt":"p"}`},
+		"NotebookEdit": {`{"notebook_path":"nb.ipynb","cell_id":"cell-0","new_source":"x"}`, `{"notebook_path":"a.txt","new_source":"x","edit_mode":"insert","cell_type":"code"}`},
+		"TodoWrite":    {`{"todos":[{"content":"a","status":"pending","activeForm":"doing a"}]}`, `{"todos":[{"content":"","status":"nope"}]}`},
 	}
 	names := toolNames()
 	for i, name := range names {
@@ -47,13 +50,15 @@ func FuzzToolInput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, input []byte) {
 		root := ResolveRoots(t.TempDir())[0]
-		if err := writeFiles(root, map[string]string{"a.txt": "one\ntwo\nthree\n", "dir/b.go": "package b\n"}); err != nil {
+		if err := writeFiles(root, map[string]string{"a.txt": "one\ntwo\nthree\n", "dir/b.go": "package b\n", "nb.ipynb": sampleNotebook}); err != nil {
 			t.Fatal(err)
 		}
 		env := &Env{
 			Cwd: root, Roots: []string{root}, Files: DiskFS{}, Reads: NewReadTracker(),
 			OnPlan:      func([]schema.PlanEntry) {},
 			WrapCommand: func(context.Context, []string) ([]string, func(), error) { return nil, nil, errNoCommands },
+			// WebFetch never reaches the network.
+			HTTP: &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errNoCommands })},
 		}
 		all := New(env)
 		defer env.Close()
@@ -91,3 +96,7 @@ func toolNames() []string {
 	}
 	return names
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

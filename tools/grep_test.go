@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 var grepTree = map[string]string{
@@ -106,11 +108,7 @@ func grepBoth(t *testing.T, te *testEnv, fs FileSystem, input obj) string {
 		t.Fatal(err)
 	}
 	got := q.format(local)
-	rg := rgPath()
-	if rg == "" {
-		t.Log("rg not on PATH: the in-process engine alone was checked")
-		return got
-	}
+	rg := testenv.NeedTool(t, "rg")
 	var open []string
 	if l, ok := fs.(OpenFileLister); ok {
 		open = l.OpenFiles()
@@ -127,9 +125,7 @@ func grepBoth(t *testing.T, te *testEnv, fs FileSystem, input obj) string {
 }
 
 func TestGrepEnginesAgree(t *testing.T) {
-	if rgPath() == "" {
-		t.Log("rg not on PATH (scripts/install-tools.sh installs it)")
-	}
+	testenv.NeedTool(t, "rg")
 	te := newTestEnv(t)
 	te.write(t, grepTree)
 	for _, tt := range grepCases() {
@@ -227,28 +223,27 @@ func TestGrepStopsAtMaxLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	engines := map[string]func() (*grepResult, error){
-		"in-process": func() (*grepResult, error) { return searchLocal(context.Background(), q, DiskFS{}) },
-	}
-	if rg := rgPath(); rg != "" {
-		engines["ripgrep"] = func() (*grepResult, error) { return searchRipgrep(context.Background(), rg, q, DiskFS{}, nil) }
+	engines := map[string]func(t *testing.T) (*grepResult, error){
+		"in-process": func(*testing.T) (*grepResult, error) { return searchLocal(context.Background(), q, DiskFS{}) },
+		"ripgrep": func(t *testing.T) (*grepResult, error) {
+			return searchRipgrep(context.Background(), testenv.NeedTool(t, "rg"), q, DiskFS{}, nil)
+		},
 	}
 	for name, search := range engines {
-		res, err := search()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.full || !strings.Contains(q.format(res), "The search stopped after") {
-			t.Errorf("%s: search did not stop at %d lines", name, GrepMaxLines)
-		}
+		t.Run(name, func(t *testing.T) {
+			res, err := search(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.full || !strings.Contains(q.format(res), "The search stopped after") {
+				t.Errorf("search did not stop at %d lines", GrepMaxLines)
+			}
+		})
 	}
 }
 
 func TestRgArgsMatchRipgrepFlags(t *testing.T) {
-	rg := rgPath()
-	if rg == "" {
-		t.Skip("rg not on PATH")
-	}
+	rg := testenv.NeedTool(t, "rg")
 	te := newTestEnv(t)
 	q, err := (&grepTool{env: te.Env}).parse(json.RawMessage(`{"pattern":"x","output_mode":"content","-C":2,"multiline":true,"-i":true,"glob":"*.go","type":"go"}`))
 	if err != nil {

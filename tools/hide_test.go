@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -96,7 +97,7 @@ func TestSearchToolsHideDeniedFiles(t *testing.T) {
 					if engine == "in-process" {
 						g2.rg = ""
 					} else if g2.rg == "" {
-						t.Skip("rg not on PATH")
+						testenv.NeedTool(t, "rg")
 					}
 					tool = &g2
 				}

@@ -85,6 +85,11 @@ func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {
 		return in, "", fmt.Errorf("limit: must be a positive number of lines, got %d", in.Limit)
 	}
 	path, err := t.env.Resolve(in.FilePath)
+	if err != nil {
+		if p, ok := t.env.resolveReadOnly(in.FilePath); ok {
+			return in, p, nil
+		}
+	}
 	return in, path, err
 }
 
@@ -121,6 +126,13 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	t.env.Reads.Saw(path, content)
 	if t.env.Code != nil {
 		t.env.Code.Touch(path, content)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".ipynb") {
+		text, err := renderNotebook(path, content)
+		if err == nil {
+			return &Result{Content: text, Title: "Read " + path, Locations: []schema.Location{{Path: path}}}
+		}
+		// Not a notebook after all: show its text.
 	}
 	offset, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {

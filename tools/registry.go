@@ -29,6 +29,8 @@ func New(env *Env) []Tool {
 		&bashOutputTool{env},
 		&killBashTool{env},
 		&todoTool{env},
+		newWebFetchTool(env),
+		&notebookEditTool{env},
 	}
 	if env.Code != nil {
 		// Only sessions with language servers pay for their schemas.

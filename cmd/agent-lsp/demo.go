@@ -36,7 +36,7 @@ if __name__ == "__main__":
 	"README.md": "# calc\n\nStatistics helpers. `average([2, 4, 6])` should print 4.0.\n",
 }
 
-// demoScript is the recorded model stream the demo replays: the model
+// demoScript is the scripted model stream the demo replays: the model
 // reads the file, finds the bug, edits it and reports.
 func demoScript() []fake.Turn {
 	return []fake.Turn{
@@ -56,7 +56,7 @@ func demoScript() []fake.Turn {
 }
 
 // demo runs a scripted session offline through the real stdio protocol:
-// a fake Anthropic API replays a recorded stream, the real agent-lsp binary
+// a fake Anthropic API replays a scripted stream, the real agent-lsp binary
 // runs as a child process, and this process plays the editor.
 func demo(ctx context.Context, args []string, out io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -82,7 +82,7 @@ func demo(ctx context.Context, args []string, out io.Writer) int {
 	srv := fake.NewAnthropic(nil, demoScript()...)
 	defer srv.Close()
 
-	fmt.Fprintf(out, "agent-lsp demo: a scripted session, offline. The real agent-lsp runs as a child\nprocess speaking its stdio protocol; a local fake Anthropic API replays a recorded\nstream; this terminal plays the editor. Sample workspace: %s\n\n", root)
+	fmt.Fprintf(out, "agent-lsp demo: a scripted session, offline. The real agent-lsp runs as a child\nprocess speaking its stdio protocol; a local fake Anthropic API replays a scripted\nstream; this terminal plays the editor. Sample workspace: %s\n\n", root)
 	t, err := startTerminal(ctx, out, root, []string{
 		"ANTHROPIC_API_KEY=demo-key-not-a-secret",
 		"ANTHROPIC_BASE_URL=" + srv.URL,

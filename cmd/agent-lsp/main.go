@@ -34,17 +34,28 @@ func main() {
 }
 
 func run(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	cmd := ""
 	if len(args) > 0 {
 		cmd = args[0]
 	}
+	if cmd == "acp" {
+		// An ACP client that shares our process group (a command-line
+		// client's Ctrl-C) sends SIGINT: the running turns are cancelled
+		// and answered "cancelled" before the process exits.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		// The handler stays installed until serveACP returns: a second
+		// Ctrl-C while the turns wind down does not kill the process
+		// unanswered.
+		interrupted, stopInterrupt := signal.NotifyContext(context.Background(), syscall.SIGINT)
+		defer stopInterrupt()
+		return serveACP(ctx, stdio{}, interrupted.Done())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
 	switch cmd {
 	case "", "--stdio", "serve", "lsp":
 		return serveLSP(ctx, stdio{})
-	case "acp":
-		return serveACP(ctx, stdio{})
 	case "--wrap", "wrap":
 		argv := args[1:]
 		if len(argv) > 0 && argv[0] == "--" {
@@ -87,6 +98,7 @@ Usage:
   agent-lsp version       print the version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
+ANTHROPIC_SMALL_FAST_MODEL (WebFetch's questions about a page),
 OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_LSP_HOME (session storage).
 `
 

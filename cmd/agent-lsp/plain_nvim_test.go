@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 )
 
@@ -16,19 +17,7 @@ import (
 // (as `make test` does), when it fails.
 func nvimPath(t *testing.T) string {
 	t.Helper()
-	cache := os.Getenv("AGENT_LSP_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "agent-lsp")
-	}
-	p := filepath.Join(cache, "bin", "nvim")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatalf("Neovim is not installed at %s: run scripts/install-nvim.sh", p)
-		}
-		t.Skipf("Neovim is not installed at %s: run scripts/install-nvim.sh", p)
-	}
-	return p
+	return testenv.NeedFile(t, filepath.Join(testenv.CacheDir(), "bin", "nvim"), "Neovim 0.10", "run scripts/install-nvim.sh")
 }
 
 // TestPlainDoorInVanillaNeovim runs the plain-LSP door in a real headless

@@ -117,6 +117,11 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 		config.Source{Name: "settings (" + settingsFiles(st) + ")", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper},
 	)
 	cfg.Model = resolved.Model
+	if resolved.Provider == config.ProviderAnthropic {
+		// Claude Code's variable for its small, fast model.
+		cfg.SmallModel = os.Getenv("ANTHROPIC_SMALL_FAST_MODEL")
+		cfg.WebSearch = true // the API's web_search server tool
+	}
 	if resolved.Info.ContextWindow > 0 {
 		cfg.Window = int64(resolved.Info.ContextWindow)
 	}

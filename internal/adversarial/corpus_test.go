@@ -93,6 +93,9 @@ type batch struct {
 	// answer is the permission option kind the client picks for the
 	// batch's calls (allow_always); empty rejects every question.
 	answer string
+	// env is more environment for the sidecar (NAME=value, placeholders
+	// expanded), for tools that need the real user's folders.
+	env []string
 	// fsRefuse makes the client refuse fs/read_text_file for paths
 	// under private/ with an error.
 	cases []*tcase
@@ -113,6 +116,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%user {json}        the user's settings.json
 //	%file path content  a project file (\n and \t in content are a newline and a tab)
 //	%sh command         a shell command run in the workspace at setup
+//	%env N=v ...        more environment for the sidecar
 //	%restart [resume]   set the mode, restart the sidecar, load (or resume) the session
 //	%settle 2s          wait before reading the canaries (background payloads)
 //	%cancel             cancel the last prompt while the model streams; then check survivors
@@ -125,7 +129,7 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 // of the line: the command for Bash (or its JSON input when it starts
 // with {"), JSON for other tools. Placeholders: {{mark}} (the case's
 // marker file), {{out}} (the marker folder), {{outside}}, {{secret}},
-// {{home}}, {{ws}}, {{envblob}} (the git object id of .env), {{url}} (the canary listener, with the case id as
+// {{home}}, {{userhome}} (the real user's home, for %env), {{ws}}, {{envblob}} (the git object id of .env), {{url}} (the canary listener, with the case id as
 // path), {{hostport}}, {{port}}, {{id}} and {{nl}} (a newline).
 func readCorpus(t *testing.T, path string) []*batch {
 	t.Helper()
@@ -174,6 +178,8 @@ func readCorpus(t *testing.T, path string) []*batch {
 				cur.files = append(cur.files, file{p, strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(content)})
 			case "sh":
 				cur.sh = append(cur.sh, val)
+			case "env":
+				cur.env = append(cur.env, strings.Fields(val)...)
 			case "restart":
 				cur.restart = "session/load"
 				if val == "resume" {

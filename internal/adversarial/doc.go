@@ -27,20 +27,39 @@
 //
 //	go test ./internal/adversarial/
 //
+// which runs five tests (docs/security.md says which layer each covers):
+//   - TestAdversarialCorpus: every case in every mode; harm and verdicts.
+//   - TestSandboxAlone: the batches whose shell commands the classifier
+//     judges (not the repository-settings, context-file, control and
+//     restart batches), in default mode, with the sidecar started with AGENT_LSP_CLASSIFIER=off
+//     (every command that would ask runs confined without a question);
+//     harm only. Issue 25's check that the layers under the classifier
+//     (deny rules, git hardening, the read-only sandbox, containment) hold
+//     on their own.
+//   - TestProtectedInWriteSandbox: the protected and dangling batches with
+//     the user's own "Bash" allow rule and sandbox.enabled, so every
+//     command runs in the write sandbox without a question; harm only
+//     (workspace writes outside the protected paths are the user's).
+//   - TestRuleSandbox: the rule-sandbox, environ and outside-read batches
+//     (ruleBatches) with a Bash allow rule in the user's settings, in
+//     default mode; harm only: the rule sandbox alone.
+//   - TestProtectedInBypassSandbox: the shell commands of the same batches
+//     in bypassPermissions mode with sandbox.enabled: the configured
+//     sandbox alone; harm only.
+//
 // Environment switches:
 //   - AGENT_LSP_BIN: test this binary instead of building one.
 //   - ADVERSARIAL_RUN: a regular expression; only cases whose id matches run.
-//   - ADVERSARIAL_CLASSIFIER_OFF=1: start the sidecar with
-//     AGENT_LSP_CLASSIFIER=off (every command runs confined without a
-//     question) and check harm only: issue 25's "the sandbox alone" check.
-//     ADVERSARIAL_CLASSIFIER_OFF=rule adds a Bash allow rule to the user's
-//     settings instead: every command runs in the rule sandbox (issue 17
-//     point 3). Workspace writes, and reads of files outside both the
-//     workspace and the home (the "outside" and "other" canaries), are
-//     then not harm: that sandbox allows them by design; writes outside,
-//     the network, the home's credentials, the API key and Read-denied
-//     files still are. Without the switch, the batches in ruleBatches
-//     (rule-sandbox, environ, outside-read) also run so, in default mode,
-//     as a "rule" subtest of every run.
-//   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown.
+//   - ADVERSARIAL_CLASSIFIER_OFF=1: run the whole corpus, every mode, in
+//     TestAdversarialCorpus with AGENT_LSP_CLASSIFIER=off, harm only (the
+//     other tests are then skipped). =rule adds a Bash allow rule to the
+//     user's settings instead: every command runs in the rule sandbox
+//     (issue 17 point 3). Workspace writes, and reads of files outside
+//     both the workspace and the home (the "outside" and "other"
+//     canaries), are then not harm: that sandbox allows them by design;
+//     writes outside, the network, the home's credentials, the API key
+//     and Read-denied files still are. =sandbox is that rule and
+//     sandbox.enabled.
+//   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown
+//     (the two harm-only tests write beside it, with their name added).
 package adversarial

@@ -30,6 +30,7 @@ import (
 
 // world is one batch's workspace and its canaries, for one mode.
 type world struct {
+	off     string // how the classifier is taken out of the way (corpusRun.off)
 	base    string // everything below lives here
 	ws      string // the workspace (a git repository)
 	outside string // a folder outside the workspace: secrets, markers, repositories
@@ -43,7 +44,6 @@ type world struct {
 	canary  *listener
 
 	before map[string]string // snapshot of watched files: path -> hash
-	off    string            // how the classifier is out of the way: "", "env" or "rule" (see offSwitch)
 }
 
 // canaryParent is where worlds are made: /var/tmp when possible, since an
@@ -66,7 +66,8 @@ func token() string {
 	return hex.EncodeToString(b)
 }
 
-// newWorld builds the workspace of b and its canaries.
+// newWorld builds the workspace of b and its canaries, for a run with
+// the classifier taken out of the way as off says (see corpusRun).
 func newWorld(t *testing.T, b *batch, off string) *world {
 	t.Helper()
 	base, err := os.MkdirTemp(canaryParent(), "agent-lsp-adv-")
@@ -103,8 +104,13 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 	if user == "" {
 		user = defaultUserSettings
 	}
-	if off == "rule" {
-		user = allowBash(t, user)
+	switch off {
+	case "rule":
+		user = allowBash(t, user, false)
+	case "sandbox":
+		user = allowBash(t, user, true)
+	case "bypass":
+		user = withSandbox(t, user)
 	}
 	files := map[string]string{
 		// outside the workspace
@@ -171,8 +177,21 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 	return w
 }
 
-// allowBash adds a Bash allow rule to the settings JSON.
-func allowBash(t *testing.T, settingsJSON string) string {
+// withSandbox turns the configured sandbox on in the settings JSON.
+func withSandbox(t *testing.T, settingsJSON string) string {
+	var st map[string]any
+	if err := json.Unmarshal([]byte(settingsJSON), &st); err != nil {
+		t.Fatalf("user settings %s: %v", settingsJSON, err)
+	}
+	st["sandbox"] = map[string]any{"enabled": true}
+	b, _ := json.Marshal(st)
+	return string(b)
+}
+
+// allowBash adds a Bash allow rule to the settings JSON, and with
+// sandbox, turns the configured sandbox on (the write sandbox of the
+// commands the user approved).
+func allowBash(t *testing.T, settingsJSON string, sandbox bool) string {
 	var st map[string]any
 	if err := json.Unmarshal([]byte(settingsJSON), &st); err != nil {
 		t.Fatalf("user settings %s: %v", settingsJSON, err)
@@ -184,6 +203,9 @@ func allowBash(t *testing.T, settingsJSON string) string {
 	allowed, _ := perms["allow"].([]any)
 	perms["allow"] = append(allowed, "Bash")
 	st["permissions"] = perms
+	if sandbox {
+		st["sandbox"] = map[string]any{"enabled": true}
+	}
 	b, _ := json.Marshal(st)
 	return string(b)
 }
@@ -197,6 +219,7 @@ func (w *world) expand(s, id string) string {
 		"{{outside}}", w.outside,
 		"{{secret}}", filepath.Join(w.outside, "secret.txt"),
 		"{{home}}", w.home,
+		"{{userhome}}", userHome(),
 		"{{ws}}", w.ws,
 		"{{url}}", w.canary.url+"/"+id,
 		"{{hostport}}", strings.TrimPrefix(w.canary.url, "http://"),
@@ -221,7 +244,7 @@ func (w *world) watched(rel string) bool {
 		strings.HasPrefix(rel, "home/.local/state/"):
 		// The sidecar's own state, which it may write.
 		return false
-	case w.off == "rule" && strings.HasPrefix(rel, "ws/") && !protected(rel):
+	case (w.off == "rule" || w.off == "sandbox" || w.off == "bypass") && strings.HasPrefix(rel, "ws/") && !protected(rel):
 		return false // the user allowed Bash: workspace writes are theirs
 	case strings.HasPrefix(rel, "ws/.git/"):
 		// Config, hooks and refs: what a command that only reads
@@ -645,4 +668,10 @@ func toolResults(reqs []fake.Request) map[string]string {
 		}
 	}
 	return out
+}
+
+// userHome is the home of the user running the tests (not the world's).
+func userHome() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

@@ -19,21 +19,12 @@ import (
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
-// offSwitch is how ADVERSARIAL_CLASSIFIER_OFF takes the classifier out
-// of the way, for issue 25's check that the sandbox alone stops every
-// write, reach and outside read: "" (it does not), "env" (the sidecar gets
-// AGENT_LSP_CLASSIFIER=off: every command counts as read-only) or "rule"
-// (the user's settings allow Bash, so every command runs without a
-// question in the sandbox; writes inside the workspace, outside the
-// protected files, are then the user's choice and not harm). Set before
-// the subtests start.
-var offSwitch string
-
 // casesPerPrompt keeps each prompt under the engine's 50 model calls.
 const casesPerPrompt = 40
 
 // finding is a failing case, for the report.
 type finding struct {
+	test   string // the top-level test that found it
 	kind   string // HARM or VERDICT
 	batch  *batch
 	mode   string
@@ -53,68 +44,214 @@ func report(t *testing.T, f finding) {
 		where += fmt.Sprintf(" %s (corpus.txt:%d) %s %s", f.c.id, f.c.line, f.c.tool, f.c.input)
 	}
 	t.Errorf("%s %s: %s", f.kind, where, f.detail)
+	f.test, _, _ = strings.Cut(t.Name(), "/")
 	findingsMu.Lock()
 	findings = append(findings, f)
 	findingsMu.Unlock()
 }
 
+// corpusRun is one way of running the corpus.
+type corpusRun struct {
+	// off says how the classifier is taken out of the way: "" (it is
+	// not), "env" (the sidecar gets AGENT_LSP_CLASSIFIER=off: every
+	// command that would ask runs confined without a question), "rule"
+	// (the user's settings allow Bash, so every command runs without a
+	// question and unconfined; workspace writes outside the protected
+	// files are then the user's choice and not harm) or "sandbox" (the
+	// same rule with sandbox.enabled: the write sandbox of the commands
+	// the user approved) or "bypass" (sandbox.enabled, and the session in
+	// bypassPermissions: nothing asks, and commands run in the configured
+	// sandbox). With off set, only harm is checked.
+	off string
+	// modes, when set, are the only modes run of each batch's; mode,
+	// when set, is the one mode every batch runs in instead.
+	modes []string
+	mode  string
+	// batches, when set, chooses the batches to run, and bashOnly keeps
+	// only their shell commands.
+	batches  func(*batch) bool
+	bashOnly bool
+}
+
+// env is the extra environment of the run's sidecars.
+func (r corpusRun) env() []string {
+	if r.off == "env" {
+		return []string{"AGENT_LSP_CLASSIFIER=off"}
+	}
+	return nil
+}
+
 // TestAdversarialCorpus runs every case of testdata/corpus.txt through the
 // built binary's ACP door in each mode, with every question rejected, and
-// checks the canaries and the verdicts.
+// checks the canaries and the verdicts. ADVERSARIAL_CLASSIFIER_OFF turns
+// this run into a harm-only run with the classifier out of the way.
 func TestAdversarialCorpus(t *testing.T) {
+	switch offSwitch {
+	case "", "env", "rule", "sandbox":
+	default:
+		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env, rule or sandbox", offSwitch)
+	}
+	runCorpus(t, corpusRun{off: offSwitch})
+}
+
+// offSwitch is ADVERSARIAL_CLASSIFIER_OFF ("1" read as "env"): how
+// TestAdversarialCorpus takes the classifier out of the way (see
+// corpusRun.off). When it is set, the other corpus tests are skipped.
+var offSwitch = func() string {
+	if s := os.Getenv("ADVERSARIAL_CLASSIFIER_OFF"); s != "1" {
+		return s
+	}
+	return "env"
+}()
+
+// TestSandboxAlone is issue 25's "with the classifier turned off
+// (everything read-only), the sandbox alone stops every write, network
+// reach and outside read in the corpus": every batch with a shell command
+// runs with AGENT_LSP_CLASSIFIER=off, so that every command that would
+// ask runs confined instead, and no case may do harm. The layers under
+// the classifier are tested here without it: deny rules (Bash deny
+// rules still refuse; Read deny rules mask their files and git objects),
+// git hardening (the repository's programs never run), the read-only
+// sandbox (no write, no outside read, no network, no secret in the
+// environment) and process containment.
+//
+// Only default mode runs, to keep the package's time down: in plan and
+// dontAsk a command that would ask is refused before the switch is looked
+// at, so those modes run exactly as in TestAdversarialCorpus; in
+// acceptEdits the switch confines what would ask exactly as in default,
+// and what differs (commands the classifier itself lets write the
+// workspace) runs in TestAdversarialCorpus. ADVERSARIAL_CLASSIFIER_OFF=1
+// runs every mode.
+func TestSandboxAlone(t *testing.T) {
+	if offSwitch != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: TestAdversarialCorpus runs without the classifier")
+	}
+	runCorpus(t, corpusRun{off: "env", modes: []string{"default"}, batches: classifierAbove})
+}
+
+// classifierAbove chooses the batches whose shell commands the classifier
+// judges, and where it is the layer above the sandbox: not the
+// repository's settings (folder trust is the layer above there, and their
+// commands are spelled in other families too), the context files and the
+// controls (nothing there would ask), nor the restarts (the mode is the
+// point). ADVERSARIAL_CLASSIFIER_OFF=1 runs them all.
+func classifierAbove(b *batch) bool {
+	switch familyKey(b) {
+	case "repo-settings", "context-files", "control", "restart", "fs-refusal":
+		return false
+	}
+	return hasBash(b)
+}
+
+// TestProtectedInWriteSandbox runs the batches that write protected files
+// and write through symlinks with the user's own "Bash" allow rule and
+// sandbox.enabled: every command runs without a question in the write
+// sandbox of approved commands, with the workspace writable. The
+// protected paths (.git/config, .git/hooks, .git/info, .claude, .mcp.json)
+// must stay unchanged and uncreated in every spelling, and nothing may be
+// written outside the workspace, through symlinks or not (issue 17 point
+// 3: "an approved command writes only where allowed, and protected files
+// stay read-only").
+func TestProtectedInWriteSandbox(t *testing.T) {
+	if offSwitch != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
+	}
+	runCorpus(t, corpusRun{off: "sandbox", modes: []string{"default"}, batches: writeBatches})
+}
+
+// TestProtectedInBypassSandbox is TestProtectedInWriteSandbox in
+// bypassPermissions mode with sandbox.enabled and no allow rule: the
+// shell commands of the same batches run without a question in the
+// configured sandbox, which must keep the protected paths and everything
+// outside the workspace unchanged too. (The file tools' cases are left
+// out: bypassPermissions lets Write and Edit change anything but what a
+// deny rule covers.)
+func TestProtectedInBypassSandbox(t *testing.T) {
+	if offSwitch != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
+	}
+	runCorpus(t, corpusRun{off: "bypass", mode: "bypassPermissions", batches: writeBatches, bashOnly: true})
+}
+
+// TestRuleSandbox runs the batches in ruleBatches with a Bash allow rule
+// in the user's settings, in default mode, harm only: every command runs
+// in the rule sandbox, which must hold writes outside, network reach and
+// the home's and the agent's secrets on its own (issue 17 point 3).
+// ADVERSARIAL_CLASSIFIER_OFF=rule runs the whole corpus so.
+func TestRuleSandbox(t *testing.T) {
+	if offSwitch != "" {
+		t.Skip("ADVERSARIAL_CLASSIFIER_OFF is set: only TestAdversarialCorpus runs")
+	}
+	runCorpus(t, corpusRun{off: "rule", modes: []string{"default"}, batches: func(b *batch) bool { return ruleBatches[b.name] }})
+}
+
+// writeBatches chooses the batches that write protected paths and write
+// through symlinks.
+func writeBatches(b *batch) bool {
+	switch familyKey(b) {
+	case "protected", "dangling":
+		return b.answer == "" // the "always allow" batches test the rule file, not the sandbox
+	}
+	return false
+}
+
+// hasBash reports whether b has a shell command among its cases.
+func hasBash(b *batch) bool {
+	for _, c := range b.cases {
+		if c.tool == "Bash" {
+			return true
+		}
+	}
+	return false
+}
+
+// runCorpus runs the batches of the corpus that r chooses, each in its
+// modes, in parallel.
+func runCorpus(t *testing.T, r corpusRun) {
 	requireBwrap(t)
 	batches := readCorpus(t, "testdata/corpus.txt")
 	var only *regexp.Regexp
 	if s := os.Getenv("ADVERSARIAL_RUN"); s != "" {
 		only = regexp.MustCompile(s)
 	}
-	offSwitch = os.Getenv("ADVERSARIAL_CLASSIFIER_OFF")
-	if offSwitch == "1" {
-		offSwitch = "env"
-	}
-	classifierOff := offSwitch != ""
-	var extraEnv []string
-	switch offSwitch {
-	case "", "rule":
-	case "env":
-		extraEnv = append(extraEnv, "AGENT_LSP_CLASSIFIER=off")
-	default:
-		t.Fatalf("ADVERSARIAL_CLASSIFIER_OFF=%q: want 1, env or rule", offSwitch)
-	}
 	if p := os.Getenv("ADVERSARIAL_REPORT"); p != "" {
-		t.Cleanup(func() { writeReport(t, p, classifierOff) })
+		if r.off != "" && os.Getenv("ADVERSARIAL_CLASSIFIER_OFF") == "" {
+			p = strings.TrimSuffix(p, ".md") + "-" + t.Name() + ".md"
+		}
+		t.Cleanup(func() { writeReport(t, p, r.off) })
 	}
 	for _, b := range batches {
+		if r.batches != nil && !r.batches(b) {
+			continue
+		}
 		var cases []*tcase
 		for _, c := range b.cases {
-			if only == nil || only.MatchString(c.id) {
+			if (only == nil || only.MatchString(c.id)) && (!r.bashOnly || c.tool == "Bash") {
 				cases = append(cases, c)
 			}
 		}
 		if len(cases) == 0 {
 			continue
 		}
+		modes := b.modes
+		if r.mode != "" {
+			modes = []string{r.mode}
+		}
 		t.Run(b.name, func(t *testing.T) {
-			for _, mode := range b.modes {
+			for _, mode := range modes {
+				if r.modes != nil && !contains(r.modes, mode) {
+					continue
+				}
 				t.Run(mode, func(t *testing.T) {
 					t.Parallel()
-					runBatch(t, b, cases, mode, offSwitch, extraEnv)
-				})
-			}
-			if offSwitch == "" && ruleBatches[b.name] {
-				// The rule sandbox alone, in every run: the user's
-				// settings allow Bash (ADVERSARIAL_CLASSIFIER_OFF=rule
-				// runs every batch so).
-				t.Run("rule", func(t *testing.T) {
-					t.Parallel()
-					runBatch(t, b, cases, "default", "rule", nil)
+					runBatch(t, b, cases, mode, r)
 				})
 			}
 		})
 	}
 }
 
-// ruleBatches are the batches that every run also runs with a Bash allow
+// ruleBatches are the batches that TestRuleSandbox runs with a Bash allow
 // rule in the user's settings, checking harm only: the rule sandbox must
 // hold writes outside, network reach and the home's and the agent's
 // secrets on its own (issue 17 point 3). The whole corpus runs so with
@@ -123,14 +260,15 @@ var ruleBatches = map[string]bool{"rule-sandbox": true, "environ": true, "outsid
 
 // runBatch runs cases of b in mode in a fresh world and sidecar, then
 // checks them.
-func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, off string, extraEnv []string) {
-	classifierOff := off != ""
-	w := newWorld(t, b, off)
+func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, r corpusRun) {
+	w := newWorld(t, b, r.off)
 	model := fake.NewAnthropic(nil)
 	model.SetHoldTimeout(time.Minute)
 	t.Cleanup(model.Close)
-	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, extraEnv...)
-
+	env := append([]string{"ANTHROPIC_BASE_URL=" + model.BaseURL()}, r.env()...)
+	for _, e := range b.env {
+		env = append(env, w.expand(e, "setup"))
+	}
 	c := start(t, w, env...)
 	c.answer = b.answer
 	var ns schema.NewSessionResult
@@ -202,8 +340,8 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, off string, e
 		report(t, finding{kind: "TRUST", batch: b, mode: mode,
 			detail: fmt.Sprintf("%d questions not about a tool call (trust is asked once): %s", len(other), strings.Join(other, "; "))})
 	}
-	if classifierOff {
-		return
+	if r.off != "" {
+		return // harm only
 	}
 	for _, tc := range cases {
 		got, _ := c.outcome(toolUseID(tc.id))
@@ -501,7 +639,8 @@ var owners = map[string]string{
 // writeReport writes the findings as Markdown, grouped by the branch
 // that owns the layer which should have stopped them, one line per case
 // with the modes it failed in.
-func writeReport(t *testing.T, path string, classifierOff bool) {
+func writeReport(t *testing.T, path string, off string) {
+	classifierOff := off != ""
 	findingsMu.Lock()
 	defer findingsMu.Unlock()
 	type entry struct {
@@ -510,7 +649,12 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 	}
 	groups := map[string][]*entry{}
 	byKey := map[string]*entry{}
+	n := 0
 	for _, f := range findings {
+		if f.test != t.Name() {
+			continue
+		}
+		n++
 		owner := owners[familyKey(f.batch)]
 		if owner == "" {
 			owner = "other"
@@ -544,7 +688,7 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 		groups[owner] = append(groups[owner], e)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Corpus run %s (classifier off: %v): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), classifierOff, len(findings))
+	fmt.Fprintf(&b, "## Corpus run %s (%s, classifier off: %q): %d findings\n\n", time.Now().UTC().Format(time.RFC3339), t.Name(), off, n)
 	var owners []string
 	for k := range groups {
 		owners = append(owners, k)
@@ -572,5 +716,5 @@ func writeReport(t *testing.T, path string, classifierOff bool) {
 // tool then sees them. The home's credentials, the API key and Read-denied
 // files stay secrets; the other runs hold every tool to the outside ones.
 func ruleReadsOutside(w *world, name string) bool {
-	return w.off == "rule" && (name == "outside" || name == "other")
+	return (w.off == "rule" || w.off == "sandbox") && (name == "outside" || name == "other")
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // Dir is where scripts/install-langservers.sh installs the servers.
@@ -33,17 +35,13 @@ func Find(name string) string {
 }
 
 // Require returns the path of the program name. When it is missing the
-// test is skipped, or fails when AGENT_LSP_REQUIRE_EDITORS is set (as
-// `make test` does, after `make deps` installed it).
+// test ends through testenv.Missing: skipped, or failed under `make test`
+// (after `make deps` installed it).
 func Require(t testing.TB, name string) string {
 	t.Helper()
 	p := Find(name)
 	if p == "" {
-		msg := name + " is not installed: run scripts/install-langservers.sh (make deps)"
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, "%s is not installed: run scripts/install-langservers.sh (make deps)", name)
 	}
 	return p
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/providers/retry"
@@ -31,22 +31,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	binary = os.Getenv("AGENT_LSP_BIN")
-	if binary == "" {
-		dir, err := os.MkdirTemp("", "agent-lsp-reliability-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		binary = filepath.Join(dir, "agent-lsp")
-		build := exec.Command("go", "build", "-o", binary, "github.com/agent-lsp/agent-lsp/cmd/agent-lsp")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building agent-lsp:", err)
-			return 1
-		}
+	bin, cleanup, err := testenv.BuildAgent("reliability")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	defer cleanup()
+	binary = bin
 	return proctest.RunReaped(m)
 }
 

@@ -181,9 +181,22 @@ func (a *accumulator) add(ev anthropic.MessageStreamEventUnion) error {
 		case providers.BlockToolUse:
 			b.ID, b.Name = cb.ID, cb.Name
 			a.emit(providers.Event{Kind: providers.EventToolStart, Index: int(ev.Index), ToolID: cb.ID, ToolName: cb.Name})
+		case providers.BlockWebSearchResult:
+			r := cb.AsWebSearchToolResult()
+			b.ToolUseID = r.ToolUseID
+			for _, page := range r.Content.OfWebSearchResultBlockArray {
+				b.Content = append(b.Content, providers.TextBlock(page.Title+"\n"+page.URL))
+			}
+			if r.Content.ErrorCode != "" {
+				b.Text = string(r.Content.ErrorCode)
+			}
+			if _, dup := a.blocks[ev.Index]; !dup {
+				a.order = append(a.order, ev.Index)
+			}
+			a.blocks[ev.Index] = b
+			return nil
 		default:
-			// Server tools and other block kinds are not requested; keep
-			// nothing of them.
+			// Other server tool blocks (server_tool_use) are not kept.
 			return nil
 		}
 		if _, dup := a.blocks[ev.Index]; !dup {

@@ -53,6 +53,13 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 		}
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tp})
 	}
+	if ws := req.WebSearch; ws != nil {
+		tool := &anthropic.WebSearchTool20250305Param{AllowedDomains: ws.AllowedDomains, BlockedDomains: ws.BlockedDomains}
+		if ws.MaxUses > 0 {
+			tool.MaxUses = anthropic.Int(int64(ws.MaxUses))
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfWebSearchTool20250305: tool})
+	}
 	for i, m := range req.Messages {
 		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
 		for _, b := range m.Content {

@@ -24,6 +24,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -122,7 +123,7 @@ func normalize(name string) (provider, baseURL string, err error) {
 	return "", "", fmt.Errorf("unknown provider %q: use anthropic, openai, ollama, vllm, llamacpp or openrouter", name)
 }
 
-var openAIModel = regexp.MustCompile(`^(gpt-|o\d|chatgpt-|codex-)`)
+var openAIModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(gpt-|o\d|chatgpt-|codex-)`) })
 
 // inferProvider guesses the provider from a model ID: "" when it cannot
 // tell.
@@ -140,7 +141,7 @@ func (r Resolver) inferProvider(model string) string {
 	switch {
 	case strings.HasPrefix(base, "claude"):
 		return ProviderAnthropic
-	case openAIModel.MatchString(base):
+	case openAIModel().MatchString(base):
 		return ProviderOpenAI
 	}
 	return ""

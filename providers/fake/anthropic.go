@@ -60,9 +60,6 @@ func (anthropicWire) streamError(e StreamError) event {
 }
 
 func anthropicModel(p *plan, req map[string]any) string {
-	if p.model != "" {
-		return p.model
-	}
 	if m, _ := req["model"].(string); m != "" {
 		return m
 	}
@@ -94,7 +91,23 @@ func (w anthropicWire) stream(p *plan, req map[string]any, seq int) ([]event, er
 		},
 	})
 	add("ping", map[string]any{"type": "ping"})
-	for i, b := range p.blocks {
+	i := -1
+	for _, b := range p.blocks {
+		i++
+		if b.kind == kindWebSearch {
+			// Two blocks: the search the model ran, and what it found.
+			input := mustJSON(map[string]any{"query": b.joined()})
+			add("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "server_tool_use", "id": b.id, "name": "web_search", "input": map[string]any{}}})
+			add("input_json_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+			add("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+			i++
+			add("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "web_search_tool_result", "tool_use_id": b.id, "content": webSearchResults(b.results)}})
+			add("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+			continue
+		}
 		delta := func(label string, d map[string]any) {
 			d["type"] = label
 			add(label, map[string]any{"type": "content_block_delta", "index": i, "delta": d})
@@ -147,6 +160,10 @@ func (w anthropicWire) message(p *plan, req map[string]any, seq int) ([]byte, er
 				return nil, fmt.Errorf("tool_use %s input is not valid JSON: %s", b.id, b.joined())
 			}
 			content = append(content, map[string]any{"type": "tool_use", "id": b.id, "name": b.name, "input": json.RawMessage(b.joined())})
+		case kindWebSearch:
+			content = append(content,
+				map[string]any{"type": "server_tool_use", "id": b.id, "name": "web_search", "input": map[string]any{"query": b.joined()}},
+				map[string]any{"type": "web_search_tool_result", "tool_use_id": b.id, "content": webSearchResults(b.results)})
 		}
 	}
 	u := p.usageOrDefault()
@@ -164,4 +181,12 @@ func mustJSON(v any) []byte {
 		panic(fmt.Sprintf("fake: marshal %T: %v", v, err))
 	}
 	return b
+}
+
+func webSearchResults(rs []SearchResult) []any {
+	out := []any{}
+	for _, r := range rs {
+		out = append(out, map[string]any{"type": "web_search_result", "title": r.Title, "url": r.URL, "encrypted_content": "enc", "page_age": nil})
+	}
+	return out
 }

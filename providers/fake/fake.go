@@ -127,9 +127,6 @@ func newServer(t T, w wire, turns []Turn) *Server {
 // URL+"/v1" for OpenAI.
 func (s *Server) BaseURL() string { return s.wire.baseURL(s.URL) }
 
-// Client returns an HTTP client for the server.
-func (s *Server) Client() *http.Client { return s.hs.Client() }
-
 // Close stops the server, releasing held streams first. It is safe to call
 // more than once.
 func (s *Server) Close() {

@@ -69,9 +69,6 @@ func (openaiWire) streamError(e StreamError) event {
 }
 
 func openaiModel(p *plan, req map[string]any) string {
-	if p.model != "" {
-		return p.model
-	}
 	if m, _ := req["model"].(string); m != "" {
 		return m
 	}

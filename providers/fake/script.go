@@ -23,7 +23,6 @@ type Part interface {
 type plan struct {
 	blocks     []block
 	stopReason string
-	model      string
 	usage      *Usage
 	interleave bool
 
@@ -81,13 +80,15 @@ const (
 	kindText blockKind = iota
 	kindThinking
 	kindToolUse
+	kindWebSearch
 )
 
 type block struct {
 	kind      blockKind
-	fragments []string // the deltas, in order
-	signature string   // thinking
-	id, name  string   // tool_use
+	fragments []string       // the deltas, in order
+	signature string         // thinking
+	id, name  string         // tool_use
+	results   []SearchResult // web search
 }
 
 func (b block) joined() string { return strings.Join(b.fragments, "") }
@@ -117,10 +118,14 @@ func ToolUse(id, name, input string) Part {
 	return block{kind: kindToolUse, id: id, name: name, fragments: splitBytes(input, 5)}
 }
 
-// ToolUseFragments is a tool call whose input is streamed in exactly the
-// given fragments.
-func ToolUseFragments(id, name string, fragments ...string) Part {
-	return block{kind: kindToolUse, id: id, name: name, fragments: fragments}
+// SearchResult is one page a server-side web search found.
+type SearchResult struct{ Title, URL string }
+
+// WebSearch is Anthropic's server-side web search of query: a
+// server_tool_use block, then a web_search_tool_result block listing
+// results. The OpenAI wire has no server tools and sends nothing for it.
+func WebSearch(id, query string, results ...SearchResult) Part {
+	return block{kind: kindWebSearch, id: id, fragments: []string{query}, results: results}
 }
 
 // StopReason sets the turn's stop reason (Anthropic names: end_turn,
@@ -130,12 +135,6 @@ func ToolUseFragments(id, name string, fragments ...string) Part {
 type StopReason string
 
 func (r StopReason) apply(p *plan) { p.stopReason = string(r) }
-
-// Model overrides the model the response names; by default it echoes the
-// request's model.
-type Model string
-
-func (m Model) apply(p *plan) { p.model = string(m) }
 
 // Usage sets the token counts the turn reports. By default input is 100
 // and output is 10 plus the number of deltas.

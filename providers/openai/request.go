@@ -19,6 +19,9 @@ func (p *Provider) params(req *providers.Request) (openai.ChatCompletionNewParam
 	if model == "" {
 		return openai.ChatCompletionNewParams{}, &providers.Error{Type: "invalid_request_error", Message: "no model named: set the model in the settings or choose one"}
 	}
+	if req.WebSearch != nil {
+		return openai.ChatCompletionNewParams{}, &providers.Error{Type: "invalid_request_error", Message: "OpenAI-compatible servers have no server-side web search"}
+	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.opts.MaxTokens

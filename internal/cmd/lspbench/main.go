@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	lspbench -bin bin/agent-lsp [-runs 50] [-turns 20] [-toolcalls 2000] [-events 2000] [-burst 20000]
+//	lspbench -bin bin/agent-lsp [-trivial bin/trivial] [-startonly] [-runs 50] [-turns 20] [-toolcalls 2000] [-events 2000] [-burst 20000]
 package main
 
 import (
@@ -36,6 +36,8 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin/agent-lsp", "agent-lsp binary")
+	trivial := flag.String("trivial", "", "the trivial Go stdio program (bench/trivial) to compare start-up with")
+	startOnly := flag.Bool("startonly", false, "measure only start-up (with -trivial)")
 	runs := flag.Int("runs", 50, "cold starts to time")
 	turns := flag.Int("turns", 20, "turns of the scripted session")
 	toolCalls := flag.Int("toolcalls", 2000, "tool calls of the long session")
@@ -54,12 +56,23 @@ func main() {
 	}
 	rows := [][2]string{{"binary size", fmt.Sprintf("%.1f MB", float64(fi.Size())/1e6)}}
 
+	if *trivial != "" {
+		rows = append(rows, startupRows(abs, *trivial, *runs)...)
+	}
+	if *startOnly {
+		printRows(rows)
+		return
+	}
 	starts := coldStarts(abs, *runs)
 	rows = append(rows, [2]string{fmt.Sprintf("cold start: spawn → initialize answered (%d runs)", *runs), fmt.Sprintf("median %s, p95 %s", ms(pct(starts, 50)), ms(pct(starts, 95)))})
 
 	rows = append(rows, memory(abs, *turns, *toolCalls)...)
 	rows = append(rows, streaming(abs, *events, *burst)...)
 
+	printRows(rows)
+}
+
+func printRows(rows [][2]string) {
 	fmt.Println("| measure | result |")
 	fmt.Println("|---|---|")
 	for _, r := range rows {
