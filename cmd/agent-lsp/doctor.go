@@ -465,6 +465,9 @@ func settingsEnvPairs(st *settings.Settings) []string {
 // settings' "lsp" key configures, each found on PATH or not, else the known
 // ones found on PATH. It does not start them.
 func checkLSP(st *settings.Settings) []doctorCheck {
+	if st.ProjectRestricted {
+		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "no language server starts until the folder is trusted"}}
+	}
 	if st.LSP.Disabled {
 		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "language servers are turned off (\"lsp\": {\"enabled\": false})"}}
 	}
