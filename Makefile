@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/agent-lsp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: demo build test deps lint-tools vet test-go fuzz-short test-editors bench soak clean
+.PHONY: demo build dist test deps lint-tools vet test-go test-dist fuzz-short test-editors bench soak clean
 
 # demo runs a scripted session offline through the real stdio protocol.
 demo: build
@@ -13,8 +13,13 @@ demo: build
 build:
 	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/agent-lsp
 
+# dist cross-compiles release binaries for every target into dist/, with
+# dist/checksums.txt (scripts/dist.sh says why not GoReleaser).
+dist:
+	scripts/dist.sh $(VERSION)
+
 # test runs the whole test suite: what CI runs (.ci/run).
-test: deps vet test-go fuzz-short test-editors
+test: deps vet test-go test-dist fuzz-short test-editors
 
 # deps installs what the tests need that a fresh machine lacks (ripgrep,
 # bubblewrap, Neovim 0.10, code-server and chromium, npm packages), cached.
@@ -48,6 +53,10 @@ test-go:
 fuzz-short:
 	scripts/fuzz-short.sh
 
+# test-dist builds every release target and checks what `make dist` makes.
+test-dist:
+	scripts/test-dist.sh
+
 test-editors:
 	scripts/test-editors.sh
 
@@ -59,4 +68,4 @@ soak:
 	scripts/soak.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

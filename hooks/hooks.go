@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -308,15 +307,15 @@ func (r *Runner) runOne(ctx context.Context, h settings.Hook, payload []byte, cw
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Its own process group, so everything it started can be killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	newProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = waitDelay
 
 	err := cmd.Run()
 	if cmd.Process != nil && (errors.Is(err, exec.ErrWaitDelay) || hctx.Err() != nil) {
 		// Children that outlived the hook, or a hook cut short: end the
 		// whole group. The group may be gone already.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = killGroup(cmd.Process.Pid)
 	}
 	res := result{stdout: stdout.String(), stderr: strings.TrimSpace(stderr.String())}
 	switch {

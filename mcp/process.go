@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -38,7 +37,7 @@ type process struct {
 func startProcess(srv Server, dir string, env []string, logf func(string, ...any)) (*process, error) {
 	cmd := exec.Command(srv.Command, srv.Args...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	cmd.Env = append(os.Environ(), env...)
 	for k, v := range srv.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -170,12 +169,12 @@ func (p *process) stop(grace time.Duration) {
 	}
 	pgid := p.pgid()
 	if groupAlive(pgid) {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		terminateGroup(pgid)
 		deadline := time.Now().Add(grace)
 		for groupAlive(pgid) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		killGroup(pgid)
 	}
 	<-p.exited
 	// A process that left the group may still hold stdout or stderr
@@ -189,7 +188,7 @@ func (p *process) stop(grace time.Duration) {
 // do not count: kill(2) finds them until their parent reaps them, which an
 // init that does not reap orphans never does.
 func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
+	if !groupExists(pgid) {
 		return false
 	}
 	members, err := groupMembers(pgid)

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -78,7 +77,7 @@ func (e *Env) KillShells() {
 			s.mu.Lock()
 			s.killed = true
 			s.mu.Unlock()
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(s.cmd.Process.Pid)
 		}
 	}
 }
@@ -204,7 +203,7 @@ func startShell(argv []string, dir string, release func()) (*shell, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	newProcessGroup(cmd)
 	cmd.Env = os.Environ()
 	for k, v := range shellEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -223,7 +222,7 @@ func startShell(argv []string, dir string, release func()) (*shell, error) {
 	go func() {
 		err := cmd.Wait()
 		// Whatever the command left running in its group goes too.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		release()
 		s.mu.Lock()
 		s.err = err
@@ -245,13 +244,13 @@ func (s *shell) kill() {
 	s.killed = true
 	s.mu.Unlock()
 	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	terminateGroup(pgid)
 	select {
 	case <-s.done:
 		return
 	case <-time.After(killGrace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pgid)
 	<-s.done
 }
 

@@ -9,6 +9,7 @@
 //	agent-lsp --wrap -- CMD sit between the editor and the language server CMD, adding the agent's code actions
 //	agent-lsp demo          run a scripted session offline and show what an editor would
 //	agent-lsp chat PROMPT   run a real session in the terminal (needs an API key)
+//	agent-lsp doctor [--json]  check what a session here needs, with a fix for each problem
 //	agent-lsp version       print the version
 package main
 
@@ -69,6 +70,8 @@ func run(args []string) int {
 		return demo(ctx, args[1:], os.Stdout)
 	case "chat":
 		return chat(ctx, args[1:], os.Stdout)
+	case "doctor":
+		return doctor(ctx, args[1:], os.Stdout)
 	case "version", "--version", "-v":
 		fmt.Println("agent-lsp", version)
 		return 0
@@ -89,6 +92,9 @@ Usage:
                           passing its messages through and adding the agent's code actions
   agent-lsp demo          run a scripted session offline, showing what an editor shows
   agent-lsp chat PROMPT   run a real session in the terminal (needs ANTHROPIC_API_KEY or OPENAI_API_KEY)
+  agent-lsp doctor [--json] [-C DIR] [--offline] [--no-mcp]
+                          check the provider, settings, trust, rg, bwrap, git, sessions
+                          and MCP servers of this workspace; exits 1 if a session cannot run
   agent-lsp version       print the version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,

@@ -103,7 +103,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 		Logf:     log.Printf,
 		Store:    session.NewStore(session.DefaultDir(), claudeDir()),
 		Settings: st,
-		Notices:  notices(problems),
+		Notices:  append(notices(problems), platformNotices()...),
 		OnClose:  []func(){stopWatching},
 		Trust:    trust,
 	}
@@ -230,4 +230,14 @@ func claudeDir() string {
 		return "-"
 	}
 	return ""
+}
+
+// platformNotices tells the user, once per session, what agent-lsp lacks
+// on this system (no sandbox outside Linux); `agent-lsp doctor` says it
+// too.
+func platformNotices() []string {
+	if msg := platformLimits(); msg != "" {
+		return []string{"agent-lsp " + msg}
+	}
+	return nil
 }

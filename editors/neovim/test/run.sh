@@ -19,6 +19,23 @@ trap cleanup EXIT
 echo "building agent-lsp and fakemodel into $tmp/bin" >&2
 (cd "$repo" && go build -o "$tmp/bin/agent-lsp" ./cmd/agent-lsp && go build -o "$tmp/bin/fakemodel" ./internal/cmd/fakemodel)
 
+# The plugin as lazy.nvim installs it: the repository in a plugin dir, then
+# its build step (build = "make build"), which makes <dir>/bin/agent-lsp.
+lazy="$tmp/lazy/agent-lsp"
+mkdir -p "$lazy"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$lazy"
+echo "building the lazy.nvim copy in $lazy (make build)" >&2
+(cd "$lazy" && make build >/dev/null)
+[ -x "$lazy/bin/agent-lsp" ] || { echo "make build made no $lazy/bin/agent-lsp" >&2; exit 1; }
+export LAZY_PLUGIN_DIR="$lazy"
+# No agent-lsp on PATH: the plugin must find its own.
+clean_path=""
+IFS=: read -ra path_dirs <<< "$PATH"
+for d in "${path_dirs[@]}"; do
+  [ -n "$d" ] && [ ! -e "$d/agent-lsp" ] && clean_path="${clean_path:+$clean_path:}$d"
+done
+export PATH="$clean_path"
+
 # Children keep their state, logs and temp files inside $tmp.
 mkdir -p "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache" "$tmp/nvimtmp"
 export NVIM_WRAPPER TEST_TMP="$tmp"
@@ -35,10 +52,10 @@ status=0
 
 # No sidecar or fake model may outlive its Neovim.
 for _ in $(seq 50); do
-  pgrep -f "$tmp/bin/" >/dev/null || break
+  pgrep -f "$tmp/(bin|lazy)/" >/dev/null || break
   sleep 0.1
 done
-if left=$(pgrep -f "$tmp/bin/"); then
+if left=$(pgrep -f "$tmp/(bin|lazy)/"); then
   echo "left running after the tests:" >&2
   ps -o pid,etime,args -p $left >&2 || true
   kill -9 $left 2>/dev/null || true

@@ -16,7 +16,7 @@ import {
 } from './protocol';
 import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { EditReviews } from './review';
-import { initializationOptions, resolveServerPath, serverEnv, type Settings } from './settings';
+import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { type Attachment, emptyState, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
@@ -44,6 +44,14 @@ function errorMessage(e: unknown): string {
   return String(e);
 }
 
+/** What the extension gives the controller beyond settings. */
+export interface ControllerHost {
+  /** The binary bundled in the platform package, if any. */
+  bundledServer?: string;
+  /** The model key kept in SecretStorage, if any. */
+  apiKey?: () => Thenable<string | undefined>;
+}
+
 export class AgentController implements vscode.Disposable {
   readonly state: ViewState = emptyState();
   private client: LanguageClient | undefined;
@@ -64,7 +72,16 @@ export class AgentController implements vscode.Disposable {
   readonly onDidChange = this.onChange.event;
   private starting: Promise<void> | undefined;
 
-  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings) {}
+  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings, private readonly host: ControllerHost = {}) {}
+
+  /** The binary to start and the environment to start it in, as doStart and the doctor use them. */
+  async serverCommand(): Promise<{ command: string; env: NodeJS.ProcessEnv }> {
+    const s = this.settings();
+    const found = findServer(s.serverPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, process.env.PATH, this.host.bundledServer);
+    this.log.info(`agent-lsp binary: ${found.path} (from ${found.source})`);
+    const key = await this.host.apiKey?.();
+    return { command: found.path, env: withSecretKey(serverEnv(process.env, s.env), s.provider, key) };
+  }
 
   addSink(s: ViewSink): void {
     this.sinks.push(s);
@@ -92,8 +109,9 @@ export class AgentController implements vscode.Disposable {
     const s = this.settings();
     this.emit({ type: 'connection', state: 'starting' });
     let command: string;
+    let env: NodeJS.ProcessEnv;
     try {
-      command = resolveServerPath(s.serverPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, process.env.PATH);
+      ({ command, env } = await this.serverCommand());
     } catch (e) {
       this.log.error(errorMessage(e));
       this.emit({ type: 'connection', state: 'error', message: errorMessage(e) });
@@ -102,7 +120,7 @@ export class AgentController implements vscode.Disposable {
     this.log.info(`starting ${command}`);
     const { client } = createClient({
       command,
-      env: serverEnv(process.env, s.env),
+      env,
       cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       initializationOptions: initializationOptions(s, vscode.workspace.isTrusted),
       log: this.log,

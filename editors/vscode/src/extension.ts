@@ -6,7 +6,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
 import { AgentController } from './controller';
-import { DEFAULT_SETTINGS, type Settings } from './settings';
+import { bundledServerPath, DEFAULT_SETTINGS, hasKey, keyVariable, serverEnv, type Settings } from './settings';
+import { runDoctor } from './doctor';
 import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment } from './shared/context';
 import { pendingPermissions, type ViewState } from './shared/state';
 
@@ -41,11 +42,58 @@ function statusText(s: ViewState): { text: string; tooltip: string } {
 }
 
 let current: AgentController | undefined;
+let doctorChannel: vscode.OutputChannel | undefined;
+
+/** The SecretStorage key of the model API key. */
+const API_KEY_SECRET = 'agentLsp.apiKey';
 
 export function activate(context: vscode.ExtensionContext): void {
   // languageclient v11 needs a log output channel.
   const log = vscode.window.createOutputChannel('agent-lsp', { log: true });
-  const controller = new AgentController(log, readSettings);
+  const secrets = context.secrets;
+  const controller = new AgentController(log, readSettings, {
+    bundledServer: bundledServerPath(context.extensionPath),
+    apiKey: () => secrets.get(API_KEY_SECRET),
+  });
+
+  const setApiKey = async (): Promise<void> => {
+    const variable = keyVariable(readSettings().provider);
+    const key = await vscode.window.showInputBox({
+      title: 'agent-lsp: model API key',
+      prompt: `Your ${variable === 'OPENAI_API_KEY' ? 'OpenAI-compatible' : 'Anthropic'} API key. It is kept in VS Code's secret storage, not in settings.json, and given to agent-lsp as ${variable}. Empty: forget the key.`,
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return;
+    if (key.trim()) await secrets.store(API_KEY_SECRET, key.trim());
+    else await secrets.delete(API_KEY_SECRET);
+    log.info(key.trim() ? `API key stored in secret storage (passed as ${variable})` : 'API key removed from secret storage');
+    await controller.restart();
+  };
+  const diagnose = async (): Promise<void> => {
+    const out = doctorChannel ??= vscode.window.createOutputChannel('agent-lsp doctor');
+    context.subscriptions.push(out);
+    try {
+      const { command, env } = await controller.serverCommand();
+      const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      const r = await runDoctor(command, env, cwd);
+      out.clear();
+      out.append(r.text);
+      out.show(true);
+      if (r.ok) void vscode.window.showInformationMessage('agent-lsp doctor: nothing blocks a session.');
+      else void vscode.window.showErrorMessage(`agent-lsp doctor: ${r.summary}`, 'Show').then(c => { if (c) out.show(); });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`agent-lsp doctor: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  // A fresh install with no key anywhere: offer to set one.
+  void secrets.get(API_KEY_SECRET).then(key => {
+    const s = readSettings();
+    if (key || hasKey(serverEnv(process.env, s.env)) || /^(ollama|vllm|llamacpp|llama\.cpp)$/i.test(s.provider)) return;
+    void vscode.window.showInformationMessage('agent-lsp needs a model API key to run the agent.', 'Set API Key').then(c => {
+      if (c) void setApiKey();
+    });
+  });
   current = controller;
 
   const attachDiagnostics = (): void => {
@@ -118,6 +166,8 @@ export function activate(context: vscode.ExtensionContext): void {
     'agentLsp.cancel': () => controller.cancel(),
     'agentLsp.restart': () => controller.restart(),
     'agentLsp.showLog': () => log.show(),
+    'agentLsp.setApiKey': () => setApiKey(),
+    'agentLsp.diagnose': () => diagnose(),
     'agentLsp.askAboutSelection': () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) return;

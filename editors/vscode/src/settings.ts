@@ -52,28 +52,65 @@ export function which(name: string, pathVar: string | undefined, exists = isExec
 
 export class ServerNotFoundError extends Error {}
 
+/** Where the binary to start was found: the setting, the one bundled in the platform package, or PATH. */
+export type ServerSource = 'agentLsp.serverPath' | 'bundled' | 'PATH';
+
+/** The binary bundled in a platform package: `<extension>/server/agent-lsp[.exe]`. */
+export function bundledServerPath(extensionPath: string, platform: NodeJS.Platform = process.platform): string {
+  return path.join(extensionPath, 'server', platform === 'win32' ? `${BINARY_NAME}.exe` : BINARY_NAME);
+}
+
 /**
- * The binary to start: the setting (with `~` and `${workspaceFolder}`
- * expanded; a relative path is taken from the first workspace folder; a bare
- * name is looked up on PATH), else `agent-lsp` on PATH.
+ * The binary to start, in this order: the setting (with `~` and
+ * `${workspaceFolder}` expanded; a relative path is taken from the first
+ * workspace folder; a bare name is looked up on PATH); the binary bundled
+ * in the platform package; `agent-lsp` on PATH.
  */
-export function resolveServerPath(setting: string, workspaceFolder: string | undefined, pathVar: string | undefined, exists = isExecutable): string {
+export function findServer(setting: string, workspaceFolder: string | undefined, pathVar: string | undefined, bundled: string | undefined, exists = isExecutable): { path: string; source: ServerSource } {
   let p = setting.trim();
   if (!p) {
+    if (bundled && exists(bundled)) return { path: bundled, source: 'bundled' };
     const found = which(BINARY_NAME, pathVar, exists);
-    if (found) return found;
-    throw new ServerNotFoundError(`${BINARY_NAME} was not found on PATH. Install it (go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest) or set "agentLsp.serverPath".`);
+    if (found) return { path: found, source: 'PATH' };
+    throw new ServerNotFoundError(`${BINARY_NAME} was not found: no binary is bundled for ${process.platform}-${process.arch} and none is on PATH. Install the extension's package for your platform, install agent-lsp (go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest) or set "agentLsp.serverPath".`);
   }
   p = p.replace(/\$\{workspaceFolder\}/g, workspaceFolder ?? '');
   if (p === '~' || p.startsWith('~/')) p = path.join(os.homedir(), p.slice(1));
   if (!p.includes('/') && !p.includes('\\')) {
     const found = which(p, pathVar, exists);
-    if (found) return found;
+    if (found) return { path: found, source: 'agentLsp.serverPath' };
     throw new ServerNotFoundError(`"agentLsp.serverPath" is "${setting}", which is not on PATH.`);
   }
   if (!path.isAbsolute(p) && workspaceFolder) p = path.join(workspaceFolder, p);
   if (!exists(p)) throw new ServerNotFoundError(`"agentLsp.serverPath" points at ${p}, which is not an executable file.`);
-  return p;
+  return { path: p, source: 'agentLsp.serverPath' };
+}
+
+/** The binary to start when none is bundled: see findServer. */
+export function resolveServerPath(setting: string, workspaceFolder: string | undefined, pathVar: string | undefined, exists = isExecutable): string {
+  return findServer(setting, workspaceFolder, pathVar, undefined, exists).path;
+}
+
+/** The environment variable a key for the provider goes in. */
+export function keyVariable(provider: string): string {
+  return /^(openai|ollama|vllm|llamacpp|llama\.cpp|openrouter|openai-compatible)$/i.test(provider.trim()) ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
+}
+
+const KEY_VARIABLES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'];
+
+/** Whether env holds a model key. */
+export function hasKey(env: NodeJS.ProcessEnv): boolean {
+  return KEY_VARIABLES.some(k => !!env[k]);
+}
+
+/**
+ * Adds the key kept in VS Code's SecretStorage to env, under the
+ * provider's variable, unless env already has a key (the environment and
+ * the agentLsp.env setting win).
+ */
+export function withSecretKey(env: NodeJS.ProcessEnv, provider: string, key: string | undefined): NodeJS.ProcessEnv {
+  if (!key || hasKey(env)) return env;
+  return { ...env, [keyVariable(provider)]: key };
 }
 
 /**

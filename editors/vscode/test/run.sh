@@ -4,7 +4,9 @@
 #   2. build: esbuild bundles, tsc type check + test compile, the .vsix
 #   3. unit tests (mocha, no VS Code): webview rendering and DOM, protocol layer
 #   4. integration (mocha): the real agent-lsp over stdio with the fake model
-#   5. end to end: the .vsix in code-server + chromium (scripts/install-code-server.sh)
+#   5. end to end: the linux-x64 platform .vsix (agent-lsp inside) in
+#      code-server + chromium, no serverPath and no agent-lsp on PATH
+#      (scripts/install-code-server.sh)
 # Exits non-zero if anything fails; the last line is "vscode: N passed, N failed".
 #
 # Env: VSCODE_E2E=0 skips step 5; AGENT_LSP_BIN / FAKEMODEL_BIN use prebuilt
@@ -45,6 +47,13 @@ node esbuild.mjs
 npx tsc -p .
 npx vsce package --no-dependencies --skip-license -o dist/agent-lsp.vsix >"$work/vsce.log" 2>&1 \
   || { cat "$work/vsce.log" >&2; exit 1; }
+# The linux-x64 platform package, agent-lsp inside (what the e2e test installs).
+node scripts/package-all.mjs linux-x64 >"$work/package-all.log" 2>&1 \
+  || { cat "$work/package-all.log" >&2; exit 1; }
+node -e '
+  const b = require("fs").readFileSync(process.argv[1]);
+  if (!b.includes("extension/server/agent-lsp")) { console.error("vscode: the linux-x64 .vsix lacks extension/server/agent-lsp"); process.exit(1); }
+' dist/agent-lsp-linux-x64.vsix
 
 if [ -z "${AGENT_LSP_BIN:-}" ] || [ -z "${FAKEMODEL_BIN:-}" ]; then
   say "go build agent-lsp and fakemodel"
@@ -74,7 +83,7 @@ grep -q ' passing' "$work/integration.log" || { failed=$((failed + 1)); status=1
 
 if [ "${VSCODE_E2E:-1}" != 0 ]; then
   say "end to end (code-server + chromium)"
-  if test/e2e/run-e2e.sh "$ext/dist/agent-lsp.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts"; then
+  if test/e2e/run-e2e.sh "$ext/dist/agent-lsp-linux-x64.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts"; then
     passed=$((passed + 1))
     say "screenshots: $artifacts/e2e-diff.png $artifacts/e2e-after.png $artifacts/e2e-history.png"
   else

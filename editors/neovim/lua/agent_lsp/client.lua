@@ -157,7 +157,7 @@ local function start(root)
   end
   local lsp_config = {
     name = NAME,
-    cmd = cfg.cmd,
+    cmd = (config.command(cfg)),
     cmd_env = cfg.cmd_env,
     cmd_cwd = root,
     root_dir = root,

@@ -187,4 +187,38 @@ function M.get()
   return current
 end
 
+--- The directories that may hold a binary built by the plugin manager's
+--- build step (`make build` puts bin/agent-lsp at the repository root):
+--- the repository root (lazy.nvim's plugin dir), then editors/neovim.
+---@return string[]
+function M.plugin_bin_dirs()
+  local src = debug.getinfo(1, 'S').source:gsub('^@', '')
+  local nvim_dir = vim.fn.fnamemodify(src, ':p:h:h:h') -- editors/neovim
+  local root = vim.fn.fnamemodify(nvim_dir, ':h:h')
+  return { root .. '/bin', nvim_dir .. '/bin' }
+end
+
+--- The command that starts the sidecar: cmd as configured, except that the
+--- default bare name `agent-lsp` is `<plugin dir>/bin/agent-lsp` when the
+--- build step made it, before PATH.
+---@param c agent_lsp.Config?
+---@return string[]|function cmd, string source  "plugin", "cmd" or "PATH"
+function M.command(c)
+  c = c or M.get()
+  local cmd = c.cmd
+  if type(cmd) ~= 'table' or cmd[1] ~= 'agent-lsp' then
+    return cmd, 'cmd'
+  end
+  local exe = vim.fn.has('win32') == 1 and 'agent-lsp.exe' or 'agent-lsp'
+  for _, dir in ipairs(M.plugin_bin_dirs()) do
+    local p = dir .. '/' .. exe
+    if vim.fn.executable(p) == 1 then
+      local out = vim.deepcopy(cmd)
+      out[1] = p
+      return out, 'plugin'
+    end
+  end
+  return cmd, 'PATH'
+end
+
 return M

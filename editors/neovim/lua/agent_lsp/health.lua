@@ -3,7 +3,42 @@ local M = {}
 
 local health = vim.health
 
+local levels = { ok = health.ok, warning = health.warn, error = health.error, skipped = health.info }
+
+--- Runs `agent-lsp doctor --json` in the project and shows each check,
+--- with its fix as advice.
+---@param exe string
+---@param cfg agent_lsp.Config
+function M.doctor(exe, cfg)
+  health.start('agent-lsp doctor')
+  local root = vim.fs.root(0, cfg.root_markers or {}) or vim.fn.getcwd()
+  -- The sidecar's environment: Neovim's plus cmd_env.
+  local ok, res = pcall(function()
+    return vim.system({ exe, 'doctor', '--json', '-C', root }, { text = true, env = cfg.cmd_env }):wait(60000)
+  end)
+  if not ok then
+    health.error('doctor did not run: ' .. tostring(res))
+    return
+  end
+  local decoded, report = pcall(vim.json.decode, res.stdout or '')
+  if not decoded or type(report) ~= 'table' or type(report.checks) ~= 'table' then
+    health.error(('`%s doctor --json` failed (code %s): %s'):format(exe, tostring(res.code), vim.trim(res.stderr or '')))
+    return
+  end
+  health.info(('workspace %s (%s/%s)'):format(tostring(report.workspace), tostring(report.os), tostring(report.arch)))
+  for _, c in ipairs(report.checks) do
+    local report_fn = levels[c.status] or health.info
+    local msg = ('%s: %s'):format(c.name, c.message)
+    if c.fix and c.fix ~= '' then
+      report_fn(msg, { c.fix })
+    else
+      report_fn(msg)
+    end
+  end
+end
+
 function M.check()
+  local doctor_exe
   health.start('Neovim')
   local v = vim.version()
   local vs = ('%d.%d.%d'):format(v.major, v.minor, v.patch)
@@ -34,14 +69,20 @@ function M.check()
   if type(cfg.cmd) == 'function' then
     health.info('cmd is a function (custom transport)')
   else
-    local exe = vim.fn.exepath(cfg.cmd[1])
+    local cmd, source = require('agent_lsp.config').command(cfg)
+    local exe = vim.fn.exepath(cmd[1])
     if exe == '' then
       health.error(
-        ('%s not found (cmd = %s)'):format(cfg.cmd[1], vim.inspect(cfg.cmd)),
-        { 'go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest', 'or set cmd to its absolute path' }
+        ('%s not found (cmd = %s)'):format(cmd[1], vim.inspect(cmd)),
+        {
+          'with lazy.nvim, add build = "make build" to the spec (it makes <plugin dir>/bin/agent-lsp)',
+          'or go install github.com/agent-lsp/agent-lsp/cmd/agent-lsp@latest',
+          'or set cmd to its absolute path',
+        }
       )
     else
-      health.ok('binary: ' .. exe)
+      health.ok(('binary: %s (from %s)'):format(exe, source))
+      doctor_exe = exe
       local res = vim.system({ exe, 'version' }, { text = true }):wait(5000)
       if res.code == 0 then
         health.ok('version: ' .. vim.trim(res.stdout or ''))
@@ -49,6 +90,10 @@ function M.check()
         health.warn(('`%s version` failed (code %s): %s'):format(exe, tostring(res.code), vim.trim(res.stderr or '')))
       end
     end
+  end
+
+  if doctor_exe then
+    M.doctor(doctor_exe, cfg)
   end
 
   health.start('Model provider')

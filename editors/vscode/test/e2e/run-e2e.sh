@@ -4,6 +4,11 @@
 # (everything in one temp dir, code-server in its own process group, nothing
 # left running).
 #
+# The VSIX is a platform package with agent-lsp inside: no
+# agentLsp.serverPath is set and no agent-lsp is on code-server's PATH, so
+# the turn runs on the bundled binary (the log must say so). AGENT_LSP_BIN
+# is not started; it is checked to be absent from PATH.
+#
 # Usage: run-e2e.sh VSIX AGENT_LSP_BIN FAKEMODEL_BIN ARTIFACTS_DIR
 # Env: E2E_TIMEOUT (seconds for the browser part, default 240), E2E_KEEP_TMP=1.
 set -euo pipefail
@@ -127,7 +132,6 @@ JSON
 mkdir -p "$tmp/user-data/Machine"
 cat > "$tmp/user-data/Machine/settings.json" <<JSON
 {
-  "agentLsp.serverPath": "$agent",
   "agentLsp.env": {
     "ANTHROPIC_API_KEY": "test",
     "ANTHROPIC_BASE_URL": "$model_url",
@@ -142,6 +146,16 @@ bind-addr: 127.0.0.1:0
 auth: none
 cert: false
 CFG
+
+# No agent-lsp on PATH: only the bundled binary can run the agent.
+clean_path=""
+IFS=: read -ra path_dirs <<< "$PATH"
+for d in "${path_dirs[@]}"; do
+  [ -n "$d" ] && [ ! -e "$d/agent-lsp" ] && clean_path="${clean_path:+$clean_path:}$d"
+done
+export PATH="$clean_path"
+if command -v agent-lsp >/dev/null; then die "agent-lsp is still on PATH: $(command -v agent-lsp)"; fi
+: "$agent" # built by the caller; not used by the extension here
 
 # EXTENSIONS_GALLERY={}: no marketplace, so code-server asks no server outside this machine.
 HOME_ENV=(XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
@@ -177,6 +191,11 @@ env E2E_URL="${url%/}/?folder=$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIF
   HOME="$tmp/home" "${HOME_ENV[@]}" \
   timeout -k 10 "${E2E_TIMEOUT:-240}" "$NODE24" "$here/e2e.cjs" \
   || die "browser test failed (screenshots in $artifacts)"
+
+# The extension ran the binary from its own package.
+grep -rqs "from bundled" "$tmp"/user-data/logs \
+  || die "the extension's log does not say it used the bundled binary"
+grep -rhs "agent-lsp binary:" "$tmp"/user-data/logs | head -1 >&2
 
 # The file on disk: saved after the edit (it had no unsaved changes), with
 # the text the user edited in the diff editor.

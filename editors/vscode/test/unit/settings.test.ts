@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import * as os from 'os';
 import * as path from 'path';
-import { DEFAULT_SETTINGS, initializationOptions, resolveServerPath, ServerNotFoundError, serverEnv, which } from '../../src/settings';
+import { bundledServerPath, DEFAULT_SETTINGS, findServer, hasKey, initializationOptions, keyVariable, resolveServerPath, ServerNotFoundError, serverEnv, which, withSecretKey } from '../../src/settings';
 
 describe('settings', () => {
   const files = new Set(['/opt/bin/agent-lsp', '/ws/bin/agent-lsp', path.join(os.homedir(), 'go/bin/agent-lsp'), '/usr/local/bin/my-agent']);
@@ -39,5 +39,31 @@ describe('settings', () => {
   it('adds the env setting to the environment, strings only', () => {
     const env = serverEnv({ PATH: '/bin', KEEP: '1' }, { ANTHROPIC_API_KEY: 'k', N: 3, BAD: { x: 1 } });
     assert.deepStrictEqual(env, { PATH: '/bin', KEEP: '1', ANTHROPIC_API_KEY: 'k', N: '3' });
+  });
+
+  it('looks for the binary in the setting, then the bundled one, then PATH, and says which it used', () => {
+    const bundled = bundledServerPath('/ext', 'linux');
+    assert.strictEqual(bundled, path.join('/ext', 'server', 'agent-lsp'));
+    assert.strictEqual(bundledServerPath('/ext', 'win32'), path.join('/ext', 'server', 'agent-lsp.exe'));
+    const all = new Set([...files, bundled]);
+    const has = (p: string) => all.has(p);
+    assert.deepStrictEqual(findServer('/ws/bin/agent-lsp', '/ws', PATH, bundled, has), { path: '/ws/bin/agent-lsp', source: 'agentLsp.serverPath' });
+    assert.deepStrictEqual(findServer('', '/ws', PATH, bundled, has), { path: bundled, source: 'bundled' });
+    assert.deepStrictEqual(findServer('', '/ws', PATH, bundled, exists), { path: '/opt/bin/agent-lsp', source: 'PATH' });
+    assert.deepStrictEqual(findServer('', '/ws', PATH, undefined, has), { path: '/opt/bin/agent-lsp', source: 'PATH' });
+    assert.throws(() => findServer('', '/ws', '/nowhere', bundled, exists), (e: Error) => e instanceof ServerNotFoundError && /platform/.test(e.message));
+    // A setting that points nowhere is an error, not a reason to fall back.
+    assert.throws(() => findServer('/missing/agent-lsp', '/ws', PATH, bundled, has), /not an executable file/);
+  });
+
+  it('passes the key from secret storage under the provider\'s variable, unless the environment has one', () => {
+    assert.strictEqual(keyVariable(''), 'ANTHROPIC_API_KEY');
+    assert.strictEqual(keyVariable('ollama'), 'OPENAI_API_KEY');
+    assert.deepStrictEqual(withSecretKey({ PATH: '/bin' }, '', 'sk'), { PATH: '/bin', ANTHROPIC_API_KEY: 'sk' });
+    assert.deepStrictEqual(withSecretKey({ PATH: '/bin' }, 'openai', 'sk'), { PATH: '/bin', OPENAI_API_KEY: 'sk' });
+    assert.deepStrictEqual(withSecretKey({ OPENAI_API_KEY: 'env' }, '', 'sk'), { OPENAI_API_KEY: 'env' });
+    assert.deepStrictEqual(withSecretKey({ PATH: '/bin' }, '', undefined), { PATH: '/bin' });
+    assert.ok(hasKey({ ANTHROPIC_AUTH_TOKEN: 't' }));
+    assert.ok(!hasKey({ ANTHROPIC_API_KEY: '' }));
   });
 });

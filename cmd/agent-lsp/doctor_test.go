@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/settings"
+)
+
+// TestDoctor runs `agent-lsp doctor --json` against a good workspace and
+// broken ones; each gives its message and exit code.
+func TestDoctor(t *testing.T) {
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	defer model.Close()
+
+	// A PATH with git and bwrap but no rg.
+	noRG := t.TempDir()
+	for _, prog := range []string{"git", "bwrap"} {
+		if p, err := exec.LookPath(prog); err == nil {
+			os.Symlink(p, filepath.Join(noRG, prog))
+		}
+	}
+
+	type want struct {
+		name, status, message, fix string
+	}
+	tests := []struct {
+		name      string
+		key       string
+		untrusted bool
+		files     map[string]string // relative to the workspace
+		path      string            // PATH; empty keeps the test's
+		exit      int
+		want      []want
+	}{
+		{
+			name: "good", key: "k", exit: 0,
+			want: []want{
+				{name: "provider", status: "ok", message: "(reachable)"},
+				{name: "settings", status: "ok"},
+				{name: "trust", status: "ok", message: "trusted before"},
+				{name: "sessions", status: "ok", message: "is writable"},
+				{name: "mcp", status: "ok", message: "no MCP servers"},
+			},
+		},
+		{
+			name: "no key", exit: 1,
+			want: []want{{name: "provider", status: "error", message: "no API key", fix: "ANTHROPIC_API_KEY"}},
+		},
+		{
+			name: "bad JSON", key: "k", exit: 1,
+			files: map[string]string{".claude/settings.local.json": "{\n  \"permissions\": {\"deny\": [\"Bash\",]}\n}\n"},
+			want:  []want{{name: "settings", status: "error", message: "settings.local.json:2:", fix: "correct"}},
+		},
+		{
+			name: "missing rg", key: "k", path: noRG, exit: 0,
+			want: []want{{name: "ripgrep", status: "warning", message: "rg is not on PATH", fix: "install ripgrep"}},
+		},
+		{
+			name: "untrusted folder", key: "k", untrusted: true, exit: 0,
+			files: map[string]string{
+				".mcp.json":             `{"mcpServers": {"evil": {"command": "sh", "args": ["-c", "touch started"]}}}`,
+				".claude/settings.json": `{"enableAllProjectMcpServers": true}`,
+			},
+			want: []want{{name: "trust", status: "warning", message: "is not trusted", fix: "trust"}},
+		},
+		{
+			name: "language server not installed", key: "k", exit: 0,
+			files: map[string]string{".claude/settings.json": `{"lsp": {"zig": {"command": ["/nonexistent/zls"], "filetypes": ["zig"]}}}`},
+			want:  []want{{name: "lsp:zig", status: "warning", message: "/nonexistent/zls is not on PATH", fix: "install"}},
+		},
+		{
+			name: "broken MCP server", key: "k", exit: 0,
+			files: map[string]string{".claude/settings.json": `{"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"}}}`},
+			want:  []want{{name: "mcp:broken", status: "warning", message: "failed", fix: "command"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			ws := filepath.Join(tmp, "ws")
+			state := filepath.Join(tmp, "state")
+			for name, text := range tc.files {
+				p := filepath.Join(ws, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.MkdirAll(ws, 0o755)
+			if !tc.untrusted {
+				if err := settings.NewTrustStore(filepath.Join(state, "trust.json")).Trust(settings.ResolveFolder(ws)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := []string{"HOME=" + filepath.Join(tmp, "home"), "AGENT_LSP_HOME=" + state, "AGENT_LSP_NO_USER_SETTINGS=1",
+				"ANTHROPIC_API_KEY=" + tc.key, "ANTHROPIC_BASE_URL=" + model.URL}
+			for _, kv := range os.Environ() {
+				k, _, _ := strings.Cut(kv, "=")
+				if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "AGENT_LSP_") || k == "HOME" || k == "CLAUDE_CONFIG_DIR" || k == "XDG_STATE_HOME" || (k == "PATH" && tc.path != "") {
+					continue
+				}
+				env = append(env, kv)
+			}
+			if tc.path != "" {
+				env = append(env, "PATH="+tc.path)
+			}
+			cmd := exec.Command(binary, "doctor", "--json", "-C", ws)
+			cmd.Env = env
+			out, err := cmd.Output()
+			code := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				code = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			var r doctorReport
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("doctor --json printed %q: %v", out, err)
+			}
+			if code != tc.exit || r.OK != (tc.exit == 0) {
+				t.Errorf("exit code %d, ok %v; want %d\n%s", code, r.OK, tc.exit, out)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, c := range r.Checks {
+					if c.Name == w.name && c.Status == w.status && strings.Contains(c.Message, w.message) && strings.Contains(c.Fix, w.fix) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no %s check %q with message %q and fix %q in\n%s", w.status, w.name, w.message, w.fix, out)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+				t.Errorf("doctor started a server of an untrusted folder's .mcp.json")
+			}
+		})
+	}
+}
