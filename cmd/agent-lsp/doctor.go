@@ -264,7 +264,7 @@ func checkTrust(project string, st *settings.Settings, trusted bool, why string)
 	if held := settings.DescribeHeldBack(st.HeldBack); held != "" {
 		c.Message += "; held back: " + held
 	}
-	c.Fix = "answer the trust question the editor asks at the first prompt, or trust the folder in Claude Code"
+	c.Fix = "run `agent-lsp trust` in the folder, answer the trust question the editor asks at the first prompt, or trust the folder in Claude Code"
 	return c
 }
 

@@ -72,6 +72,8 @@ func run(args []string) int {
 		return chat(ctx, args[1:], os.Stdout)
 	case "doctor":
 		return doctor(ctx, args[1:], os.Stdout)
+	case "trust":
+		return trust(args[1:], os.Stdout)
 	case "version", "--version", "-v":
 		fmt.Println("agent-lsp", version)
 		return 0
@@ -95,6 +97,8 @@ Usage:
   agent-lsp doctor [--json] [-C DIR] [--offline] [--no-mcp]
                           check the provider, settings, trust, rg, bwrap, git, sessions
                           and MCP servers of this workspace; exits 1 if a session cannot run
+  agent-lsp trust [DIR]   trust the folder DIR (default: the current one): its own settings
+                          apply in full and language servers may start there
   agent-lsp version       print the version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
