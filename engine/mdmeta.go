@@ -13,17 +13,13 @@ type mdMeta map[string][]string
 // splitMeta splits a markdown file into its frontmatter and its body. A
 // file without frontmatter has empty meta.
 func splitMeta(text string) (mdMeta, string) {
-	text = strings.TrimPrefix(text, "\ufeff")
 	meta := mdMeta{}
-	rest, ok := strings.CutPrefix(strings.ReplaceAll(text, "\r\n", "\n"), "---\n")
+	front, rest, ok := frontmatter([]byte(text))
 	if !ok {
 		return meta, text
 	}
-	head, body, ok := strings.Cut(rest, "\n---")
-	if !ok {
-		return meta, text
-	}
-	body = strings.TrimPrefix(body, "\n")
+	head, body := string(front), string(rest)
+	// A blank line between the frontmatter and the text is not text.
 	if i := strings.IndexByte(body, '\n'); i >= 0 && strings.TrimSpace(body[:i]) == "" {
 		body = body[i+1:]
 	} else if strings.TrimSpace(body) == "" {
