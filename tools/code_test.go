@@ -12,6 +12,8 @@ import (
 type fakeCode struct {
 	answers bool
 	touched []string
+	// published is what Published returns.
+	published []Diagnostic
 }
 
 func (f *fakeCode) Handles(path string) bool    { return strings.HasSuffix(path, ".go") }
@@ -34,7 +36,7 @@ func (f *fakeCode) Diagnostics(_ context.Context, path string, text []byte) ([]D
 	}
 	return out, true, nil
 }
-func (f *fakeCode) Published(context.Context) []Diagnostic { return nil }
+func (f *fakeCode) Published(context.Context) []Diagnostic { return f.published }
 func (f *fakeCode) Ask(_ context.Context, q CodeQuery) (string, error) {
 	return fmt.Sprintf("%s %d:%d of %d bytes", q.Op, q.Line, q.Character, len(q.Text)), nil
 }
@@ -113,5 +115,23 @@ func TestDiagnosticsAndLSPTools(t *testing.T) {
 		if res := te.run(t, "LSP", bad); !res.IsError {
 			t.Errorf("LSP %v succeeded: %s", bad, res.Content)
 		}
+	}
+}
+
+// TestDiagnosticsHidesDeniedFiles: the workspace-wide Diagnostics keeps
+// the problems of a file a Read deny rule covers from the model, as Grep
+// keeps its lines.
+func TestDiagnosticsHidesDeniedFiles(t *testing.T) {
+	te := newTestEnv(t)
+	te.write(t, map[string]string{"a.go": "ok\n", "secret.go": "ok\n"})
+	te.Code = &fakeCode{published: []Diagnostic{
+		{Path: te.path("a.go"), Line: 1, Column: 1, Severity: "error", Message: "visible problem"},
+		{Path: te.path("secret.go"), Line: 1, Column: 1, Severity: "error", Message: "SECRET in a message"},
+	}}
+	te.Hide = globHider{globs: map[string][]string{"Read": {te.path("secret.go")}}}
+	te.tools = New(te.Env)
+	res := te.run(t, "Diagnostics", map[string]any{})
+	if res.IsError || !strings.Contains(res.Content, "visible problem") || strings.Contains(res.Content, "SECRET") || strings.Contains(res.Content, "secret.go") {
+		t.Errorf("Diagnostics = %+v; want a.go's problem and nothing of secret.go", res)
 	}
 }

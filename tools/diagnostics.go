@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -68,7 +70,7 @@ func (t *diagnosticsTool) Run(ctx context.Context, input json.RawMessage) *Resul
 		return inputError(err)
 	}
 	if path == "" {
-		all := t.env.Code.Published(ctx)
+		all := t.visible(t.env.Code.Published(ctx))
 		if len(all) == 0 {
 			return Text("No problems reported in the files the language servers have looked at.")
 		}
@@ -94,4 +96,21 @@ func (t *diagnosticsTool) Run(ctx context.Context, input json.RawMessage) *Resul
 		return Text("No problems in " + path)
 	}
 	return Text(fmt.Sprintf("%d problem(s):\n%s", len(diags), FormatDiagnostics(diags, t.env.Cwd, WorkspaceDiagnosticsCap)))
+}
+
+// visible drops the problems of files a Read deny (or ask) rule keeps
+// from the model: Diagnostics is in Read's family, and a problem's
+// message can quote the file.
+func (t *diagnosticsTool) visible(all []Diagnostic) []Diagnostic {
+	hidden := t.env.hider("Read")
+	if hidden == nil {
+		return all
+	}
+	return slices.DeleteFunc(all, func(d Diagnostic) bool {
+		if hidden(d.Path) {
+			return true
+		}
+		real, err := filepath.EvalSymlinks(d.Path)
+		return err == nil && hidden(real)
+	})
 }
