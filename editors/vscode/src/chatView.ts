@@ -13,6 +13,8 @@ const FLUSH_MS = 16;
 export interface ChatActions {
   attachDiagnostics(): void;
   openLocation(path: string, line?: number): void;
+  setApiKey(): Promise<void>;
+  openSettings(): Thenable<unknown>;
 }
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
@@ -116,6 +118,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
       case 'openLocation': this.actions.openLocation(msg.path, msg.line); break;
       case 'showLog': this.log.show(); break;
       case 'restart': void c.restart(); break;
+      case 'pickMode': void c.pickMode(); break;
+      case 'pickModel': void c.pickModel(); break;
+      case 'setApiKey': void this.actions.setApiKey(); break;
+      case 'openSettings': void this.actions.openSettings(); break;
     }
   }
 

@@ -12,12 +12,12 @@ import {
   DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
-  singleDiff,
+  singleDiff, descriptionOf, providerProblemOf, ruleOf, userMessage,
 } from './protocol';
 import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
-import { type Attachment, emptyState, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
+import { type Attachment, emptyState, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
 export interface ViewSink {
@@ -38,10 +38,11 @@ function call<P, R>(client: LanguageClient, m: RequestMethod<P, R>, params: P): 
   return client.sendRequest<R>(m.method, params);
 }
 
+/** An error as the user reads it: never starting with a protocol method name. */
 function errorMessage(e: unknown): string {
-  if (e instanceof ResponseError) return e.message;
-  if (e instanceof Error) return e.message;
-  return String(e);
+  if (e instanceof ResponseError) return userMessage(e.message);
+  if (e instanceof Error) return userMessage(e.message);
+  return userMessage(String(e));
 }
 
 /** What the extension gives the controller beyond settings. */
@@ -149,6 +150,9 @@ export class AgentController implements vscode.Disposable {
 
   private async onRunning(): Promise<void> {
     this.emit({ type: 'connection', state: 'ready' });
+    // No model configured: the agent says so in initialize; show it now,
+    // not at the first prompt.
+    this.setProviderProblem(providerProblemOf(this.client?.initializeResult));
     // After a restart (a crash, a settings change), go on with the same
     // chat: sessions are stored, session/resume reopens one without replay.
     const previous = this.state.sessionId;
@@ -201,8 +205,22 @@ export class AgentController implements vscode.Disposable {
     return this.client;
   }
 
+  /** Errors also go to the output channel, so the log tells what the user saw. */
   private notice(level: 'info' | 'warning' | 'error', text: string): void {
+    if (level === 'error') this.log.error(text);
     this.emit({ type: 'notice', level, text });
+  }
+
+  /** Shows (or clears) the no-model notice; logged once per change. */
+  private setProviderProblem(message: string | undefined): void {
+    if (message === this.state.providerProblem) return;
+    if (message) this.log.error(message);
+    this.emit({ type: 'providerProblem', message });
+  }
+
+  /** editor.tabSize per language, for the chat's code blocks. */
+  setTabSizes(tabSizes: Record<string, number>): void {
+    this.emit({ type: 'tabSizes', tabSizes });
   }
 
   // ---- sessions --------------------------------------------------------------
@@ -215,8 +233,11 @@ export class AgentController implements vscode.Disposable {
       type: 'session', sessionId, title, keepItems, cwd: this.cwd,
       modes: res.modes?.availableModes ?? DEFAULT_MODES,
       currentModeId: res.modes?.currentModeId ?? s.permissionMode ?? 'default',
+      models: res.models,
       configOptions: config,
     });
+    const problem = providerProblemOf(res);
+    if (problem || providerProblemOf(this.client?.initializeResult) === undefined) this.setProviderProblem(problem);
   }
 
   async newSession(): Promise<void> {
@@ -250,10 +271,10 @@ export class AgentController implements vscode.Disposable {
     pick.show();
     try {
       const res = await call(client, ListSessionsRequest, { cwd: this.cwd });
+      // The date on its own line: a long title would push it out of view.
       pick.items = res.sessions.map(s => ({
         label: s.title || '(untitled chat)',
-        description: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '',
-        detail: s.sessionId === this.state.sessionId ? 'current chat' : undefined,
+        detail: [s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '', s.sessionId === this.state.sessionId ? 'current chat' : ''].filter(Boolean).join(' · ') || undefined,
         sessionId: s.sessionId,
       }));
       if (!res.sessions.length) pick.placeholder = 'No saved chats for this folder yet';
@@ -322,9 +343,9 @@ export class AgentController implements vscode.Disposable {
       const res = await call(client, PromptRequest, { sessionId, prompt });
       if (this.state.sessionId === sessionId) this.emit({ type: 'turnEnded', stopReason: res.stopReason });
     } catch (e) {
-      let msg = errorMessage(e);
-      if (e instanceof ResponseError && e.code === ErrorCodes.AuthRequired) msg += ' (set it in "agentLsp.env" or the environment VS Code starts with)';
-      this.notice('error', msg);
+      // No model configured: the notice with its buttons says it, once.
+      if (e instanceof ResponseError && e.code === ErrorCodes.AuthRequired) this.setProviderProblem(errorMessage(e));
+      else this.notice('error', errorMessage(e));
     } finally {
       if (this.state.sessionId === sessionId) this.emit({ type: 'busy', busy: false });
     }
@@ -347,6 +368,35 @@ export class AgentController implements vscode.Disposable {
       // Put the picker back.
       this.emit({ type: 'update', update: { sessionUpdate: 'current_mode_update', currentModeId: this.state.currentModeId ?? 'default' } });
     }
+  }
+
+  /** The mode picker: each mode with its description, the current one marked. */
+  async pickMode(): Promise<void> {
+    const items = this.state.modes.map(m => ({
+      label: m.name, description: m.id === this.state.currentModeId ? 'current' : undefined, detail: m.description, id: m.id,
+    }));
+    const cur = items.findIndex(i => i.id === this.state.currentModeId);
+    if (cur > 0) items.unshift(...items.splice(cur, 1));
+    const chosen = await vscode.window.showQuickPick(items, { title: 'Agent mode', placeHolder: 'What the agent may do without asking' });
+    if (chosen && chosen.id !== this.state.currentModeId) await this.setMode(chosen.id);
+  }
+
+  /** The model picker: display names grouped by provider, the current model first. */
+  async pickModel(): Promise<void> {
+    type Item = vscode.QuickPickItem & { id?: string };
+    const items: Item[] = [];
+    for (const g of modelGroups(this.state)) {
+      if (g.group) items.push({ label: g.group, kind: vscode.QuickPickItemKind.Separator });
+      for (const m of g.models) {
+        items.push({
+          label: m.name, id: m.value,
+          description: [m.value === this.state.currentModel ? 'current' : '', m.name !== m.value ? m.value : ''].filter(Boolean).join(' · ') || undefined,
+          detail: m.description,
+        });
+      }
+    }
+    const chosen = await vscode.window.showQuickPick(items, { title: 'Agent model', placeHolder: 'The model that answers in this chat', matchOnDescription: true });
+    if (chosen?.id && chosen.id !== this.state.currentModel) await this.setModel(chosen.id);
   }
 
   async setModel(model: string): Promise<void> {
@@ -411,7 +461,7 @@ export class AgentController implements vscode.Disposable {
       this.emit({
         type: 'permission',
         item: {
-          id, toolCallId: call.toolCallId, title, toolKind: call.kind,
+          id, toolCallId: call.toolCallId, title, description: descriptionOf(call), toolKind: call.kind,
           detail: commandOf(call) ?? diff?.path ?? call.locations?.[0]?.path,
           review: !!diff, options: params.options,
         },
@@ -420,7 +470,7 @@ export class AgentController implements vscode.Disposable {
       if (diff) {
         this.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
       } else if (!this.sinks.some(s => s.visible)) {
-        void vscode.window.showInformationMessage(`The agent asks to run: ${title}`, 'Show').then(choice => {
+        void vscode.window.showInformationMessage(`The agent asks: ${title}`, 'Show').then(choice => {
           if (choice) void this.sinks[0]?.reveal();
         });
       }
@@ -496,6 +546,28 @@ export class AgentController implements vscode.Disposable {
         return;
       }
     }
+  }
+
+  /**
+   * The diff editor's "Always…" action: the request's standing answers
+   * ("Always allow edits to calc.go", "Always reject …") by their names,
+   * with the settings rule each adds.
+   */
+  async chooseAlways(id: string | undefined): Promise<void> {
+    const p = id ? this.pending.get(id) : undefined;
+    if (!p) {
+      void vscode.window.showInformationMessage('No pending agent request.');
+      return;
+    }
+    const items = p.params.options.filter(o => o.kind === 'allow_always' || o.kind === 'reject_always').map(o => ({
+      label: o.name, detail: ruleOf(o) ? `Adds the rule ${ruleOf(o)}` : undefined, optionId: o.optionId,
+    }));
+    if (!items.length) {
+      void vscode.window.showInformationMessage('This request offers no standing answer: allow or reject it once.');
+      return;
+    }
+    const chosen = await vscode.window.showQuickPick(items, { title: p.params.toolCall.title || 'Agent request', placeHolder: 'Answer this and later requests like it' });
+    if (chosen && this.pending.has(p.id)) this.decide(p.id, chosen.optionId);
   }
 
   /** The user's answer: for an allowed reviewed edit, the right side's text goes back as editedText. */

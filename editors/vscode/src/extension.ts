@@ -6,7 +6,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
 import { AgentController } from './controller';
-import { bundledServerPath, DEFAULT_SETTINGS, hasKey, keyVariable, serverEnv, type Settings } from './settings';
+import { bundledServerPath, DEFAULT_SETTINGS, keyVariable, type Settings } from './settings';
 import { runDoctor } from './doctor';
 import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment } from './shared/context';
 import { pendingPermissions, type ViewState } from './shared/state';
@@ -86,12 +86,17 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showErrorMessage(`agent-lsp doctor: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  // A fresh install with no key anywhere: offer to set one.
-  void secrets.get(API_KEY_SECRET).then(key => {
-    const s = readSettings();
-    if (key || hasKey(serverEnv(process.env, s.env)) || /^(ollama|vllm|llamacpp|llama\.cpp)$/i.test(s.provider)) return;
-    void vscode.window.showInformationMessage('agent-lsp needs a model API key to run the agent.', 'Set API Key').then(c => {
-      if (c) void setApiKey();
+  const openSettings = (): Thenable<unknown> => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:agent-lsp.agent-lsp');
+  // No model configured (the agent says so at start): the chat shows it with
+  // its two buttons; with the chat hidden, a notification offers them.
+  let problemShown: string | undefined;
+  controller.onDidChange(s => {
+    if (s.providerProblem === problemShown) return;
+    problemShown = s.providerProblem;
+    if (!s.providerProblem || chat.visible) return;
+    void vscode.window.showErrorMessage(s.providerProblem, 'Set API key', 'Open settings').then(c => {
+      if (c === 'Set API key') void setApiKey();
+      if (c === 'Open settings') void openSettings();
     });
   });
   current = controller;
@@ -137,7 +142,7 @@ export function activate(context: vscode.ExtensionContext): void {
     });
   };
 
-  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, openLocation }, log);
+  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, openLocation, setApiKey, openSettings }, log);
   controller.addSink(chat);
 
   const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);
@@ -185,7 +190,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     'agentLsp.attachDiagnostics': () => { attachDiagnostics(); return chat.focusPrompt(); },
     'agentLsp.permission.allowOnce': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['allow_once']),
-    'agentLsp.permission.allowAlways': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['allow_always', 'allow_once']),
+    'agentLsp.permission.allowAlways': (uri?: vscode.Uri) => controller.chooseAlways(controller.pendingFor(uri)),
     'agentLsp.permission.reject': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['reject_once', 'reject_always']),
   };
 
@@ -196,6 +201,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...Object.entries(commands).map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => { void controller.workspaceTrustGranted(); }),
     vscode.workspace.onDidChangeConfiguration(e => {
+      if (e.affectsConfiguration('editor.tabSize')) controller.setTabSizes(tabSizes());
       if (e.affectsConfiguration('agentLsp')) {
         void vscode.window.showInformationMessage('agent-lsp settings changed: restart the agent to apply them.', 'Restart').then(c => {
           if (c) void controller.restart();
@@ -204,7 +210,26 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
+  controller.setTabSizes(tabSizes());
   void controller.start();
+}
+
+/** Languages whose editor.tabSize the chat's code blocks use (VS Code language ids). */
+const CODE_LANGUAGES = [
+  'go', 'python', 'typescript', 'javascript', 'rust', 'c', 'cpp', 'csharp', 'java', 'ruby', 'lua', 'json', 'yaml',
+  'sql', 'shellscript', 'markdown', 'css', 'html', 'xml', 'makefile',
+];
+
+/** editor.tabSize by language, "" for the default. */
+function tabSizes(): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  const size = (languageId?: string) => {
+    const v = vscode.workspace.getConfiguration('editor', languageId ? { languageId } : undefined).get<number | string>('tabSize');
+    return typeof v === 'number' ? v : 4;
+  };
+  sizes[''] = size();
+  for (const l of CODE_LANGUAGES) sizes[l] = size(l);
+  return sizes;
 }
 
 /** Stops agent-lsp (shutdown, exit) before the extension host goes away. */

@@ -36,6 +36,19 @@ export interface AgentInitializeInfo {
   authMethods?: { id: string; name: string; description?: string }[];
 }
 
+/**
+ * agent-lsp extension on the initialize result and the session/new,
+ * session/load and session/resume results: `_meta["agent-lsp"].providerProblem`
+ * says why no model can answer (no key configured); absent when one can.
+ */
+export interface ProviderMeta { 'agent-lsp'?: { providerProblem?: string } }
+
+/** The provider problem an initialize or session result reports, if any. */
+export function providerProblemOf(result: unknown): string | undefined {
+  const meta = (result as { _meta?: ProviderMeta } | undefined)?._meta?.['agent-lsp'];
+  return typeof meta?.providerProblem === 'string' && meta.providerProblem ? meta.providerProblem : undefined;
+}
+
 // ---- content ---------------------------------------------------------------
 
 export interface TextBlock { type: 'text'; text: string }
@@ -70,7 +83,13 @@ export interface McpServer {
 }
 
 export interface NewSessionParams { cwd: string; mcpServers: McpServer[]; model?: string }
-export interface NewSessionResult { sessionId: string; modes?: ModeState; configOptions?: ConfigOption[] }
+/** A model the user can pick; `_meta["agent-lsp"].group` names its provider ("Anthropic", "OpenAI-compatible"). */
+export interface ModelInfo { modelId: string; name: string; description?: string; _meta?: { 'agent-lsp'?: { group?: string } } }
+export interface ModelState { currentModelId: string; availableModels: ModelInfo[] }
+
+export interface NewSessionResult {
+  sessionId: string; modes?: ModeState; models?: ModelState; configOptions?: ConfigOption[]; _meta?: ProviderMeta;
+}
 
 export interface PromptParams { sessionId: string; prompt: ContentBlock[] }
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
@@ -109,8 +128,8 @@ export interface ToolCall {
   locations?: Location[];
   rawInput?: unknown;
   rawOutput?: unknown;
-  /** agent-lsp extension: set on a subagent's tool calls (see SubagentMeta). */
-  _meta?: SubagentMeta;
+  /** agent-lsp extension: subagent, description and permission (see ToolCallMeta). */
+  _meta?: ToolCallMeta;
 }
 
 /**
@@ -119,6 +138,30 @@ export interface ToolCall {
  * (docs/protocol.md, "Subagents").
  */
 export interface SubagentMeta { 'agent-lsp'?: { parentToolCallId?: string; agent?: string; agentId?: string } }
+
+/** How a permission request for a tool call was answered (sent live and on replay). */
+export interface PermissionRecord { outcome: 'allowed' | 'rejected' | 'cancelled' | string; optionId?: string; name?: string }
+
+/**
+ * `_meta["agent-lsp"]` of a tool call: the subagent it belongs to, the
+ * model's own description of the call (secondary text under the title),
+ * and, in a tool_call_update, how its permission request was answered.
+ */
+export interface ToolCallMeta {
+  'agent-lsp'?: { parentToolCallId?: string; agent?: string; agentId?: string; description?: string; permission?: PermissionRecord };
+}
+
+/** The model's description of a tool call, if the agent sent one. */
+export function descriptionOf(call: ToolCall): string | undefined {
+  const d = call._meta?.['agent-lsp']?.description;
+  return typeof d === 'string' && d ? d : undefined;
+}
+
+/** The answer to a tool call's permission request that a tool_call_update records, if any. */
+export function permissionOf(call: ToolCall): PermissionRecord | undefined {
+  const p = call._meta?.['agent-lsp']?.permission;
+  return p && typeof p === 'object' && typeof p.outcome === 'string' ? p : undefined;
+}
 
 /** The id of the Agent tool call a subagent's tool call belongs to, if any. */
 export function parentToolCallId(meta?: SubagentMeta): string | undefined {
@@ -145,7 +188,14 @@ export interface SessionNotification { sessionId: string; update: SessionUpdate 
 // ---- session/request_permission -------------------------------------------
 
 export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
-export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind }
+/** An answer the user can give; `_meta["agent-lsp"].rule` is the settings rule it adds ("Edit(/calc.go)"), for a tooltip. */
+export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind; _meta?: { 'agent-lsp'?: { rule?: string } } }
+
+/** The settings rule an option adds, if the agent names one. */
+export function ruleOf(o: PermissionOption): string | undefined {
+  const r = o._meta?.['agent-lsp']?.rule;
+  return typeof r === 'string' && r ? r : undefined;
+}
 export interface RequestPermissionParams { sessionId: string; toolCall: ToolCall; options: PermissionOption[]; _meta?: PermissionRequestMeta }
 
 /** agent-lsp extension: `_meta["agent-lsp"].kind === "folderTrust"` marks a request to trust a folder. */
@@ -203,9 +253,24 @@ export const ErrorCodes = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   ServerNotInitialized: -32002,
+  /** Also what session/prompt answers when no model provider is configured (NO_PROVIDER_MESSAGE). */
   AuthRequired: -32000,
   RequestFailed: -32803,
 } as const;
+
+/** engine.NoProviderMessage: what the agent says when no model is configured. */
+export const NO_PROVIDER_MESSAGE = 'No model is configured. Set ANTHROPIC_API_KEY, or OPENAI_API_KEY with OPENAI_BASE_URL for an OpenAI-compatible server; `agent-lsp doctor` checks the setup.';
+
+/**
+ * An error message as the user should read it: without a leading protocol
+ * method ("session/prompt: ...") that older agents put first.
+ */
+export function userMessage(message: string): string {
+  const m = /^(?:session|agent|textDocument|workspace)\/[\w/]+:\s*(.*)$/s.exec(message);
+  if (!m) return message;
+  const rest = m[1];
+  return rest ? rest[0].toUpperCase() + rest.slice(1) : message;
+}
 
 // ---- method table ----------------------------------------------------------
 

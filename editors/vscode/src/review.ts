@@ -10,26 +10,33 @@ import type { DiffContent } from './protocol';
 export const PROPOSAL_SCHEME = 'agent-lsp-proposal';
 export const EMPTY_SCHEME = 'agent-lsp-empty';
 
-/** In-memory files: one per pending proposal, at /<id>/<file name>. */
+/**
+ * In-memory files: one per pending proposal, at the file's path relative to
+ * the workspace with the request's id in the query (the breadcrumb and the
+ * tab show the file, not the id).
+ */
 class ProposalFS implements vscode.FileSystemProvider {
   private files = new Map<string, { data: Uint8Array; mtime: number }>();
   private emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
 
+  private static key(uri: vscode.Uri): string {
+    return uri.query ? `${uri.path}?${uri.query}` : uri.path;
+  }
   set(uri: vscode.Uri, text: string): void {
-    this.files.set(uri.path, { data: Buffer.from(text, 'utf8'), mtime: Date.now() });
+    this.files.set(ProposalFS.key(uri), { data: Buffer.from(text, 'utf8'), mtime: Date.now() });
   }
   text(uri: vscode.Uri): string | undefined {
-    const f = this.files.get(uri.path);
+    const f = this.files.get(ProposalFS.key(uri));
     return f ? Buffer.from(f.data).toString('utf8') : undefined;
   }
   delete(uri: vscode.Uri): void {
-    this.files.delete(uri.path);
+    this.files.delete(ProposalFS.key(uri));
   }
 
   watch(): vscode.Disposable { return new vscode.Disposable(() => undefined); }
   stat(uri: vscode.Uri): vscode.FileStat {
-    const f = this.files.get(uri.path);
+    const f = this.files.get(ProposalFS.key(uri));
     if (f) return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.byteLength };
     if ([...this.files.keys()].some(k => k.startsWith(uri.path.replace(/\/?$/, '/')))) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
@@ -37,12 +44,12 @@ class ProposalFS implements vscode.FileSystemProvider {
   readDirectory(): [string, vscode.FileType][] { return []; }
   createDirectory(): void { /* proposals are flat */ }
   readFile(uri: vscode.Uri): Uint8Array {
-    const f = this.files.get(uri.path);
+    const f = this.files.get(ProposalFS.key(uri));
     if (!f) throw vscode.FileSystemError.FileNotFound(uri);
     return f.data;
   }
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    this.files.set(uri.path, { data: content, mtime: Date.now() });
+    this.files.set(ProposalFS.key(uri), { data: content, mtime: Date.now() });
     this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
   rename(): void { throw vscode.FileSystemError.NoPermissions('proposals cannot be renamed'); }
@@ -71,7 +78,8 @@ export class EditReviews implements vscode.Disposable {
     let r = this.reviews.get(id);
     if (!r) {
       const name = diff.path.split(/[\\/]/).pop() || 'file';
-      const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${id.replace(/[^\w-]/g, '_')}/${name}` });
+      const rel = vscode.workspace.asRelativePath(diff.path, false).replace(/\\/g, '/').replace(/^\/+/, '') || name;
+      const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${rel}`, query: `request=${encodeURIComponent(id)}` });
       const original = diff.oldText == null
         ? vscode.Uri.from({ scheme: EMPTY_SCHEME, path: `/${name}` })
         : vscode.Uri.file(diff.path);

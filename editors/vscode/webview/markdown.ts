@@ -59,16 +59,51 @@ export function languageOfPath(path: string): string {
   return map[ext] ?? '';
 }
 
+/** editor.tabSize by VS Code language id, "" for the default. */
+export type TabSizes = Record<string, number>;
+
+/** VS Code's language id for a code block's language name (by highlight.js name or alias). */
+export function vscodeLanguage(lang: string): string {
+  const name = hljs.getLanguage(lang)?.name?.toLowerCase() ?? lang;
+  const ids: Record<string, string> = {
+    bash: 'shellscript', shell: 'shellscript', sh: 'shellscript', console: 'shellscript', zsh: 'shellscript',
+    'shell session': 'shellscript', 'c#': 'csharp', 'c++': 'cpp', html: 'html', 'html, xml': 'html', xml: 'xml',
+    js: 'javascript', ts: 'typescript', py: 'python', golang: 'go', rs: 'rust', yml: 'yaml',
+  };
+  return ids[lang] ?? ids[name] ?? lang;
+}
+
+/** The tab width for a code block: the editor's for the language, else its default, else 4. */
+export function tabSizeFor(lang: string, sizes: TabSizes | undefined): number {
+  const n = sizes?.[vscodeLanguage(lang)] ?? sizes?.[''];
+  return typeof n === 'number' && n > 0 && n <= 16 ? Math.floor(n) : 4;
+}
+
+/** A highlighted code block; tabs as wide as the editor's. */
+export function codeBlock(code: string, lang: string, sizes?: TabSizes): string {
+  const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  const cls = name && hljs.getLanguage(name) ? ` language-${escapeHtml(name)}` : '';
+  return `<pre class="code" style="tab-size:${tabSizeFor(name, sizes)}"><code class="hljs${cls}">${highlight(code, name)}</code></pre>`;
+}
+
 const md: MarkdownIt = new MarkdownIt({
   html: false,
   linkify: true,
   breaks: false,
-  highlight: (code, lang) => {
-    const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-    const cls = name && hljs.getLanguage(name) ? ` language-${escapeHtml(name)}` : '';
-    return `<pre class="code"><code class="hljs${cls}">${highlight(code, lang)}</code></pre>`;
-  },
 });
+
+// Only links with a scheme or www.: file names like calc.go and calc.py
+// end in top-level domains, and would become links to web sites.
+md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+
+// Code blocks: highlighted, with the editor's tab width (markdown-it's
+// highlight option has no access to the render env, the fence rule does).
+md.renderer.rules.fence = (tokens, idx, _options, env: { tabSizes?: TabSizes } | undefined) => {
+  const t = tokens[idx];
+  return codeBlock(t.content, md.utils.unescapeAll(t.info).trim(), env?.tabSizes);
+};
+md.renderer.rules.code_block = (tokens, idx, _options, env: { tabSizes?: TabSizes } | undefined) =>
+  codeBlock(tokens[idx].content, '', env?.tabSizes);
 
 // markdown-it refuses file: links; the agent names files with them. Script
 // and data URLs stay refused.
@@ -82,6 +117,11 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
-export function renderMarkdown(text: string): string {
-  return md.render(text);
+export function renderMarkdown(text: string, tabSizes?: TabSizes): string {
+  return md.render(text, { tabSizes });
+}
+
+/** One line of markdown without a paragraph around it (`code`, **bold**). */
+export function renderInline(text: string): string {
+  return md.renderInline(text);
 }

@@ -1,16 +1,18 @@
 // Transcript items to HTML strings. Pure functions (no DOM), so the unit
 // tests check them in plain Node; view.ts puts the strings in the page.
 
-import { commandOf, parentToolCallId, type DiffContent, type ToolCallContent } from '../src/protocol';
+import { commandOf, descriptionOf, parentToolCallId, ruleOf, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
 import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
 import { diffStat, lineDiff } from './linediff';
-import { escapeHtml, highlight, languageOfPath, renderMarkdown } from './markdown';
+import { codeBlock, escapeHtml, highlight, languageOfPath, renderInline, renderMarkdown, type TabSizes, tabSizeFor } from './markdown';
 
 /** Per-item view options that live only in the webview (open/closed rows). */
 export interface RenderOptions {
   open?: boolean;
   /** The workspace folder: paths under it are shown relative. */
   root?: string;
+  /** editor.tabSize by language id, for code blocks. */
+  tabSizes?: TabSizes;
 }
 
 /** Shows paths under the workspace folder relative to it. */
@@ -41,9 +43,9 @@ export function renderItem(item: Item, opts: RenderOptions = {}): string {
       return `<div class="msg user"><div class="text">${escapeHtml(item.text)}</div>${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
     }
     case 'agent':
-      return `<div class="msg agent md">${renderMarkdown(item.text)}</div>`;
+      return `<div class="msg agent md">${renderMarkdown(item.text, opts.tabSizes)}</div>`;
     case 'thought':
-      return `<details class="thought"${opts.open ? ' open' : ''}><summary>Thinking</summary><div class="md">${renderMarkdown(item.text)}</div></details>`;
+      return `<details class="thought"${opts.open ? ' open' : ''}><summary>Thinking</summary><div class="md">${renderMarkdown(item.text, opts.tabSizes)}</div></details>`;
     case 'tool':
       return renderTool(item, opts);
     case 'plan':
@@ -51,7 +53,7 @@ export function renderItem(item: Item, opts: RenderOptions = {}): string {
     case 'permission':
       return renderPermission(item, opts);
     case 'notice':
-      return `<div class="notice notice-${item.level}" role="${item.level === 'error' ? 'alert' : 'status'}">${escapeHtml(item.text)}</div>`;
+      return `<div class="notice notice-${item.level}" role="${item.level === 'error' ? 'alert' : 'status'}">${item.level === 'error' ? '<span class="notice-icon" aria-hidden="true">⚠</span>' : ''}${escapeHtml(item.text)}</div>`;
     case 'stop':
       return `<div class="stop">${escapeHtml(STOP_TEXT[item.reason] ?? `Stopped: ${item.reason}`)}</div>`;
   }
@@ -61,7 +63,7 @@ function baseName(p: string): string {
   return p.split(/[\\/]/).pop() || p;
 }
 
-function renderDiff(d: DiffContent): string {
+function renderDiff(d: DiffContent, opts: RenderOptions): string {
   const lines = lineDiff(d.oldText ?? '', d.newText);
   const lang = languageOfPath(d.path);
   const body = lines.map(l => {
@@ -70,17 +72,22 @@ function renderDiff(d: DiffContent): string {
     return `<div class="dl ${cls}"><span class="sign">${l.op}</span>${highlight(l.text, lang) || ' '}</div>`;
   }).join('');
   const what = d.oldText == null ? 'new file' : diffStat(lines);
-  return `<div class="diff"><div class="diff-head"><a href="#" class="loc" data-path="${escapeHtml(d.path)}">${escapeHtml(baseName(d.path))}</a> <span class="stat">${escapeHtml(what)}</span></div><div class="diff-body hljs">${body}</div></div>`;
+  return `<div class="diff"><div class="diff-head"><a href="#" class="loc" data-path="${escapeHtml(d.path)}" title="${escapeHtml(d.path)}">${escapeHtml(relativize(d.path, opts.root))}</a> <span class="stat">${escapeHtml(what)}</span></div><div class="diff-body hljs" style="tab-size:${tabSizeFor(lang, opts.tabSizes)}">${body}</div></div>`;
 }
 
-function renderContent(c: ToolCallContent): string {
+function renderContent(c: ToolCallContent, opts: RenderOptions): string {
   switch (c.type) {
     case 'diff':
-      return renderDiff(c);
+      return renderDiff(c, opts);
     case 'content': {
       const b = c.content;
-      if (b.type === 'text') return `<pre class="output">${escapeHtml(b.text)}</pre>`;
-      if (b.type === 'resource_link') return `<div class="output"><a href="#" class="loc" data-path="${escapeHtml(b.uri)}">${escapeHtml(b.name)}</a></div>`;
+      // Tool text is markdown (a Bash call's is one console code block).
+      if (b.type === 'text') return `<div class="output md">${renderMarkdown(b.text, opts.tabSizes)}</div>`;
+      if (b.type === 'resource_link') {
+        const label = b.title || relativize(b.uri.replace(/^file:\/\//, ''), opts.root) || b.name;
+        return `<div class="output">${escapeHtml(b.description ?? 'File')}: <a href="#" class="loc" data-path="${escapeHtml(b.uri)}" title="${escapeHtml(b.uri)}">${escapeHtml(label)}</a></div>`;
+      }
+      if (b.type === 'resource' && b.resource.text !== undefined) return codeBlock(b.resource.text, languageOfPath(b.resource.uri), opts.tabSizes);
       return '';
     }
     case 'terminal':
@@ -95,18 +102,22 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   const kind = call.kind ?? 'other';
   const title = call.title || 'Tool call';
   const parts: string[] = [];
+  const description = descriptionOf(call);
+  if (description) parts.push(`<div class="tdesc muted">${escapeHtml(description)}</div>`);
+  // The command alone until the output comes: the output block starts with it.
   const cmd = commandOf(call);
-  if (cmd !== undefined && kind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(cmd, 'bash')}</code></pre>`);
+  const hasText = (call.content ?? []).some(c => c.type === 'content' && c.content.type === 'text');
+  if (cmd !== undefined && kind === 'execute' && !hasText) parts.push(`<pre class="code cmd"><code class="hljs">${highlight(cmd, 'bash')}</code></pre>`);
   const diffPaths = new Set((call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.path));
   const locs = (call.locations ?? []).filter(l => !diffPaths.has(l.path)).map(l =>
     `<a href="#" class="loc" data-path="${escapeHtml(l.path)}"${l.line !== undefined ? ` data-line="${l.line}"` : ''}>${escapeHtml(baseName(l.path))}${l.line !== undefined ? `:${l.line + 1}` : ''}</a>`);
   if (locs.length) parts.push(`<div class="locs">${locs.join(' ')}</div>`);
-  for (const c of call.content ?? []) parts.push(renderContent(c));
+  for (const c of call.content ?? []) parts.push(renderContent(c, opts));
   const stat = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.oldText == null ? 'new' : diffStat(lineDiff(d.oldText ?? '', d.newText))).join(' ');
   // A subagent's call is shown indented under the Agent call it belongs to.
   const nested = parentToolCallId(call._meta) ? ' nested' : '';
   return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}${nested}"${opts.open ? ' open' : ''}>` +
-    `<summary><span class="ttitle" title="${escapeHtml(title)}">${escapeHtml(relativize(title, opts.root))}</span>` +
+    `<summary><span class="ttitle" title="${escapeHtml(description ?? title)}">${renderInline(relativize(title, opts.root))}</span>` +
     (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
     `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +
     `<div class="tbody">${parts.join('') || '<div class="output muted">no output</div>'}</div></details>`;
@@ -119,21 +130,40 @@ function renderPlan(item: PlanItem): string {
   return `<div class="plan"><div class="plan-head">Plan <span class="muted">${done}/${item.entries.length}</span></div><ul class="checklist">${rows}</ul></div>`;
 }
 
+const VERB: Record<string, string> = { allowed: 'Allowed', rejected: 'Rejected', cancelled: 'Cancelled' };
+
+/** The kind of an option, from the request's options or, on replay, from its id. */
+function chosenKind(item: PermissionItem): PermissionOptionKind | undefined {
+  const opt = item.options.find(o => o.optionId === item.chosen);
+  if (opt) return opt.kind;
+  return /^(allow_once|allow_always|reject_once|reject_always)$/.test(item.chosen ?? '') ? item.chosen as PermissionOptionKind : undefined;
+}
+
 function renderPermission(item: PermissionItem, opts: RenderOptions): string {
-  const title = relativize(item.title, opts.root);
+  const title = renderInline(relativize(item.title, opts.root));
   if (item.state !== 'pending') {
+    // "Allowed: Edit calc.go", and the standing rule chosen, in the option's words.
     const opt = item.options.find(o => o.optionId === item.chosen);
-    const verb = item.state === 'cancelled' ? 'Cancelled' : item.state === 'allowed' ? (opt?.kind === 'allow_always' ? 'Always allowed' : 'Allowed') : (opt?.kind === 'reject_always' ? 'Always rejected' : 'Rejected');
-    return `<div class="permission resolved perm-${item.state}">${escapeHtml(verb)}: ${escapeHtml(title)}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
+    const name = item.chosenName ?? opt?.name;
+    const kind = chosenKind(item);
+    const always = (kind === 'allow_always' || kind === 'reject_always') && name ? ` <span class="muted">· ${escapeHtml(name)}</span>` : '';
+    const rule = opt && ruleOf(opt) ? ` title="${escapeHtml(ruleOf(opt)!)}"` : '';
+    return `<div class="permission resolved perm-${item.state}"${rule}>${escapeHtml(VERB[item.state] ?? item.state)}: ${title}${always}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
   }
-  let detail = '';
-  if (item.detail && item.toolKind === 'execute') detail = `<pre class="code cmd"><code class="hljs">${highlight(item.detail, 'bash')}</code></pre>`;
-  else if (item.detail && !item.title.includes(item.detail)) detail = `<div class="perm-detail">${escapeHtml(relativize(item.detail, opts.root))}</div>`;
+  const parts: string[] = [`<div class="perm-title">${title}</div>`];
+  if (item.description) parts.push(`<div class="perm-desc muted">${escapeHtml(item.description)}</div>`);
+  // The command or file in full when the title does not already show it.
+  const detail = item.detail ? relativize(item.detail, opts.root) : '';
+  const shown = detail && (item.title.includes(detail) || relativize(item.title, opts.root).includes(detail));
+  if (detail && !shown && item.toolKind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(item.detail!, 'bash')}</code></pre>`);
+  else if (detail && !shown && !item.title.includes(baseName(detail))) parts.push(`<div class="perm-detail">${escapeHtml(detail)}</div>`);
+  if (item.review) parts.push('<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>');
   const buttons = item.options.map(o => {
     const primary = o.kind === 'allow_once' ? ' primary' : '';
-    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}">${escapeHtml(o.name)}</button>`;
+    const rule = ruleOf(o);
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="Adds the rule ${escapeHtml(rule)}"` : ''}>${escapeHtml(o.name)}</button>`;
   });
-  if (item.review) buttons.unshift(`<button class="perm-btn" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
-  const hint = item.review ? '<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>' : '';
-  return `<div class="permission pending" role="group" aria-label="Permission request"><div class="perm-title">Allow <b>${escapeHtml(title)}</b>?</div>${detail}${hint}<div class="perm-actions">${buttons.join('')}</div></div>`;
+  if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
+  parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);
+  return `<div class="permission pending" role="group" aria-label="Permission request">${parts.join('')}</div>`;
 }

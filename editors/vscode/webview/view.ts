@@ -5,7 +5,7 @@
 
 import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
-  type Changes, type ViewState, contextLeft, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
+  type Changes, type ViewState, contextLeft, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
 } from '../src/shared/state';
 import { escapeHtml } from './markdown';
 import { renderItem } from './render';
@@ -36,6 +36,7 @@ export class ChatView {
   private completionIndex = 0;
 
   readonly header: HTMLElement;
+  private readonly banner: HTMLElement;
   readonly transcript: HTMLElement;
   readonly footer: HTMLElement;
   readonly input: HTMLTextAreaElement;
@@ -46,6 +47,7 @@ export class ChatView {
   constructor(private readonly doc: Document, root: HTMLElement, private readonly host: ViewHost) {
     root.innerHTML = `
       <header class="bar" id="header"></header>
+      <div id="banner"></div>
       <main class="transcript" id="transcript" aria-live="polite"></main>
       <footer class="footer">
         <div id="status-line" class="status-line"></div>
@@ -63,6 +65,7 @@ export class ChatView {
       </footer>`;
     const q = <T extends HTMLElement>(sel: string) => root.querySelector(sel) as T;
     this.header = q('#header');
+    this.banner = q('#banner');
     this.transcript = q('#transcript');
     this.footer = q('.footer');
     this.input = q('#prompt');
@@ -77,7 +80,6 @@ export class ChatView {
     this.input.addEventListener('keydown', e => this.onKey(e));
     this.input.addEventListener('input', () => { host.saveDraft(this.input.value); this.completionIndex = 0; this.renderCompletions(); });
     root.addEventListener('click', e => this.onClick(e));
-    root.addEventListener('change', e => this.onChange(e));
     // <details> toggles do not bubble: listen while capturing.
     root.addEventListener('toggle', e => {
       const d = e.target as HTMLElement;
@@ -137,7 +139,7 @@ export class ChatView {
         }
         this.lastRender.set(id, now);
       }
-      node.innerHTML = renderItem(item, { open: this.open.get(id), root: this.state.cwd });
+      node.innerHTML = renderItem(item, this.renderOptions(id));
     }
     if (ch.header) this.renderHeader();
     if (ch.footer) this.renderFooter();
@@ -159,7 +161,7 @@ export class ChatView {
         node = this.doc.createElement('div');
         node.className = `item item-${item.kind}`;
         node.setAttribute('data-item', item.id);
-        node.innerHTML = renderItem(item, { open: this.open.get(item.id), root: this.state.cwd });
+        node.innerHTML = renderItem(item, this.renderOptions(item.id));
         this.nodes.set(item.id, node);
         created.add(item.id);
       }
@@ -175,6 +177,10 @@ export class ChatView {
     return created;
   }
 
+  private renderOptions(id: string) {
+    return { open: this.open.get(id), root: this.state.cwd, tabSizes: this.state.tabSizes };
+  }
+
   private emptyText(): string {
     const s = this.state;
     if (s.connection === 'error') return `<p><b>agent-lsp is not running.</b></p><p>${escapeHtml(s.connectionMessage ?? '')}</p><p><button data-action="restart">Restart</button> <button data-action="showLog">Show log</button></p>`;
@@ -184,26 +190,31 @@ export class ChatView {
 
   private renderHeader(): void {
     const s = this.state;
-    const modeOpts = s.modes.map(m => `<option value="${escapeHtml(m.id)}"${m.id === s.currentModeId ? ' selected' : ''} title="${escapeHtml(m.description ?? '')}">${escapeHtml(m.name)}</option>`).join('');
-    let models = s.models.slice();
-    if (s.currentModel && !models.some(m => m.value === s.currentModel)) models = [{ value: s.currentModel, name: s.currentModel }, ...models];
-    const modelOpts = models.map(m => `<option value="${escapeHtml(m.value)}"${m.value === s.currentModel ? ' selected' : ''}>${escapeHtml(m.name)}</option>`).join('');
+    const mode = s.modes.find(m => m.id === s.currentModeId);
+    const model = currentModelName(s);
     const disabled = s.connection !== 'ready' || !s.sessionId ? ' disabled' : '';
     this.header.innerHTML =
-      `<select id="mode" aria-label="Mode" title="Permission mode"${disabled}>${modeOpts}</select>` +
-      `<select id="model" aria-label="Model" title="Model"${disabled || (models.length ? '' : ' disabled')}>${modelOpts}</select>` +
+      `<button id="mode" class="picker" aria-label="Mode" data-action="pickMode" data-value="${escapeHtml(s.currentModeId ?? '')}" title="${escapeHtml(mode?.description ? `Mode: ${mode.description}` : 'Permission mode')}"${disabled}>${escapeHtml(mode?.name ?? s.currentModeId ?? 'Mode')}<span class="chevron" aria-hidden="true">▾</span></button>` +
+      `<button id="model" class="picker" aria-label="Model" data-action="pickModel" data-value="${escapeHtml(s.currentModel ?? '')}" title="${escapeHtml(model ? `Model: ${model}` : 'Model')}"${disabled || (model ? '' : ' disabled')}>${escapeHtml(model ?? 'Model')}<span class="chevron" aria-hidden="true">▾</span></button>` +
       `<span class="spacer"></span>` +
       `<span class="conn conn-${s.connection}" title="agent-lsp: ${escapeHtml(s.connectionMessage ?? s.connection)}"></span>`;
     if (s.busy) this.header.setAttribute('data-busy', '1'); else this.header.removeAttribute('data-busy');
+    // No model configured: say so at once, with the two ways to fix it.
+    this.banner.innerHTML = s.providerProblem
+      ? `<div class="notice notice-error problem" role="alert"><div><span class="notice-icon" aria-hidden="true">⚠</span>${escapeHtml(s.providerProblem)}</div>` +
+        `<div class="problem-actions"><button class="primary" data-action="setApiKey">Set API key</button><button data-action="openSettings">Open settings</button></div></div>`
+      : '';
   }
 
   private renderFooter(): void {
     const s = this.state;
     // While a turn runs, Send steers it: the agent gives the message to
     // the model at its next step (docs/protocol.md, "Steering a running turn").
-    this.sendBtn.disabled = s.connection !== 'ready';
-    this.sendBtn.title = s.busy ? 'Send to the running turn (the agent reads it at its next step)' : 'Send (Enter)';
-    this.input.placeholder = s.busy ? 'Add to the running turn… (Enter to send)' : idlePlaceholder;
+    this.sendBtn.disabled = s.connection !== 'ready' || !!s.providerProblem;
+    this.sendBtn.title = s.providerProblem ? 'No model is configured: set an API key first'
+      : s.busy ? 'Send to the running turn (the agent reads it at its next step)' : 'Send (Enter)';
+    this.input.placeholder = s.providerProblem ? 'No model is configured: set an API key above to start.'
+      : s.busy ? 'Add to the running turn… (Enter to send)' : idlePlaceholder;
     this.cancelBtn.hidden = !s.busy;
     const pending = s.items.filter(i => i.kind === 'permission' && i.state === 'pending').length;
     const status = this.root('#status-line');
@@ -273,7 +284,7 @@ export class ChatView {
 
   send(): void {
     const text = this.input.value.trim();
-    if (!text || this.state.connection !== 'ready') return;
+    if (!text || this.state.connection !== 'ready' || this.state.providerProblem) return;
     // Commands need the session idle; other text steers a running turn.
     if (this.state.busy && text.startsWith('/')) return;
     this.host.post({ type: 'prompt', text });
@@ -305,13 +316,11 @@ export class ChatView {
       case 'newSession': this.host.post({ type: 'newSession' }); break;
       case 'restart': this.host.post({ type: 'restart' }); break;
       case 'showLog': this.host.post({ type: 'showLog' }); break;
+      case 'pickMode': this.host.post({ type: 'pickMode' }); break;
+      case 'pickModel': this.host.post({ type: 'pickModel' }); break;
+      case 'setApiKey': this.host.post({ type: 'setApiKey' }); break;
+      case 'openSettings': this.host.post({ type: 'openSettings' }); break;
       case 'complete': this.complete(el.getAttribute('data-name') ?? ''); break;
     }
-  }
-
-  private onChange(e: Event): void {
-    const el = e.target as HTMLSelectElement;
-    if (el.id === 'mode') this.host.post({ type: 'setMode', modeId: el.value });
-    if (el.id === 'model') this.host.post({ type: 'setModel', model: el.value });
   }
 }

@@ -26,11 +26,18 @@ export type FromWebview =
   | { type: 'history' }
   | { type: 'openLocation'; path: string; line?: number }
   | { type: 'showLog' }
-  | { type: 'restart' };
+  | { type: 'restart' }
+  /** Open the mode or model picker (a quick pick with descriptions and groups). */
+  | { type: 'pickMode' }
+  | { type: 'pickModel' }
+  /** The no-model notice's buttons. */
+  | { type: 'setApiKey' }
+  | { type: 'openSettings' };
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'openLocation', 'showLog', 'restart',
+  'attachDiagnostics', 'newSession', 'history', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel',
+  'setApiKey', 'openSettings',
 ]);
 
 /** Checks a message from the webview before the extension acts on it. */

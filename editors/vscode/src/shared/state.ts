@@ -9,9 +9,9 @@
 //
 // No `vscode` or DOM imports: the unit tests run this in plain Node.
 
-import type {
-  AvailableCommand, ConfigOption, ConfigValue, ContentBlock, Mode, ModeId, PermissionOption,
-  PlanEntry, SessionUpdate, StopReason, ToolCall,
+import {
+  type AvailableCommand, type ConfigOption, type ContentBlock, type Mode, type ModeId, type ModelState, type PermissionOption,
+  permissionOf, type PlanEntry, type SessionUpdate, type StopReason, type ToolCall,
 } from '../protocol';
 
 export type ConnectionState = 'starting' | 'ready' | 'error' | 'stopped';
@@ -34,7 +34,10 @@ export interface PermissionItem {
   kind: 'permission';
   id: string;
   toolCallId: string;
+  /** The action in the user's words ("Edit calc.go", "Run `go test ./...`"). */
   title: string;
+  /** The model's own description of the call, shown as secondary text. */
+  description?: string;
   toolKind?: string;
   /** For Bash: the command line; for edits: the file. */
   detail?: string;
@@ -44,6 +47,8 @@ export interface PermissionItem {
   state: PermissionState;
   /** The option chosen, once decided. */
   chosen?: string;
+  /** The chosen option's name as the agent recorded it (a reloaded session has no options). */
+  chosenName?: string;
   edited?: boolean;
 }
 export type NoticeLevel = 'info' | 'warning' | 'error' | 'retry';
@@ -52,6 +57,9 @@ export interface StopItem { kind: 'stop'; id: string; reason: StopReason | strin
 export type Item = UserItem | AgentItem | ThoughtItem | ToolItem | PlanItem | PermissionItem | NoticeItem | StopItem;
 
 export interface Usage { used: number; size: number; cost?: { amount: number; currency: string } }
+
+/** A model in the picker: its id, display name, description and provider group. */
+export interface ModelChoice { value: string; name: string; description?: string; group?: string }
 
 export interface ViewState {
   connection: ConnectionState;
@@ -64,8 +72,12 @@ export interface ViewState {
   items: Item[];
   modes: Mode[];
   currentModeId?: ModeId;
-  models: ConfigValue[];
+  models: ModelChoice[];
   currentModel?: string;
+  /** Why no model can answer (no key configured), from the agent; unset when one can. */
+  providerProblem?: string;
+  /** editor.tabSize by language id ("go", "python"), and "" for the default. */
+  tabSizes?: Record<string, number>;
   commands: AvailableCommand[];
   usage?: Usage;
   attachments: Attachment[];
@@ -80,7 +92,7 @@ export function emptyState(): ViewState {
 export type ViewEvent =
   | { type: 'update'; update: SessionUpdate }
   | { type: 'connection'; state: ConnectionState; message?: string }
-  | { type: 'session'; sessionId?: string; title?: string; cwd?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; keepItems?: boolean }
+  | { type: 'session'; sessionId?: string; title?: string; cwd?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; models?: ModelState; keepItems?: boolean }
   | { type: 'userPrompt'; text: string; attachments: string[] }
   | { type: 'busy'; busy: boolean }
   | { type: 'turnEnded'; stopReason: StopReason | string }
@@ -88,7 +100,9 @@ export type ViewEvent =
   | { type: 'permission'; item: Omit<PermissionItem, 'kind' | 'state'> }
   | { type: 'permissionResolved'; id: string; state: PermissionState; chosen?: string; edited?: boolean }
   | { type: 'attachments'; attachments: Attachment[] }
-  | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] };
+  | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] }
+  | { type: 'providerProblem'; message?: string }
+  | { type: 'tabSizes'; tabSizes: Record<string, number> };
 
 /**
  * What an event changed: item ids, and the parts of the view outside the
@@ -149,17 +163,91 @@ function appendChunk(s: ViewState, kind: 'agent' | 'thought' | 'user', text: str
 }
 
 function mergeToolCall(into: ToolCall, from: ToolCall): void {
-  for (const key of ['title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput', '_meta'] as const) {
+  for (const key of ['title', 'kind', 'status', 'content', 'locations', 'rawInput', 'rawOutput'] as const) {
     if (from[key] !== undefined) (into as unknown as Record<string, unknown>)[key] = from[key];
+  }
+  // An update's _meta adds to the call's (a permission record keeps the
+  // subagent and description fields).
+  if (from._meta) {
+    into._meta = { ...into._meta, ...from._meta, 'agent-lsp': { ...into._meta?.['agent-lsp'], ...from._meta['agent-lsp'] } };
   }
 }
 
 function applyConfig(s: ViewState, options: ConfigOption[] | undefined): void {
   const model = options?.find(o => o.id === 'model');
-  if (model) {
-    s.models = model.options;
-    s.currentModel = model.currentValue;
+  if (!model) return;
+  s.currentModel = model.currentValue;
+  // The richer list from `models` (display names, groups) wins over the
+  // config option's when both name the same models.
+  const known = new Map(s.models.map(m => [m.value, m]));
+  s.models = model.options.map(o => ({ ...known.get(o.value), value: o.value, name: known.get(o.value)?.name ?? o.name, description: o.description ?? known.get(o.value)?.description }));
+}
+
+function applyModels(s: ViewState, models: ModelState | undefined): void {
+  if (!models?.availableModels?.length) return;
+  s.models = models.availableModels.map(m => ({
+    value: m.modelId, name: m.name || m.modelId, description: m.description, group: m._meta?.['agent-lsp']?.group,
+  }));
+  if (models.currentModelId) s.currentModel = models.currentModelId;
+}
+
+/**
+ * The models for a picker: grouped by provider, the current model's group
+ * first and the current model first in it; the other groups keep the
+ * agent's order.
+ */
+export function modelGroups(s: Pick<ViewState, 'models' | 'currentModel'>): { group: string; models: ModelChoice[] }[] {
+  const groups = new Map<string, ModelChoice[]>();
+  let models = s.models.slice();
+  if (s.currentModel && !models.some(m => m.value === s.currentModel)) models = [{ value: s.currentModel, name: s.currentModel }, ...models];
+  const cur = models.find(m => m.value === s.currentModel);
+  if (cur) models = [cur, ...models.filter(m => m !== cur)];
+  for (const m of models) {
+    const g = m.group ?? '';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(m);
   }
+  return [...groups].map(([group, ms]) => ({ group, models: ms }));
+}
+
+/** The display name of the current model. */
+export function currentModelName(s: Pick<ViewState, 'models' | 'currentModel'>): string | undefined {
+  if (!s.currentModel) return undefined;
+  return s.models.find(m => m.value === s.currentModel)?.name ?? s.currentModel;
+}
+
+const OUTCOME_STATE: Record<string, PermissionState> = { allowed: 'allowed', rejected: 'rejected', cancelled: 'cancelled' };
+
+/**
+ * A tool_call_update recording how a permission was answered: the pending
+ * or resolved item of that call takes it (live), or a resolved item is added
+ * after the call's row (a reloaded session has no request to update).
+ */
+function recordPermission(s: ViewState, call: ToolCall, ch: Changes): void {
+  const rec = permissionOf(call);
+  if (!rec) return;
+  const state = OUTCOME_STATE[rec.outcome] ?? 'cancelled';
+  let item: PermissionItem | undefined;
+  for (let i = s.items.length - 1; i >= 0; i--) {
+    const it = s.items[i];
+    if (it.kind === 'permission' && it.toolCallId === call.toolCallId) { item = it; break; }
+  }
+  if (item) {
+    if (item.state === 'pending' || item.state === state) {
+      item.state = state;
+      item.chosen ??= rec.optionId;
+      item.chosenName = rec.name ?? item.chosenName;
+      ch.items.add(item.id);
+      ch.footer = true;
+    }
+    return;
+  }
+  const tool = s.items.find(i => i.id === toolItemId(call.toolCallId));
+  const title = (tool?.kind === 'tool' ? tool.call.title : undefined) ?? call.title ?? 'a tool call';
+  push(s, {
+    kind: 'permission', id: nextId(s, 'r'), toolCallId: call.toolCallId, title, toolKind: tool?.kind === 'tool' ? tool.call.kind : undefined,
+    review: false, options: [], state, chosen: rec.optionId, chosenName: rec.name,
+  }, ch);
 }
 
 /** The id of the tool item of a tool call. */
@@ -190,6 +278,7 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       }
       if (e.modes) s.modes = e.modes;
       if (e.currentModeId) s.currentModeId = e.currentModeId;
+      applyModels(s, e.models);
       applyConfig(s, e.configOptions);
       s.busy = false;
       ch.header = ch.footer = true;
@@ -235,6 +324,15 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       applyConfig(s, e.configOptions);
       ch.header = true;
       break;
+    case 'providerProblem':
+      s.providerProblem = e.message || undefined;
+      ch.header = ch.footer = true;
+      break;
+    case 'tabSizes':
+      s.tabSizes = e.tabSizes;
+      // Code blocks take the new width: re-render everything.
+      s.items.forEach(i => ch.items.add(i.id));
+      break;
   }
   return ch;
 }
@@ -261,6 +359,7 @@ function reduceUpdate(s: ViewState, u: SessionUpdate, ch: Changes): void {
       } else {
         push(s, { kind: 'tool', id, call: { ...call } }, ch);
       }
+      recordPermission(s, call, ch);
       break;
     }
     case 'plan': {

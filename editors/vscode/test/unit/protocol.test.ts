@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   CANCELLED, commandOf, DEFAULT_MODES, FOLDER_TRUST_KIND, isTrustRequest, Methods, optionOfKind, type PermissionOption, type RequestPermissionParams,
-  selectOutcome, singleDiff, type ToolCall, trustAnswer,
+  selectOutcome, singleDiff, type ToolCall, trustAnswer, providerProblemOf, userMessage, NO_PROVIDER_MESSAGE, descriptionOf, permissionOf, ruleOf,
 } from '../../src/protocol';
 
 const doc = fs.readFileSync(path.join(__dirname, '../../../../../docs/protocol.md'), 'utf8');
@@ -60,6 +60,26 @@ describe('permission answers', () => {
     assert.strictEqual(singleDiff(one), diff);
     assert.strictEqual(singleDiff({ toolCallId: 't', content: [diff, { ...diff, path: '/p/b.py' }] }), undefined);
     assert.strictEqual(singleDiff({ toolCallId: 't' }), undefined);
+  });
+
+  it('reads the issue 26 _meta fields, and does without them', () => {
+    assert.strictEqual(providerProblemOf({ capabilities: {}, _meta: { 'agent-lsp': { providerProblem: NO_PROVIDER_MESSAGE } } }), NO_PROVIDER_MESSAGE);
+    assert.strictEqual(providerProblemOf({ capabilities: {} }), undefined);
+    assert.strictEqual(providerProblemOf(undefined), undefined);
+    assert.strictEqual(descriptionOf({ toolCallId: 't', _meta: { 'agent-lsp': { description: 'Run the tests' } } }), 'Run the tests');
+    assert.strictEqual(descriptionOf({ toolCallId: 't' }), undefined);
+    assert.deepStrictEqual(permissionOf({ toolCallId: 't', _meta: { 'agent-lsp': { permission: { outcome: 'allowed', optionId: 'allow_once', name: 'Allow' } } } }),
+      { outcome: 'allowed', optionId: 'allow_once', name: 'Allow' });
+    assert.strictEqual(permissionOf({ toolCallId: 't', _meta: { 'agent-lsp': {} } }), undefined);
+    assert.strictEqual(ruleOf({ optionId: 'a', name: 'Always allow Edit', kind: 'allow_always', _meta: { 'agent-lsp': { rule: 'Edit' } } }), 'Edit');
+    assert.strictEqual(ruleOf({ optionId: 'a', name: 'Allow', kind: 'allow_once' }), undefined);
+  });
+
+  it('keeps protocol method names out of error messages', () => {
+    assert.strictEqual(userMessage('session/prompt: no model provider configured'), 'No model provider configured');
+    assert.strictEqual(userMessage('session/set_config_option: unknown model "x"'), 'Unknown model "x"');
+    assert.strictEqual(userMessage(NO_PROVIDER_MESSAGE), NO_PROVIDER_MESSAGE);
+    assert.strictEqual(userMessage('reading a/b: not found'), 'reading a/b: not found');
   });
 
   it('reads the command of a Bash call', () => {

@@ -8,7 +8,7 @@ describe('webview rendering', () => {
   it('renders markdown with highlighted code blocks', () => {
     const html = renderMarkdown('Use **this**:\n\n```python\ndef f(x):\n    return x\n```\n');
     assert.match(html, /<strong>this<\/strong>/);
-    assert.match(html, /<pre class="code"><code class="hljs language-python">/);
+    assert.match(html, /<pre class="code" style="tab-size:4"><code class="hljs language-python">/);
     assert.match(html, /<span class="hljs-keyword">def<\/span>/);
   });
 
@@ -83,6 +83,53 @@ describe('webview rendering', () => {
     const done = renderItem({ ...item, state: 'allowed', chosen: 'allow_once', edited: true });
     assert.match(done, /Allowed: Bash <span class="muted">\(with your changes\)<\/span>/);
     assert.ok(!done.includes('<button'));
+  });
+
+  it('names the action with the option names as labels, the rule as tooltip and the model\'s description as secondary text', () => {
+    const item: PermissionItem = {
+      kind: 'permission', id: 'perm2', toolCallId: 't2', title: 'Run `go test ./...`', description: 'Run the Go tests', toolKind: 'execute',
+      detail: 'go test ./...', review: false, state: 'pending',
+      options: [
+        { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'allow_always', name: 'Always allow `go test …` commands', kind: 'allow_always', _meta: { 'agent-lsp': { rule: 'Bash(go test:*)' } } },
+        { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+      ],
+    };
+    const html = renderItem(item);
+    assert.match(html, /<div class="perm-title">Run <code>go test \.\/\.\.\.<\/code><\/div>/);
+    assert.match(html, /<div class="perm-desc muted">Run the Go tests<\/div>/);
+    assert.ok(!html.includes('<pre class="code cmd">'), 'the title already shows the command');
+    assert.match(html, /title="Adds the rule Bash\(go test:\*\)">Always allow `go test …` commands<\/button>/);
+    assert.doesNotMatch(html, /Allow <b>|\?<\/div>/, 'no "Allow … ?" around the title');
+    // An older agent's title (the description) keeps the command visible.
+    assert.match(renderItem({ ...item, title: 'Run the Go tests', description: undefined }), /<pre class="code cmd">/);
+    const done = renderItem({ ...item, state: 'allowed', chosen: 'allow_always' });
+    assert.match(done, /Allowed: Run <code>go test \.\/\.\.\.<\/code> <span class="muted">· Always allow `go test …` commands<\/span>/);
+    assert.match(done, /title="Bash\(go test:\*\)"/);
+    // Replayed: no options, the recorded name.
+    const replayed = renderItem({ ...item, options: [], state: 'rejected', chosen: 'reject_once', chosenName: 'Reject' });
+    assert.match(replayed, /perm-rejected">Rejected: Run <code>/);
+  });
+
+  it('renders tool text as markdown: one console block, no literal fences, no links made of file names', () => {
+    const bash: ToolItem = { kind: 'tool', id: 'tool:b', call: {
+      toolCallId: 'b', title: 'Run `go test ./...`', kind: 'execute', status: 'completed', rawInput: { command: 'go test ./...' },
+      content: [{ type: 'content', content: { type: 'text', text: '```console\n$ go test ./...\nok  \tcalc\t0.01s (calc.go)\n```' } }],
+      _meta: { 'agent-lsp': { description: 'Run the Go tests' } },
+    } };
+    const html = renderItem(bash);
+    assert.match(html, /<div class="output md"><pre class="code" style="tab-size:4"><code class="hljs language-console">/);
+    assert.ok(!html.includes('```'), html);
+    assert.ok(!/<a /.test(html), 'calc.go is not a link to a web site: ' + html);
+    assert.ok(!html.includes('class="code cmd"'), 'the command shows once, in the output block');
+    assert.match(html, /<div class="tdesc muted">Run the Go tests<\/div>/);
+    assert.match(renderMarkdown('see calc.go and https://example.com'), /calc.go and <a href="https:\/\/example.com"/);
+  });
+
+  it('gives code blocks the editor\'s tab width for their language', () => {
+    assert.match(renderMarkdown('```go\nfunc f() {\n\treturn\n}\n```', { go: 2, '': 8 }), /style="tab-size:2"><code class="hljs language-go">.*\t<span class="hljs-keyword">return<\/span>/s);
+    assert.match(renderMarkdown('```\nx\n```', { go: 2, '': 8 }), /tab-size:8/);
+    assert.match(renderMarkdown('```sh\nls\n```', { shellscript: 3 }), /tab-size:3/);
   });
 
   it('shows paths under the workspace relative', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { SessionUpdate } from '../../src/protocol';
 import {
-  contextLeft, emptyState, matchCommands, pendingPermissions, reduce, toolItemId, usageText, type ViewEvent, type ViewState,
+  contextLeft, emptyState, matchCommands, modelGroups, pendingPermissions, reduce, toolItemId, usageText, type PermissionItem, type ViewEvent, type ViewState,
 } from '../../src/shared/state';
 
 function apply(s: ViewState, ...events: ViewEvent[]) {
@@ -96,6 +96,49 @@ describe('view state reducer', () => {
     assert.deepStrictEqual(pendingPermissions(s), []);
     const p = s.items[0];
     assert.ok(p.kind === 'permission' && p.state === 'allowed' && p.chosen === 'allow_once');
+  });
+
+  it('records the answer a tool_call_update carries: on the live request, or as a new line on replay', () => {
+    const perm = { type: 'update' as const, update: { sessionUpdate: 'tool_call_update' as const, toolCallId: 't1', _meta: { 'agent-lsp': { permission: { outcome: 'allowed', optionId: 'allow_always', name: 'Always allow edits to calc.go' } } } } };
+    // Live: the request's item takes the record, no second line.
+    const live = emptyState();
+    apply(live, up({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Edit calc.go', kind: 'edit', _meta: { 'agent-lsp': { description: 'fix it' } } }),
+      { type: 'permission', item: { id: 'perm1', toolCallId: 't1', title: 'Edit calc.go', review: true, options: [] } },
+      { type: 'permissionResolved', id: 'perm1', state: 'allowed', chosen: 'allow_always' }, perm);
+    assert.strictEqual(live.items.filter(i => i.kind === 'permission').length, 1);
+    assert.strictEqual((live.items[1] as PermissionItem).chosenName, 'Always allow edits to calc.go');
+    const tool = live.items[0];
+    assert.ok(tool.kind === 'tool' && tool.call._meta?.['agent-lsp']?.description === 'fix it', 'the update keeps the call\'s description');
+    // Replay: a resolved line after the tool row, titled like the row.
+    const replay = emptyState();
+    apply(replay, up({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Edit calc.go', kind: 'edit' }), perm,
+      up({ sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed' }));
+    assert.deepStrictEqual(replay.items.map(i => i.kind), ['tool', 'permission']);
+    const p = replay.items[1] as PermissionItem;
+    assert.deepStrictEqual([p.state, p.title, p.chosen, p.chosenName], ['allowed', 'Edit calc.go', 'allow_always', 'Always allow edits to calc.go']);
+  });
+
+  it('groups models by provider, the current one first, with display names', () => {
+    const s = emptyState();
+    reduce(s, { type: 'session', sessionId: 's', models: { currentModelId: 'gpt-x', availableModels: [
+      { modelId: 'claude-opus-4-5', name: 'Claude Opus 4.5', _meta: { 'agent-lsp': { group: 'Anthropic' } } },
+      { modelId: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', _meta: { 'agent-lsp': { group: 'Anthropic' } } },
+      { modelId: 'gpt-x', name: 'GPT X', description: 'local', _meta: { 'agent-lsp': { group: 'OpenAI-compatible' } } },
+    ] }, configOptions: [{ id: 'model', name: 'Model', type: 'select', currentValue: 'gpt-x', options: [
+      { value: 'claude-opus-4-5', name: 'claude-opus-4-5' }, { value: 'claude-sonnet-4-5', name: 'claude-sonnet-4-5' }, { value: 'gpt-x', name: 'gpt-x' }] }] });
+    const g = modelGroups(s);
+    assert.deepStrictEqual(g.map(x => x.group), ['OpenAI-compatible', 'Anthropic']);
+    assert.deepStrictEqual(g[1].models.map(m => m.name), ['Claude Opus 4.5', 'Claude Sonnet 4.5']);
+    assert.strictEqual(g[0].models[0].description, 'local');
+  });
+
+  it('keeps the no-model problem until the agent clears it', () => {
+    const s = emptyState();
+    const ch = reduce(s, { type: 'providerProblem', message: 'No model is configured.' });
+    assert.ok(ch.header && ch.footer);
+    assert.strictEqual(s.providerProblem, 'No model is configured.');
+    reduce(s, { type: 'providerProblem' });
+    assert.strictEqual(s.providerProblem, undefined);
   });
 
   it('adds a stop item unless the turn ended normally', () => {

@@ -47,8 +47,9 @@ describe('chat webview DOM', () => {
     const { document } = setup(s);
     assert.strictEqual(document.querySelectorAll('#transcript > .item').length, 2);
     assert.match(document.querySelector('[data-item="a2"]')!.innerHTML, /<strong>bold<\/strong>/);
-    assert.strictEqual((document.querySelector('#mode option[selected]') as unknown as HTMLOptionElement).value, 'plan');
-    assert.match(document.querySelector('#model')!.innerHTML, /Model One/);
+    assert.strictEqual(document.querySelector('#mode')!.getAttribute('data-value'), 'plan');
+    assert.match(document.querySelector('#mode')!.textContent!, /^Plan/);
+    assert.match(document.querySelector('#model')!.textContent!, /^Model One/);
     assert.match(document.querySelector('#status-line')!.textContent!, /150k \/ 200k tokens · 25% left/);
   });
 
@@ -148,6 +149,33 @@ describe('chat webview DOM', () => {
     btn.click();
     assert.deepStrictEqual(posted, [{ type: 'permission', id: 'perm1', optionId: 'reject_once' }]);
     assert.ok(btn.disabled);
+  });
+
+  it('shows the no-model state at start: the agent\'s words, Set API key and Open settings, Send disabled', () => {
+    const { view, document, posted, flush } = setup();
+    view.receive({ type: 'events', events: [{ type: 'providerProblem', message: 'No model is configured. Set ANTHROPIC_API_KEY.' }] });
+    flush();
+    const banner = document.querySelector('#banner .notice-error')!;
+    assert.match(banner.textContent!, /No model is configured\. Set ANTHROPIC_API_KEY\./);
+    const send = document.querySelector('#send') as unknown as HTMLButtonElement;
+    assert.ok(send.disabled);
+    assert.match(send.title, /set an API key/);
+    (document.querySelector('#banner [data-action="setApiKey"]') as unknown as HTMLButtonElement).click();
+    (document.querySelector('#banner [data-action="openSettings"]') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted, [{ type: 'setApiKey' }, { type: 'openSettings' }]);
+    view.receive({ type: 'events', events: [{ type: 'providerProblem' }] });
+    flush();
+    assert.strictEqual(document.querySelector('#banner')!.innerHTML, '');
+    assert.ok(!send.disabled);
+  });
+
+  it('opens the pickers from the header', () => {
+    const { document, posted } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1', modes: [{ id: 'default', name: 'Default', description: 'Ask first' }], currentModeId: 'default',
+      models: [{ value: 'm1', name: 'Model One' }], currentModel: 'm1' });
+    assert.strictEqual(document.querySelector('#mode')!.getAttribute('title'), 'Mode: Ask first');
+    (document.querySelector('#mode') as unknown as HTMLButtonElement).click();
+    (document.querySelector('#model') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted.slice(-2), [{ type: 'pickMode' }, { type: 'pickModel' }]);
   });
 
   it('explains a missing binary with restart and log buttons', () => {
