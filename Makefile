@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/agent-lsp
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: demo build dist test deps lint-tools vet test-go test-dist fuzz-short test-editors bench soak clean
+.PHONY: demo build dist test deps lint-tools vet test-go test-dist fuzz-short test-editors screenshots bench soak clean
 
 # demo runs a scripted session offline through the real stdio protocol.
 demo: build
@@ -59,6 +59,11 @@ test-dist:
 
 test-editors:
 	scripts/test-editors.sh
+
+# screenshots renders the editors' key states into docs/screenshots/ with
+# the fake model (VS Code in code-server + chromium, Neovim in tmux).
+screenshots:
+	scripts/screenshots.sh
 
 # bench measures speed and memory; results go in docs/benchmarks.md.
 bench:

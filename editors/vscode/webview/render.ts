@@ -75,13 +75,15 @@ function renderDiff(d: DiffContent, opts: RenderOptions): string {
   return `<div class="diff"><div class="diff-head"><a href="#" class="loc" data-path="${escapeHtml(d.path)}" title="${escapeHtml(d.path)}">${escapeHtml(relativize(d.path, opts.root))}</a> <span class="stat">${escapeHtml(what)}</span></div><div class="diff-body hljs" style="tab-size:${tabSizeFor(lang, opts.tabSizes)}">${body}</div></div>`;
 }
 
-function renderContent(c: ToolCallContent, opts: RenderOptions): string {
+function renderContent(c: ToolCallContent, opts: RenderOptions, kind: string): string {
   switch (c.type) {
     case 'diff':
       return renderDiff(c, opts);
     case 'content': {
       const b = c.content;
-      // Tool text is markdown (a Bash call's is one console code block).
+      // Tool text is markdown (a Bash call's is one console code block);
+      // an older agent's bare command output stays preformatted.
+      if (b.type === 'text' && kind === 'execute' && !/^\s*(```|~~~)/.test(b.text)) return `<pre class="output">${escapeHtml(b.text)}</pre>`;
       if (b.type === 'text') return `<div class="output md">${renderMarkdown(b.text, opts.tabSizes)}</div>`;
       if (b.type === 'resource_link') {
         const label = b.title || relativize(b.uri.replace(/^file:\/\//, ''), opts.root) || b.name;
@@ -109,10 +111,13 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   const hasText = (call.content ?? []).some(c => c.type === 'content' && c.content.type === 'text');
   if (cmd !== undefined && kind === 'execute' && !hasText) parts.push(`<pre class="code cmd"><code class="hljs">${highlight(cmd, 'bash')}</code></pre>`);
   const diffPaths = new Set((call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.path));
-  const locs = (call.locations ?? []).filter(l => !diffPaths.has(l.path)).map(l =>
-    `<a href="#" class="loc" data-path="${escapeHtml(l.path)}"${l.line !== undefined ? ` data-line="${l.line}"` : ''}>${escapeHtml(baseName(l.path))}${l.line !== undefined ? `:${l.line + 1}` : ''}</a>`);
-  if (locs.length) parts.push(`<div class="locs">${locs.join(' ')}</div>`);
-  for (const c of call.content ?? []) parts.push(renderContent(c, opts));
+  // A command's location is the directory it runs in: said only when it is
+  // not the workspace folder, and said as such.
+  const locations = (call.locations ?? []).filter(l => !diffPaths.has(l.path) && !(kind === 'execute' && opts.root && l.path.replace(/\/+$/, '') === opts.root.replace(/\/+$/, '')));
+  const locs = locations.map(l =>
+    `<a href="#" class="loc" data-path="${escapeHtml(l.path)}"${l.line !== undefined ? ` data-line="${l.line}"` : ''} title="${escapeHtml(l.path)}">${escapeHtml(kind === 'execute' ? relativize(l.path, opts.root) : baseName(l.path))}${l.line !== undefined ? `:${l.line + 1}` : ''}</a>`);
+  if (locs.length) parts.push(`<div class="locs">${kind === 'execute' ? '<span class="muted">in </span>' : ''}${locs.join(' ')}</div>`);
+  for (const c of call.content ?? []) parts.push(renderContent(c, opts, kind));
   const stat = (call.content ?? []).filter((c): c is DiffContent => c.type === 'diff').map(d => d.oldText == null ? 'new' : diffStat(lineDiff(d.oldText ?? '', d.newText))).join(' ');
   // A subagent's call is shown indented under the Agent call it belongs to.
   const nested = parentToolCallId(call._meta) ? ' nested' : '';

@@ -198,7 +198,9 @@ export class ChatView {
       `<button id="model" class="picker" aria-label="Model" data-action="pickModel" data-value="${escapeHtml(s.currentModel ?? '')}" title="${escapeHtml(model ? `Model: ${model}` : 'Model')}"${disabled || (model ? '' : ' disabled')}>${escapeHtml(model ?? 'Model')}<span class="chevron" aria-hidden="true">▾</span></button>` +
       `<span class="spacer"></span>` +
       `<span class="conn conn-${s.connection}" title="agent-lsp: ${escapeHtml(s.connectionMessage ?? s.connection)}"></span>`;
-    if (s.busy) this.header.setAttribute('data-busy', '1'); else this.header.removeAttribute('data-busy');
+    for (const el of [this.header, this.transcript]) {
+      if (s.busy) el.setAttribute('data-busy', '1'); else el.removeAttribute('data-busy');
+    }
     // No model configured: say so at once, with the two ways to fix it.
     this.banner.innerHTML = s.providerProblem
       ? `<div class="notice notice-error problem" role="alert"><div><span class="notice-icon" aria-hidden="true">⚠</span>${escapeHtml(s.providerProblem)}</div>` +

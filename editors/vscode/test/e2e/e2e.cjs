@@ -26,6 +26,18 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
+// Opens a header picker of the chat (a VS Code quick pick), checks a row's
+// description and picks the row labelled `label`.
+async function pickFromHeader(page, chat, selector, label, detail) {
+  await chat.locator(selector).click();
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 15000 });
+  const text = await row.textContent();
+  if (detail && !detail.test(text)) throw new Error(`picker row ${label} lacks ${detail}: ${text}`);
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
+}
+
 async function editorText(page, selector) {
   return page.evaluate(sel => {
     const el = document.querySelector(sel);
@@ -81,13 +93,11 @@ async function editorText(page, selector) {
     await chat.locator('#completions li', { hasText: '/compact' }).waitFor({ timeout: 10000 });
     await chat.locator('#prompt').fill('');
 
-    step('mode picker');
-    await chat.locator('#mode').selectOption('plan');
-    await page.waitForTimeout(300);
-    if (await chat.locator('#mode').inputValue() !== 'plan') throw new Error('mode did not switch to plan');
-    await chat.locator('#mode').selectOption('default');
-    await page.waitForTimeout(300);
-    if (await chat.locator('#mode').inputValue() !== 'default') throw new Error('mode did not switch back');
+    step('mode picker: a quick pick with each mode\'s description');
+    await pickFromHeader(page, chat, '#mode', 'Plan', /Plan.*\S{3,}.*\S{3,}/);
+    await chat.locator('#mode[data-value="plan"]').waitFor({ timeout: 10000 });
+    await pickFromHeader(page, chat, '#mode', 'Default', /Default.*Ask/);
+    await chat.locator('#mode[data-value="default"]').waitFor({ timeout: 10000 });
 
     step('sending the prompt');
     await chat.locator('#prompt').fill('Fix average: it divides by 2');
@@ -121,12 +131,20 @@ async function editorText(page, selector) {
       return m && m.textContent.replace(/\u00a0/g, ' ').includes(mark);
     }, EDIT_MARK, { timeout: 10000 });
 
+    step('the diff editor: text actions named like the chat\'s buttons, no internal id in the breadcrumb');
+    for (const label of ['Allow', 'Always…', 'Reject']) {
+      await page.locator('.editor-actions .action-label', { hasText: new RegExp(`^${label}$`) }).first().waitFor({ timeout: 10000 });
+    }
+    const crumbs = await page.evaluate(() => [...document.querySelectorAll('.breadcrumbs-control')].map(e => e.textContent).join(' | '));
+    if (/perm\d|request=/.test(crumbs)) throw new Error(`breadcrumb shows an internal id: ${crumbs}`);
+
     step('allowing from the editor title bar');
-    await page.locator('.editor-actions .action-label[aria-label^="Allow once"]').first().click();
+    await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
 
     step('waiting for the end of the turn');
     await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 60000 });
     await chat.locator('.permission.resolved', { hasText: 'with your changes' }).waitFor({ timeout: 10000 });
+    if (await chat.locator('.permission.resolved').count() !== 1) throw new Error('one approval, one "Allowed" line');
     await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
     // The diff editor closed; the editor shows the applied, user-edited text.
     await page.waitForFunction(() => !document.querySelector('.monaco-diff-editor .editor.modified'), null, { timeout: 15000 });

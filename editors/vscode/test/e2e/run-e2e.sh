@@ -10,13 +10,17 @@
 # is not started; it is checked to be absent from PATH.
 #
 # Usage: run-e2e.sh VSIX AGENT_LSP_BIN FAKEMODEL_BIN ARTIFACTS_DIR
-# Env: E2E_TIMEOUT (seconds for the browser part, default 240), E2E_KEEP_TMP=1.
+# Env: E2E_TIMEOUT (seconds for the browser part, default 240), E2E_KEEP_TMP=1,
+# E2E_MODE=screenshots: the same harness drives screenshots.cjs through the
+# chat's key states (screenshots-scenario.sh) and writes vscode-*.png into
+# ARTIFACTS_DIR instead of running the test (scripts/screenshots-vscode.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../../.." && pwd)"
 . "$repo/scripts/lib/common.sh"
 
 vsix="$1" agent="$2" fakemodel="$3" artifacts="$4"
+mode="${E2E_MODE:-test}"
 mkdir -p "$artifacts"
 eval "$("$repo/scripts/install-code-server.sh")"
 
@@ -25,6 +29,9 @@ ws="$tmp/workspace"
 mkdir -p "$ws" "$tmp/user-data/User" "$tmp/extensions" "$tmp/xdg/config" "$tmp/xdg/data" \
          "$tmp/xdg/cache" "$tmp/xdg/state" "$tmp/chromium-profile" "$tmp/home" "$tmp/t" "$tmp/agent-home"
 
+if [ "$mode" = screenshots ]; then
+  . "$here/screenshots-scenario.sh"
+else
 cat > "$ws/calc.py" <<'PY'
 def total(values):
     return sum(values)
@@ -50,6 +57,7 @@ cat > "$tmp/turns.json" <<JSON
   [{"text": "Working on it..."}, {"hang": true}]
 ]
 JSON
+fi
 
 cs_pid="" fm_pid=""
 our_pids() {
@@ -110,8 +118,13 @@ for _ in $(seq 100); do
 done
 [ -n "$model_url" ] || die "fakemodel did not print its URL"
 
+# Only the settings below give the agent a key (the no-key screenshot takes it away).
+unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL
+theme=""
+[ "$mode" = screenshots ] && theme='"workbench.colorTheme": "Default Dark Modern",'
 cat > "$tmp/user-data/User/settings.json" <<JSON
 {
+  $theme
   "security.workspace.trust.enabled": false,
   "telemetry.telemetryLevel": "off",
   "update.mode": "none",
@@ -135,6 +148,15 @@ cat > "$tmp/user-data/Machine/settings.json" <<JSON
   "agentLsp.env": {
     "ANTHROPIC_API_KEY": "test",
     "ANTHROPIC_BASE_URL": "$model_url",
+    "AGENT_LSP_HOME": "$tmp/agent-home",
+    "AGENT_LSP_NO_USER_SETTINGS": "1"
+  }
+}
+JSON
+# The same without a model: what the no-key screenshot switches to.
+cat > "$tmp/machine-nokey.json" <<JSON
+{
+  "agentLsp.env": {
     "AGENT_LSP_HOME": "$tmp/agent-home",
     "AGENT_LSP_NO_USER_SETTINGS": "1"
   }
@@ -185,12 +207,21 @@ done
 case "$url" in http://127.0.0.1:*) ;; *) die "code-server is not on 127.0.0.1: $url" ;; esac
 log "code-server at $url; fake model at $model_url"
 
-rm -f "$artifacts"/e2e-*.png
+spec="$here/e2e.cjs"
+if [ "$mode" = screenshots ]; then spec="$here/screenshots.cjs"; else rm -f "$artifacts"/e2e-*.png; fi
 env E2E_URL="${url%/}/?folder=$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
+  E2E_MACHINE_SETTINGS="$tmp/user-data/Machine/settings.json" E2E_NOKEY_SETTINGS="$tmp/machine-nokey.json" \
   PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
   HOME="$tmp/home" "${HOME_ENV[@]}" \
-  timeout -k 10 "${E2E_TIMEOUT:-240}" "$NODE24" "$here/e2e.cjs" \
-  || die "browser test failed (screenshots in $artifacts)"
+  timeout -k 10 "${E2E_TIMEOUT:-240}" "$NODE24" "$spec" \
+  || die "browser $mode failed (screenshots in $artifacts)"
+
+if [ "$mode" = screenshots ]; then
+  stop_all
+  cs_pid="" fm_pid=""
+  log "OK: screenshots in $artifacts"
+  exit 0
+fi
 
 # The extension ran the binary from its own package.
 grep -rqs "from bundled" "$tmp"/user-data/logs \

@@ -49,7 +49,7 @@ describe('webview rendering', () => {
     assert.match(html, /<span class="tstatus" data-status="in_progress">running<\/span>/);
     assert.ok(!html.includes('calc.py:10'), 'a location that has its diff is not repeated');
     const read = renderItem({ kind: 'tool', id: 'tool:t3', call: { toolCallId: 't3', title: 'Read', kind: 'read', locations: [{ path: '/ws/a.py', line: 9 }] } });
-    assert.match(read, /data-path="\/ws\/a.py" data-line="9">a.py:10</);
+    assert.match(read, /data-path="\/ws\/a.py" data-line="9" title="\/ws\/a.py">a.py:10</);
     assert.match(html, /<div class="dl del"><span class="sign">-<\/span>b<\/div>/);
     assert.match(html, /<div class="dl add"><span class="sign">\+<\/span>B<\/div>/);
     assert.match(html, /\+1 −1/);
@@ -124,6 +124,13 @@ describe('webview rendering', () => {
     assert.ok(!html.includes('class="code cmd"'), 'the command shows once, in the output block');
     assert.match(html, /<div class="tdesc muted">Run the Go tests<\/div>/);
     assert.match(renderMarkdown('see calc.go and https://example.com'), /calc.go and <a href="https:\/\/example.com"/);
+    // The directory a command ran in: not shown when it is the workspace.
+    const inWs = renderItem({ ...bash, call: { ...bash.call, locations: [{ path: '/ws' }] } }, { root: '/ws' });
+    assert.ok(!inWs.includes('class="locs"'), inWs);
+    assert.match(renderItem({ ...bash, call: { ...bash.call, locations: [{ path: '/ws/sub' }] } }, { root: '/ws' }), /<span class="muted">in <\/span><a [^>]*>sub<\/a>/);
+    // An older agent's bare output stays preformatted.
+    const old = renderItem({ ...bash, call: { ...bash.call, content: [{ type: 'content', content: { type: 'text', text: 'ok  \tcalc\t0.01s' } }] } });
+    assert.match(old, /<pre class="output">ok  \tcalc\t0.01s<\/pre>/);
   });
 
   it('gives code blocks the editor\'s tab width for their language', () => {
