@@ -1,11 +1,13 @@
 // End to end in a real VS Code (code-server) in a real browser (Debian's
 // chromium under playwright-core): open calc.py, send a prompt from the chat
-// view, change the agent's proposal in the diff editor, click "Allow once",
-// and check the editor's text changed to the edited proposal.
+// view, change the agent's proposal in the diff editor, click "Allow",
+// and check the editor's text changed to the edited proposal; then the
+// pickers, history, cancel, and the no-key state with "Set API key".
 //
 // Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
 // Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
 'use strict';
+const fs = require('fs');
 const path = require('path');
 const { chromium } = require(process.env.PLAYWRIGHT_DIR);
 
@@ -205,6 +207,36 @@ async function editorText(page, selector) {
     await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });
     const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
     if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
+
+    step('no key: the chat says so with its two fixes, Send is off');
+    fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
+    await page.waitForTimeout(1500);
+    await runCommand(page, 'Agent: New Chat');
+    await runCommand(page, 'Agent: Restart agent-lsp');
+    const banner = chat.locator('#banner .problem');
+    try {
+      await banner.waitFor({ timeout: 30000 });
+    } catch {
+      // An agent without initialize's providerProblem says it at the first prompt.
+      step('the agent reported no providerProblem at start: sending a prompt');
+      await chat.locator('#prompt').fill('Hello');
+      await chat.locator('#prompt').press('Enter');
+      await banner.waitFor({ timeout: 30000 });
+    }
+    const problem = await banner.innerText();
+    if (/^\W*(session|agent)\//m.test(problem)) throw new Error(`the error starts with a method name: ${problem}`);
+    if (!/model/i.test(problem)) throw new Error(`the no-key notice does not speak of a model: ${problem}`);
+    await banner.locator('button', { hasText: 'Open settings' }).waitFor({ timeout: 5000 });
+    await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
+
+    step('Set API key: stored in secret storage, the agent restarts with it, the notice goes');
+    await banner.locator('button', { hasText: 'Set API key' }).click();
+    const keyBox = page.locator('.quick-input-widget input[type="password"]');
+    await keyBox.waitFor({ timeout: 15000 });
+    await keyBox.fill('sk-e2e-test');
+    await page.keyboard.press('Enter');
+    await banner.waitFor({ state: 'detached', timeout: 60000 });
+    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
     if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);
     ok = true;
   } catch (e) {

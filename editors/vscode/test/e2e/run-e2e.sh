@@ -227,6 +227,12 @@ fi
 grep -rqs "from bundled" "$tmp"/user-data/logs \
   || die "the extension's log does not say it used the bundled binary"
 grep -rhs "agent-lsp binary:" "$tmp"/user-data/logs | head -1 >&2
+# The no-key state was logged as an error, in the user's words.
+grep -rhsiE '\[error\].*(no model|model provider)' "$tmp"/user-data/logs | head -1 >&2
+grep -rqsiE '\[error\].*(no model|model provider)' "$tmp"/user-data/logs \
+  || die "the extension's log does not record the no-key error"
+grep -rqsE '\[error\] (session|agent)/[a-z_]+:' "$tmp"/user-data/logs \
+  && die "an error in the extension's log starts with a protocol method"
 
 # The file on disk: saved after the edit (it had no unsaved changes), with
 # the text the user edited in the diff editor.
