@@ -152,7 +152,7 @@ export class AgentController implements vscode.Disposable {
     this.emit({ type: 'connection', state: 'ready' });
     // No model configured: the agent says so in initialize; show it now,
     // not at the first prompt.
-    this.setProviderProblem(providerProblemOf(this.client?.initializeResult));
+    this.setProviderProblem(this.initializeProblem());
     // After a restart (a crash, a settings change), go on with the same
     // chat: sessions are stored, session/resume reopens one without replay.
     const previous = this.state.sessionId;
@@ -211,6 +211,12 @@ export class AgentController implements vscode.Disposable {
     this.emit({ type: 'notice', level, text });
   }
 
+  /** The no-model problem initialize reported (in result._meta, or the agent capability's). */
+  private initializeProblem(): string | undefined {
+    const r = this.client?.initializeResult as { capabilities?: { experimental?: { agent?: unknown } } } | undefined;
+    return providerProblemOf(r) ?? providerProblemOf(r?.capabilities?.experimental?.agent);
+  }
+
   /** Shows (or clears) the no-model notice; logged once per change. */
   private setProviderProblem(message: string | undefined): void {
     if (message === this.state.providerProblem) return;
@@ -237,7 +243,7 @@ export class AgentController implements vscode.Disposable {
       configOptions: config,
     });
     const problem = providerProblemOf(res);
-    if (problem || providerProblemOf(this.client?.initializeResult) === undefined) this.setProviderProblem(problem);
+    if (problem || this.initializeProblem() === undefined) this.setProviderProblem(problem);
   }
 
   async newSession(): Promise<void> {

@@ -242,10 +242,11 @@ function recordPermission(s: ViewState, call: ToolCall, ch: Changes): void {
     }
     return;
   }
+  // Only a call the chat shows gets a line (not a folder trust request).
   const tool = s.items.find(i => i.id === toolItemId(call.toolCallId));
-  const title = (tool?.kind === 'tool' ? tool.call.title : undefined) ?? call.title ?? 'a tool call';
+  if (tool?.kind !== 'tool') return;
   push(s, {
-    kind: 'permission', id: nextId(s, 'r'), toolCallId: call.toolCallId, title, toolKind: tool?.kind === 'tool' ? tool.call.kind : undefined,
+    kind: 'permission', id: nextId(s, 'r'), toolCallId: call.toolCallId, title: tool.call.title || 'Tool call', toolKind: tool.call.kind,
     review: false, options: [], state, chosen: rec.optionId, chosenName: rec.name,
   }, ch);
 }
@@ -356,6 +357,11 @@ function reduceUpdate(s: ViewState, u: SessionUpdate, ch: Changes): void {
       if (existing && existing.kind === 'tool') {
         mergeToolCall(existing.call, call);
         ch.items.add(id);
+      } else if (u.sessionUpdate === 'tool_call_update' && permissionOf(call) && !call.title && !call.kind) {
+        // Only the answer to a request for a call the chat does not show
+        // (a folder trust request): no row for it.
+        recordPermission(s, call, ch);
+        break;
       } else {
         push(s, { kind: 'tool', id, call: { ...call } }, ch);
       }

@@ -116,6 +116,10 @@ describe('view state reducer', () => {
     assert.deepStrictEqual(replay.items.map(i => i.kind), ['tool', 'permission']);
     const p = replay.items[1] as PermissionItem;
     assert.deepStrictEqual([p.state, p.title, p.chosen, p.chosenName], ['allowed', 'Edit calc.go', 'allow_always', 'Always allow edits to calc.go']);
+    // A record for a call the chat does not show (a folder trust request) adds nothing.
+    const trust = emptyState();
+    apply(trust, up({ sessionUpdate: 'tool_call_update', toolCallId: 'trust-1', _meta: { 'agent-lsp': { permission: { outcome: 'cancelled' } } } }));
+    assert.deepStrictEqual(trust.items.map(i => i.kind), []);
   });
 
   it('groups models by provider, the current one first, with display names', () => {
