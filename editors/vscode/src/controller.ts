@@ -476,7 +476,7 @@ export class AgentController implements vscode.Disposable {
       if (diff) {
         this.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
       } else if (!this.sinks.some(s => s.visible)) {
-        void vscode.window.showInformationMessage(`The agent asks: ${title}`, 'Show').then(choice => {
+        void vscode.window.showInformationMessage(`The agent asks: ${title.replace(/`+/g, '')}`, 'Show').then(choice => {
           if (choice) void this.sinks[0]?.reveal();
         });
       }
@@ -572,7 +572,7 @@ export class AgentController implements vscode.Disposable {
       void vscode.window.showInformationMessage('This request offers no standing answer: allow or reject it once.');
       return;
     }
-    const chosen = await vscode.window.showQuickPick(items, { title: p.params.toolCall.title || 'Agent request', placeHolder: 'Answer this and later requests like it' });
+    const chosen = await vscode.window.showQuickPick(items, { title: (p.params.toolCall.title || 'Agent request').replace(/`+/g, ''), placeHolder: 'Answer this and later requests like it' });
     if (chosen && this.pending.has(p.id)) this.decide(p.id, chosen.optionId);
   }
 
