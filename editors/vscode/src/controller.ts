@@ -160,7 +160,7 @@ export class AgentController implements vscode.Disposable {
       try {
         const res = await call(this.client, ResumeSessionRequest, { sessionId: previous, cwd: this.cwd, mcpServers: [] });
         this.sessionEvent(previous, res, this.state.title, true);
-        this.notice('info', 'agent-lsp restarted; this chat goes on.');
+        if (this.state.items.length) this.notice('info', 'agent-lsp restarted; this chat goes on.');
         return;
       } catch (e) {
         this.log.info(`could not resume session ${previous} (${errorMessage(e)}); starting a new one`);
@@ -566,7 +566,7 @@ export class AgentController implements vscode.Disposable {
       return;
     }
     const items = p.params.options.filter(o => o.kind === 'allow_always' || o.kind === 'reject_always').map(o => ({
-      label: o.name, detail: ruleOf(o) ? `Adds the rule ${ruleOf(o)}` : undefined, optionId: o.optionId,
+      label: o.name.replace(/`+/g, ''), detail: ruleOf(o) ? `Adds the rule ${ruleOf(o)}` : undefined, optionId: o.optionId,
     }));
     if (!items.length) {
       void vscode.window.showInformationMessage('This request offers no standing answer: allow or reject it once.');

@@ -151,7 +151,7 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
     const opt = item.options.find(o => o.optionId === item.chosen);
     const name = item.chosenName ?? opt?.name;
     const kind = chosenKind(item);
-    const always = (kind === 'allow_always' || kind === 'reject_always') && name ? ` <span class="muted">· ${escapeHtml(name)}</span>` : '';
+    const always = (kind === 'allow_always' || kind === 'reject_always') && name ? ` <span class="muted">· ${renderInline(name)}</span>` : '';
     const rule = opt && ruleOf(opt) ? ` title="${escapeHtml(ruleOf(opt)!)}"` : '';
     return `<div class="permission resolved perm-${item.state}"${rule}>${escapeHtml(VERB[item.state] ?? item.state)}: ${title}${always}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
   }
@@ -166,7 +166,7 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   const buttons = item.options.map(o => {
     const primary = o.kind === 'allow_once' ? ' primary' : '';
     const rule = ruleOf(o);
-    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="Adds the rule ${escapeHtml(rule)}"` : ''}>${escapeHtml(o.name)}</button>`;
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="Adds the rule ${escapeHtml(rule)}"` : ''}>${renderInline(o.name)}</button>`;
   });
   if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
   parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);

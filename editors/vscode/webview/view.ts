@@ -7,7 +7,7 @@ import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
   type Changes, type ViewState, contextLeft, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
 } from '../src/shared/state';
-import { escapeHtml } from './markdown';
+import { escapeHtml, renderInline } from './markdown';
 import { renderItem } from './render';
 
 export interface ViewHost {
@@ -203,7 +203,7 @@ export class ChatView {
     }
     // No model configured: say so at once, with the two ways to fix it.
     this.banner.innerHTML = s.providerProblem
-      ? `<div class="notice notice-error problem" role="alert"><div><span class="notice-icon" aria-hidden="true">⚠</span>${escapeHtml(s.providerProblem)}</div>` +
+      ? `<div class="notice notice-error problem" role="alert"><div><span class="notice-icon" aria-hidden="true">⚠</span>${renderInline(s.providerProblem)}</div>` +
         `<div class="problem-actions"><button class="primary" data-action="setApiKey">Set API key</button><button data-action="openSettings">Open settings</button></div></div>`
       : '';
   }
