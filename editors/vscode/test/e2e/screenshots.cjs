@@ -125,6 +125,9 @@ async function proposalText(page) {
     const bashRow = chat.locator('details.tool.kind-execute').first();
     await bashRow.locator('summary').click();
     await bashRow.locator('.tbody', { hasText: /ok\s+calc/ }).waitFor({ timeout: 10000 });
+    // Tool output is rendered markdown: no fence shows as text.
+    const transcript = await chat.locator('#transcript').innerText();
+    if (/```/.test(transcript)) throw new Error(`literal code fences in the chat:\n${transcript}`);
     await bashRow.scrollIntoViewIfNeeded();
     await shot(page, 'bash-output');
     await bashRow.locator('summary').click();
