@@ -396,7 +396,8 @@ export class AgentController implements vscode.Disposable {
       for (const m of g.models) {
         items.push({
           label: m.name, id: m.value,
-          description: [m.value === this.state.currentModel ? 'current' : '', m.name !== m.value ? m.value : ''].filter(Boolean).join(' · ') || undefined,
+          // The id once: beside the name unless the description says it.
+          description: [m.value === this.state.currentModel ? 'current' : '', m.name !== m.value && !m.description?.includes(m.value) ? m.value : ''].filter(Boolean).join(' · ') || undefined,
           detail: m.description,
         });
       }
