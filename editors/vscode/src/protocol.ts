@@ -191,6 +191,11 @@ export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once'
 /** An answer the user can give; `_meta["agent-lsp"].rule` is the settings rule it adds ("Edit(/calc.go)"), for a tooltip. */
 export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind; _meta?: { 'agent-lsp'?: { rule?: string } } }
 
+/** The tooltip of an answer with a rule: which list of the settings the rule joins. */
+export function ruleTooltip(kind: PermissionOptionKind, rule: string): string {
+  return `${kind === 'reject_always' ? 'Adds the deny rule' : 'Adds the allow rule'} ${rule}`;
+}
+
 /** The settings rule an option adds, if the agent names one. */
 export function ruleOf(o: PermissionOption): string | undefined {
   const r = o._meta?.['agent-lsp']?.rule;

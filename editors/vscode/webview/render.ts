@@ -1,7 +1,7 @@
 // Transcript items to HTML strings. Pure functions (no DOM), so the unit
 // tests check them in plain Node; view.ts puts the strings in the page.
 
-import { commandOf, descriptionOf, parentToolCallId, ruleOf, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
+import { commandOf, descriptionOf, parentToolCallId, ruleOf, ruleTooltip, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
 import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
 import { diffStat, lineDiff } from './linediff';
 import { codeBlock, escapeHtml, highlight, languageOfPath, renderInline, renderMarkdown, type TabSizes, tabSizeFor } from './markdown';
@@ -166,7 +166,7 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   const buttons = item.options.map(o => {
     const primary = o.kind === 'allow_once' ? ' primary' : '';
     const rule = ruleOf(o);
-    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="Adds the rule ${escapeHtml(rule)}"` : ''}>${renderInline(o.name)}</button>`;
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="${escapeHtml(ruleTooltip(o.kind, rule))}"` : ''}>${renderInline(o.name)}</button>`;
   });
   if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
   parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);

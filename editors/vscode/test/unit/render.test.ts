@@ -99,7 +99,7 @@ describe('webview rendering', () => {
     assert.match(html, /<div class="perm-title">Run <code>go test \.\/\.\.\.<\/code><\/div>/);
     assert.match(html, /<div class="perm-desc muted">Run the Go tests<\/div>/);
     assert.ok(!html.includes('<pre class="code cmd">'), 'the title already shows the command');
-    assert.match(html, /title="Adds the rule Bash\(go test:\*\)">Always allow <code>go test …<\/code> commands<\/button>/);
+    assert.match(html, /title="Adds the allow rule Bash\(go test:\*\)">Always allow <code>go test …<\/code> commands<\/button>/);
     assert.doesNotMatch(html, /Allow <b>|\?<\/div>/, 'no "Allow … ?" around the title');
     // An older agent's title (the description) keeps the command visible.
     assert.match(renderItem({ ...item, title: 'Run the Go tests', description: undefined }), /<pre class="code cmd">/);
