@@ -155,6 +155,8 @@ async function editorText(page, selector) {
       const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
       return /len\(values\)/.test(t) && t.includes(mark) && !/\/ 2/.test(t);
     }, EDIT_MARK, { timeout: 30000 });
+    // Code blocks take the editor's tab width (editor.tabSize, 4 here).
+    await chat.locator('.msg.agent pre.code[style*="tab-size:4"]').first().waitFor({ timeout: 5000 });
     const text = await editorText(page, '.editor-instance .monaco-editor .view-lines');
     step(`editor text now:\n${text}`);
     // Expand the tool rows for the screenshot.
@@ -187,6 +189,9 @@ async function editorText(page, selector) {
     await runCommand(page, 'Agent: Show Chat History');
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fix average' }).first();
     await row.waitFor({ timeout: 15000 });
+    // The date on its own line, under the title.
+    const rowText = await row.innerText();
+    if (!/Fix average[^\n]*\n[\s\S]*\d{4}/.test(rowText)) throw new Error(`history row has no date line: ${rowText}`);
     await row.click();
     await chat.locator('.msg.user', { hasText: 'Make total start from 0' }).waitFor({ timeout: 15000 });
     await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 5000 });
