@@ -55,7 +55,8 @@ async function proposalText(page) {
   const ctx = await chromium.launchPersistentContext(process.env.E2E_PROFILE, {
     executablePath: process.env.CHROMIUM,
     headless: true,
-    viewport: { width: 1400, height: 860 },
+    // Wide enough for the diff editor to stay side by side beside a 480 px chat.
+    viewport: { width: 1600, height: 900 },
     deviceScaleFactor: 1,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-quic'],
