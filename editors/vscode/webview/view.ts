@@ -197,7 +197,9 @@ export class ChatView {
       `<button id="mode" class="picker" aria-label="Mode" data-action="pickMode" data-value="${escapeHtml(s.currentModeId ?? '')}" title="${escapeHtml(mode?.description ? `Mode: ${mode.description}` : 'Permission mode')}"${disabled}>${escapeHtml(mode?.name ?? s.currentModeId ?? 'Mode')}<span class="chevron" aria-hidden="true">▾</span></button>` +
       `<button id="model" class="picker" aria-label="Model" data-action="pickModel" data-value="${escapeHtml(s.currentModel ?? '')}" title="${escapeHtml(model ? `Model: ${model}` : 'Model')}"${disabled || (model ? '' : ' disabled')}>${escapeHtml(model ?? 'Model')}<span class="chevron" aria-hidden="true">▾</span></button>` +
       `<span class="spacer"></span>` +
-      `<span class="conn conn-${s.connection}" title="agent-lsp: ${escapeHtml(s.connectionMessage ?? s.connection)}"></span>`;
+      (s.providerProblem && s.connection === 'ready'
+        ? `<span class="conn conn-problem" title="agent-lsp runs, but no model is configured"></span>`
+        : `<span class="conn conn-${s.connection}" title="agent-lsp: ${escapeHtml(s.connectionMessage ?? s.connection)}"></span>`);
     for (const el of [this.header, this.transcript]) {
       if (s.busy) el.setAttribute('data-busy', '1'); else el.removeAttribute('data-busy');
     }

@@ -160,6 +160,7 @@ describe('chat webview DOM', () => {
     const send = document.querySelector('#send') as unknown as HTMLButtonElement;
     assert.ok(send.disabled);
     assert.match(send.title, /set an API key/);
+    assert.ok(document.querySelector('#header .conn-problem'), 'the status dot is not green');
     (document.querySelector('#banner [data-action="setApiKey"]') as unknown as HTMLButtonElement).click();
     (document.querySelector('#banner [data-action="openSettings"]') as unknown as HTMLButtonElement).click();
     assert.deepStrictEqual(posted, [{ type: 'setApiKey' }, { type: 'openSettings' }]);
