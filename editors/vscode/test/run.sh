@@ -7,9 +7,13 @@
 #   5. end to end: the linux-x64 platform .vsix (agent-lsp inside) in
 #      code-server + chromium, no serverPath and no agent-lsp on PATH
 #      (scripts/install-code-server.sh)
+#   6. screenshots: the same harness through the chat's key states
+#      (test/e2e/screenshots.cjs, what `make screenshots` commits), written to
+#      $VSCODE_ARTIFACTS/screenshots: a view that breaks fails here
 # Exits non-zero if anything fails; the last line is "vscode: N passed, N failed".
 #
-# Env: VSCODE_E2E=0 skips step 5; AGENT_LSP_BIN / FAKEMODEL_BIN use prebuilt
+# Env: VSCODE_E2E=0 skips steps 5 and 6, VSCODE_SCREENSHOTS=0 step 6;
+# AGENT_LSP_BIN / FAKEMODEL_BIN use prebuilt
 # binaries; VSCODE_ARTIFACTS is where screenshots go
 # (default ${TMPDIR:-/tmp}/agent-lsp-artifacts/vscode).
 set -euo pipefail
@@ -88,6 +92,15 @@ if [ "${VSCODE_E2E:-1}" != 0 ]; then
     say "screenshots: $artifacts/e2e-diff.png $artifacts/e2e-after.png $artifacts/e2e-history.png"
   else
     failed=$((failed + 1)) status=1
+  fi
+  if [ "${VSCODE_SCREENSHOTS:-1}" != 0 ]; then
+    say "screenshots of the key states (code-server + chromium)"
+    if E2E_MODE=screenshots E2E_TIMEOUT=400 test/e2e/run-e2e.sh "$ext/dist/agent-lsp-linux-x64.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts/screenshots"; then
+      passed=$((passed + 1))
+      say "screenshots: $artifacts/screenshots"
+    else
+      failed=$((failed + 1)) status=1
+    fi
   fi
 fi
 
