@@ -121,7 +121,23 @@ export function renderMarkdown(text: string, tabSizes?: TabSizes): string {
   return md.render(text, { tabSizes });
 }
 
-/** One line of markdown without a paragraph around it (`code`, **bold**). */
+/**
+ * A title or label with its code spans rendered ("Run `go test ./...`") and
+ * every other character literal: a Glob title's "**\/*.go" is not bold.
+ * A span opens and closes with backtick runs of the same length, as in
+ * CommonMark; one space of padding on each side is dropped.
+ */
 export function renderInline(text: string): string {
-  return md.renderInline(text);
+  let out = '';
+  let i = 0;
+  const re = /(`+)([\s\S]*?[^`])\1(?!`)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > 0 && text[m.index - 1] === '`') continue;
+    out += escapeHtml(text.slice(i, m.index));
+    let code = m[2];
+    if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim()) code = code.slice(1, -1);
+    out += `<code>${escapeHtml(code)}</code>`;
+    i = m.index + m[0].length;
+  }
+  return out + escapeHtml(text.slice(i));
 }

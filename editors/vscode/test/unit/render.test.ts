@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { PermissionItem, ToolItem } from '../../src/shared/state';
 import { diffStat, lineDiff } from '../../webview/linediff';
-import { renderMarkdown } from '../../webview/markdown';
+import { renderInline, renderMarkdown } from '../../webview/markdown';
 import { relativize, renderItem } from '../../webview/render';
 
 describe('webview rendering', () => {
@@ -131,6 +131,13 @@ describe('webview rendering', () => {
     // An older agent's bare output stays preformatted.
     const old = renderItem({ ...bash, call: { ...bash.call, content: [{ type: 'content', content: { type: 'text', text: 'ok  \tcalc\t0.01s' } }] } });
     assert.match(old, /<pre class="output">ok  \tcalc\t0.01s<\/pre>/);
+  });
+
+  it('renders only code spans in titles and labels', () => {
+    assert.strictEqual(renderInline('Run `go test ./...`'), 'Run <code>go test ./...</code>');
+    assert.strictEqual(renderInline('Find **/*.go in <src>'), 'Find **/*.go in &lt;src&gt;');
+    assert.strictEqual(renderInline('Run `` echo `date` ``'), 'Run <code>echo `date`</code>');
+    assert.strictEqual(renderInline('a ` lone tick'), 'a ` lone tick');
   });
 
   it('gives code blocks the editor\'s tab width for their language', () => {
