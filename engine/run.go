@@ -134,10 +134,9 @@ func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMess
 		RawInput:   json.RawMessage(input),
 		Meta:       schema.ToolMeta(spec.Name),
 	}
+	call.Title = s.callTitle(spec.Name, p)
+	withDescription(call, input)
 	if p != nil {
-		if p.Title != "" {
-			call.Title = s.relative(p.Title)
-		}
 		call.Locations = p.Locations
 		if call.Locations == nil {
 			for _, path := range p.Paths {
@@ -158,6 +157,9 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		status = schema.StatusFailed
 	}
 	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations, Meta: schema.ToolMeta(use.Name)}
+	if use.Name != "Bash" {
+		upd.Title = s.displayPaths(res.Title, nil, res.Locations)
+	}
 	if call == nil {
 		upd.Title, upd.Kind = use.Name, s.kindOf(use.Name)
 	}

@@ -287,7 +287,11 @@ func TestWebFetchDoor(t *testing.T) {
 	if len(perms) != 2 {
 		t.Fatalf("got %d permission requests, want 2 (127.0.0.1 once, localhost once): %+v", len(perms), perms)
 	}
-	if !slices.ContainsFunc(perms[0].Options, func(o schema.PermissionOption) bool { return o.Name == "Always allow WebFetch(domain:127.0.0.1)" }) {
+	if !slices.ContainsFunc(perms[0].Options, func(o schema.PermissionOption) bool {
+		m, _ := o.Meta["agent-lsp"].(map[string]any)
+		rule, _ := m["rule"].(string)
+		return o.Name == "Always allow fetches from 127.0.0.1" && rule == "WebFetch(domain:127.0.0.1)"
+	}) {
 		t.Errorf("first request's options = %+v", perms[0].Options)
 	}
 	if !strings.Contains(perms[1].ToolCall.Title, "localhost") {

@@ -232,7 +232,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	if err := s.service().CheckProvider(); err != nil {
 		// Say so now: the editor shows a failed command at once, while a
 		// turn that fails later only reaches its log.
-		return jsonrpc2.Errorf(codeAuthRequired, "agent.prompt: %v", err)
+		return jsonrpc2.Errorf(codeAuthRequired, "%v", err)
 	}
 	d := &s.plain
 	d.mu.Lock()
@@ -254,7 +254,7 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	sess, pc, err := s.plainSession()
 	if err != nil {
 		d.mu.Unlock()
-		return failed("agent.prompt: %v", err)
+		return failed("%v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.running, d.cancel, d.ctx = true, cancel, ctx
@@ -584,6 +584,8 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 			titles["Allow"] = o.OptionID
 		case schema.AllowAlways:
 			titles["Always allow"] = o.OptionID
+			// The action's title is short; the text says its scope.
+			msg += "\n\n\"Always allow\" allows " + strings.TrimPrefix(o.Name, "Always allow ") + " from now on."
 		case schema.RejectOnce:
 			titles["Reject"] = o.OptionID
 		}

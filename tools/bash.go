@@ -103,16 +103,27 @@ func (t *bashTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 	return &Preview{Title: bashTitle(in), Command: in.Command, Paths: []string{t.env.Cwd}}, nil
 }
 
+// bashTitle names a command call in the user's words: "Run `go test
+// ./...`", the command itself (its first line, cut to bashTitleMax
+// characters with "…"). The model's description of the call is shown
+// beside it, not instead of it.
 func bashTitle(in bashInput) string {
-	if in.Description != "" {
-		return in.Description
-	}
-	cmd := in.Command
+	cmd := strings.TrimSpace(in.Command)
+	cut := false
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
-		cmd = cmd[:i] + " ..."
+		cmd, cut = strings.TrimSpace(cmd[:i]), true
 	}
-	return "Run " + cmd
+	if r := []rune(cmd); len(r) > bashTitleMax {
+		cmd, cut = strings.TrimSpace(string(r[:bashTitleMax-1])), true
+	}
+	if cut {
+		cmd += " …"
+	}
+	return "Run " + schema.InlineCode(cmd)
 }
+
+// bashTitleMax bounds the command shown in a Bash call's title.
+const bashTitleMax = 80
 
 // argv is the command line that runs command, through the sandbox
 // wrapper when the session has one, and what to call once it has ended.
@@ -180,7 +191,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		output: s.out.String(), cancelled: err != nil, timedOut: timedOut,
 		timeout: timeout, code: code, state: state,
 	})
-	res.Display = []schema.ToolCallContent{schema.TextContent("```console\n$ " + in.Command + "\n" + res.Content + "```")}
+	res.Display = []schema.ToolCallContent{schema.TextContent(schema.ConsoleBlock(in.Command, res.Content))}
 	return res
 }
 

@@ -70,7 +70,8 @@ func (t *readTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 	if err != nil {
 		return nil, err
 	}
-	return &Preview{Title: readTitle(path, in), Paths: []string{path}, Locations: []schema.Location{{Path: path}}}, nil
+	// The line where the read starts, as the result's location says.
+	return &Preview{Title: readTitle(path, in), Paths: []string{path}, Locations: []schema.Location{{Path: path, Line: intPtr(max(in.Offset, 1) - 1)}}}, nil
 }
 
 func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {

@@ -116,7 +116,13 @@ func (t *webFetchTool) Preview(_ context.Context, input json.RawMessage) (*Previ
 	if err != nil {
 		return nil, err
 	}
-	return &Preview{Title: "Fetch " + u.String()}, nil
+	return &Preview{Title: fetchTitle(u)}, nil
+}
+
+// fetchTitle names a fetch in the user's words: "Fetch example.com/page"
+// (an https URL without its scheme; others keep it).
+func fetchTitle(u *url.URL) string {
+	return "Fetch " + strings.TrimSuffix(strings.TrimPrefix(u.String(), "https://"), "/")
 }
 
 // errRedirect stops the client at a redirect to another host.
@@ -129,7 +135,7 @@ func (t *webFetchTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	title := "Fetch " + u.String()
+	title := fetchTitle(u)
 	page, status, redirect, err := t.fetch(ctx, u)
 	switch {
 	case redirect != nil:
