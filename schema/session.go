@@ -97,6 +97,9 @@ type NewSessionResult struct {
 	SessionID     string         `json:"sessionId,omitempty"`
 	Modes         *ModeState     `json:"modes,omitempty"`
 	ConfigOptions []ConfigOption `json:"configOptions,omitempty"`
+	// Meta carries {"agent-lsp": {"providerProblem": text}} when no
+	// model provider is configured.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // LoadSessionParams is the params of session/load, session/resume and

@@ -61,6 +61,7 @@ type acpInitializeResult struct {
 	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
 	AgentInfo         schema.Implementation    `json:"agentInfo"`
 	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
+	Meta              map[string]any           `json:"_meta,omitempty"`
 }
 
 func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -96,7 +97,7 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 		s.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",
 			p.ClientInfo.Name, p.ClientInfo.Version, *p.ProtocolVersion, caps.FS.ReadTextFile, caps.FS.WriteTextFile, caps.Terminal)
 	}
-	info := s.agentInfo()
+	info := s.agentInfo(svc)
 	// We speak version 1 only: a client asking for another gets ours and
 	// decides whether to go on.
 	return acpInitializeResult{
@@ -104,6 +105,7 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 		AgentCapabilities: info.AgentCapabilities,
 		AgentInfo:         info.AgentInfo,
 		AuthMethods:       info.AuthMethods,
+		Meta:              info.Meta,
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -40,6 +41,7 @@ type clientCapabilities struct {
 type initializeResult struct {
 	Capabilities serverCapabilities `json:"capabilities"`
 	ServerInfo   serverInfo         `json:"serverInfo"`
+	Meta         map[string]any     `json:"_meta,omitempty"` // engine.Service.Meta
 }
 
 type serverInfo struct {
@@ -84,6 +86,7 @@ type agentInfo struct {
 	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
 	AgentInfo         schema.Implementation    `json:"agentInfo"`
 	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
+	Meta              map[string]any           `json:"_meta,omitempty"` // engine.Service.Meta
 }
 
 func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -129,9 +132,10 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 	res := initializeResult{
 		Capabilities: serverCapabilities{
 			TextDocumentSync: textDocumentSync{OpenClose: true, Change: 2, Save: saveOptions{IncludeText: true}},
-			Experimental:     experimental{Agent: s.agentInfo()},
+			Experimental:     experimental{Agent: s.agentInfo(svc)},
 		},
 		ServerInfo: serverInfo{Name: "agent-lsp", Version: s.opts.Version},
+		Meta:       svc.Meta(),
 	}
 	if !caps.agent {
 		// No agent plugin: offer the agent through standard features.
@@ -142,7 +146,7 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 }
 
 // agentInfo describes the agent's capabilities.
-func (s *Server) agentInfo() agentInfo {
+func (s *Server) agentInfo(svc *engine.Service) agentInfo {
 	return agentInfo{
 		ProtocolVersion: schema.ProtocolVersion,
 		AgentCapabilities: schema.AgentCapabilities{
@@ -155,6 +159,7 @@ func (s *Server) agentInfo() agentInfo {
 		},
 		AgentInfo:   schema.Implementation{Name: "agent-lsp", Title: "agent-lsp", Version: s.opts.Version},
 		AuthMethods: authMethods,
+		Meta:        svc.Meta(),
 	}
 }
 

@@ -53,7 +53,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 
 // sessionResult is the result of session/new, load and resume.
 func sessionResult(sess *engine.Session) schema.NewSessionResult {
-	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions()}
+	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions(), Meta: sess.Meta()}
 }
 
 // announce sends a new session's slash commands once the response that
@@ -125,11 +125,11 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	stop, err := sess.Prompt(ctx, p.Prompt)
 	switch {
 	case errors.Is(err, engine.ErrBusy):
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session/prompt: %v", err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
 	case errors.Is(err, engine.ErrNoProvider):
-		return nil, jsonrpc2.Errorf(codeAuthRequired, "session/prompt: %v", err)
+		return nil, jsonrpc2.Errorf(codeAuthRequired, "%v", err)
 	case err != nil:
-		return nil, failed("session/prompt: %v", err)
+		return nil, failed("%v", err)
 	}
 	return schema.PromptResult{StopReason: stop}, nil
 }
