@@ -53,7 +53,7 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 
 // sessionResult is the result of session/new, load and resume.
 func sessionResult(sess *engine.Session) schema.NewSessionResult {
-	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions(), Meta: sess.Meta()}
+	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), Models: sess.Models(), ConfigOptions: sess.ConfigOptions(), Meta: sess.Meta()}
 }
 
 // announce sends a new session's slash commands once the response that

@@ -133,7 +133,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	table := config.DefaultTable()
 	for _, m := range table.Models() {
 		if m.Provider == resolved.Provider || resolved.Provider == "" {
-			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: m.ID})
+			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: config.DisplayName(m.ID), Description: config.ModelDescription(m), Group: config.ModelGroup(m.Provider, m.Known)})
 		}
 	}
 	if rerr != nil {
