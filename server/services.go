@@ -160,13 +160,13 @@ func (s *Server) sessionError(method, id string, err error) error {
 		data, _ := json.Marshal(sessionInUseData{SessionID: id, PID: inUse.PID, Command: inUse.Command, Path: inUse.Path})
 		return &jsonrpc2.Error{
 			Code:    codeSessionInUse,
-			Message: fmt.Sprintf("%s: session %s is open in %s; close it there (or end that process) and try again", method, id, holder),
+			Message: fmt.Sprintf("session %s is open in %s; close it there (or end that process) and try again", id, holder),
 			Data:    data,
 		}
 	}
 	if s.acp && errors.Is(err, engine.ErrUnknownSession) {
 		data, _ := json.Marshal(map[string]string{"sessionId": id})
-		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("%s: %v", method, err), Data: data}
+		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: err.Error(), Data: data}
 	}
 	return rpc.InvalidParams("%s: %v", method, err)
 }
