@@ -538,7 +538,7 @@ func (c *plainClient) toolUpdate(ctx context.Context, tc *schema.ToolCall) {
 	switch tc.Status {
 	case schema.StatusInProgress:
 		c.progress(ctx, map[string]any{"kind": "report", "message": stepName(title)})
-		c.appendTranscript(fmt.Sprintf("\n\n- `%s`", title), "tool")
+		c.appendTranscript("\n\n- "+schema.InlineCode(title), "tool") // a Bash title holds backticks
 	case schema.StatusFailed:
 		c.appendTranscript(" — failed", "tool")
 	case schema.StatusCompleted:
