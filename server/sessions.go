@@ -37,14 +37,14 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	}
 	svc, err := s.serviceFor(p.Cwd)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/new: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
 	opts.Overrides = sessionOverrides(req)
 	opts.Model = p.Model
 	sess, err := svc.NewSession(ctx, opts)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/new: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	bind(sess.ID)
 	s.announce(ctx, sess)
@@ -178,7 +178,7 @@ func (s *Server) setModel(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, err
 	}
 	if err := sess.SetModel(p.ModelID); err != nil {
-		return nil, rpc.InvalidParams("session/set_model: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return struct{}{}, nil
 }
@@ -199,7 +199,7 @@ func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, 
 	}
 	infos, next, err := s.service().ListSessions(p.Cwd, p.Cursor)
 	if err != nil {
-		return nil, failed("session/list: %v", err)
+		return nil, failed("%v", err)
 	}
 	res := schema.ListSessionsResult{Sessions: make([]schema.SessionInfo, 0, len(infos)), NextCursor: next}
 	for _, in := range infos {
@@ -274,7 +274,7 @@ func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error
 		return nil, err
 	}
 	if err := sess.SetMode(ctx, p.ModeID); err != nil {
-		return nil, rpc.InvalidParams("session/set_mode: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return struct{}{}, nil
 }
@@ -298,7 +298,7 @@ func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (an
 	}
 	opts, err := sess.SetConfigOption(ctx, p.ConfigID, p.Value)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/set_config_option: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return setConfigOptionResult{ConfigOptions: opts}, nil
 }
