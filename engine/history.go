@@ -92,6 +92,11 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 			return nil, fmt.Errorf("loading session %s: %w", id, err)
 		}
 		sess.replay(ctx, full.Messages, full)
+	} else {
+		// The editor keeps the chat it has; its context meter comes
+		// back (the cost of the turns before this process is not
+		// counted: Resume reads from the last compaction on).
+		sess.replayUsage(ctx, hist.Usage, false)
 	}
 	s.mu.Lock()
 	s.sessions[newID] = sess

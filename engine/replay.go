@@ -53,7 +53,7 @@ func (s *Session) replay(ctx context.Context, msgs []providers.Message, h *sessi
 		}
 	}
 	if h != nil {
-		s.replayUsage(ctx, h.Usage)
+		s.replayUsage(ctx, h.Usage, true)
 	}
 }
 
@@ -166,9 +166,10 @@ func changedLine(diffs []schema.ToolCallContent, stored json.RawMessage) *int {
 }
 
 // replayUsage sends the usage_update that ends a replay: the context
-// the last response used, the window and what the session cost so far.
-// A session file that records no usage sends none.
-func (s *Session) replayUsage(ctx context.Context, usage []session.ResponseUsage) {
+// the last response used, the window and, with withCost (usage holds
+// every response of the session), what the session cost so far. A
+// session file that records no usage sends none.
+func (s *Session) replayUsage(ctx context.Context, usage []session.ResponseUsage, withCost bool) {
 	var last *providers.Usage
 	var cost float64
 	price := s.svc.cfg.Price
@@ -176,7 +177,7 @@ func (s *Session) replayUsage(ctx context.Context, usage []session.ResponseUsage
 		if !usage[i].Sidechain {
 			last = &usage[i].Usage
 		}
-		if price != nil {
+		if price != nil && withCost {
 			cost += price(usage[i].Usage)
 		}
 	}

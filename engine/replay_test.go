@@ -193,3 +193,27 @@ func TestReplayOfClaudeCodeFiles(t *testing.T) {
 		t.Errorf("last update %+v, want usage_update with used 120", last)
 	}
 }
+
+// TestResumeSendsUsage: session/resume replays nothing, but gives the
+// editor its context meter back with a usage_update (no cost: Resume
+// reads only the turns since the last compaction).
+func TestResumeSendsUsage(t *testing.T) {
+	store := session.NewStore(t.TempDir(), "-")
+	price := func(u Usage) float64 { return float64(u.InputTokens) / 1e6 }
+	model := newScript(t, say("hello"))
+	h := newHarness(t, model, nil, func(c *Config) { c.Store, c.Price = store, price })
+	h.prompt(t, "hi")
+	if err := h.svc.CloseSession(h.sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	client := &recordingClient{t: t}
+	svc2 := NewService(Config{Provider: model, Model: "test-model", Home: t.TempDir(), Logf: t.Logf, Store: store, Price: price})
+	t.Cleanup(svc2.Close)
+	if _, err := svc2.ResumeSession(context.Background(), h.sess.ID, SessionOptions{Cwd: h.dir, Client: client}, false); err != nil {
+		t.Fatal(err)
+	}
+	all := client.all()
+	if len(all) != 1 || all[0].SessionUpdate != schema.UpdateUsage || *all[0].Used != 15 || all[0].Cost != nil {
+		t.Errorf("resume sent %+v, want one usage_update with used 15 and no cost", all)
+	}
+}

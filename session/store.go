@@ -271,7 +271,7 @@ type History struct {
 	// Usage is what the model's responses used, one entry per response
 	// in order (the lines of one response counted once), subagents'
 	// included, for the context size and the cost shown after a
-	// replay. Only Load fills it.
+	// replay. From Resume: only the responses since the last compaction.
 	Usage []ResponseUsage
 }
 
@@ -405,7 +405,7 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	for i := range p.entries {
 		ti.add(&p.entries[i].e)
 	}
-	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result(), Usage: usageOf(entries)}
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := &entries[i].e; e.Type == typeAssistant && e.Model != "" && e.Model != "<synthetic>" && !e.Sidechain {
 			h.Model = e.Model
