@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -136,6 +137,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: config.DisplayName(m.ID), Description: config.ModelDescription(m), Group: config.ModelGroup(m.Provider, m.Known)})
 		}
 	}
+	slices.SortStableFunc(cfg.Models, func(a, b engine.ModelInfo) int { return config.CompareForPicker(a.Group, a.Name, b.Group, b.Name) })
 	if rerr != nil {
 		cfg.ProviderError = rerr
 		return cfg

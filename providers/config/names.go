@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -88,4 +89,48 @@ func ModelDescription(m Model) string {
 		size = fmt.Sprintf("%gM", float64(w/100_000)/10)
 	}
 	return m.ID + " · " + size + " context"
+}
+
+// CompareForPicker orders models in a picker: by group, then by family
+// ("Claude Opus", "Claude Sonnet"), the newest version first.
+func CompareForPicker(aGroup, aName, bGroup, bName string) int {
+	if c := strings.Compare(aGroup, bGroup); c != 0 {
+		return c
+	}
+	af, av := familyVersion(aName)
+	bf, bv := familyVersion(bName)
+	if c := strings.Compare(af, bf); c != 0 {
+		return c
+	}
+	for i := 0; i < len(av) || i < len(bv); i++ {
+		var x, y int
+		if i < len(av) {
+			x = av[i]
+		}
+		if i < len(bv) {
+			y = bv[i]
+		}
+		if x != y {
+			return y - x // newest first
+		}
+	}
+	return strings.Compare(aName, bName)
+}
+
+// familyVersion splits "Claude Opus 4.5" into "Claude Opus" and [4 5];
+// a name without a trailing version is its own family.
+func familyVersion(name string) (string, []int) {
+	i := strings.LastIndexByte(name, ' ')
+	if i < 0 {
+		return name, nil
+	}
+	var v []int
+	for _, part := range strings.Split(name[i+1:], ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return name, nil
+		}
+		v = append(v, n)
+	}
+	return name[:i], v
 }

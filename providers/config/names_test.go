@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestDisplayName: pickers show names, not ids.
 func TestDisplayName(t *testing.T) {
@@ -52,5 +55,19 @@ func TestModelDescriptionAndGroup(t *testing.T) {
 		if got := ModelGroup(tt.provider, tt.known); got != tt.want {
 			t.Errorf("ModelGroup(%s, %v) = %q, want %q", tt.provider, tt.known, got, tt.want)
 		}
+	}
+}
+
+func TestCompareForPicker(t *testing.T) {
+	type m struct{ group, name string }
+	in := []m{{"OpenAI", "GPT-5"}, {"Anthropic", "Claude Opus 4.1"}, {"Anthropic", "Claude Haiku 4.5"}, {"Anthropic", "Claude Opus 4.5"}, {"Anthropic", "Claude Opus 5"}, {"OpenAI", "GPT-4.1"}}
+	slices.SortStableFunc(in, func(a, b m) int { return CompareForPicker(a.group, a.name, b.group, b.name) })
+	var got []string
+	for _, x := range in {
+		got = append(got, x.name)
+	}
+	want := []string{"Claude Haiku 4.5", "Claude Opus 5", "Claude Opus 4.5", "Claude Opus 4.1", "GPT-4.1", "GPT-5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q", got, want)
 	}
 }
