@@ -14,7 +14,7 @@ import (
 // (terminal/create, output, wait_for_exit, kill, release), so the user
 // watches them in the editor.
 type acpTerminal struct {
-	s   *Server
+	c   *core
 	ref *sessionRef
 	// shows is set when the client renders the terminals it embeds in
 	// tool calls (clientCapabilities._meta.terminal_output, as Zed
@@ -71,18 +71,18 @@ func (t *acpTerminal) Start(ctx context.Context, cmd tools.TerminalCommand) (too
 	var res struct {
 		TerminalID string `json:"terminalId"`
 	}
-	if err := t.s.peer.Call(ctx, "terminal/create", p, &res); err != nil {
+	if err := t.c.peer.Call(ctx, "terminal/create", p, &res); err != nil {
 		return nil, err
 	}
 	if res.TerminalID == "" {
 		return nil, fmt.Errorf("terminal/create: the client answered without a terminalId")
 	}
-	return &acpTerminalProcess{s: t.s, params: terminalParams{SessionID: p.SessionID, TerminalID: res.TerminalID}}, nil
+	return &acpTerminalProcess{c: t.c, params: terminalParams{SessionID: p.SessionID, TerminalID: res.TerminalID}}, nil
 }
 
 // acpTerminalProcess is a command running in the client's terminal.
 type acpTerminalProcess struct {
-	s      *Server
+	c      *core
 	params terminalParams
 }
 
@@ -92,7 +92,7 @@ func (p *acpTerminalProcess) ID() string { return p.params.TerminalID }
 // cancelled ($/cancel_request) and the command keeps running until Kill.
 func (p *acpTerminalProcess) Wait(ctx context.Context) (tools.TerminalExit, error) {
 	var res terminalExitStatus
-	if err := p.s.peer.Call(ctx, "terminal/wait_for_exit", p.params, &res); err != nil {
+	if err := p.c.peer.Call(ctx, "terminal/wait_for_exit", p.params, &res); err != nil {
 		return tools.TerminalExit{}, err
 	}
 	return res.exit(), nil
@@ -101,7 +101,7 @@ func (p *acpTerminalProcess) Wait(ctx context.Context) (tools.TerminalExit, erro
 // Output sends terminal/output.
 func (p *acpTerminalProcess) Output(ctx context.Context) (string, bool, error) {
 	var res terminalOutputResult
-	if err := p.s.peer.Call(ctx, "terminal/output", p.params, &res); err != nil {
+	if err := p.c.peer.Call(ctx, "terminal/output", p.params, &res); err != nil {
 		return "", false, err
 	}
 	return res.Output, res.Truncated, nil
@@ -109,12 +109,12 @@ func (p *acpTerminalProcess) Output(ctx context.Context) (string, bool, error) {
 
 // Kill sends terminal/kill.
 func (p *acpTerminalProcess) Kill(ctx context.Context) error {
-	return p.s.peer.Call(ctx, "terminal/kill", p.params, nil)
+	return p.c.peer.Call(ctx, "terminal/kill", p.params, nil)
 }
 
 // Release sends terminal/release.
 func (p *acpTerminalProcess) Release(ctx context.Context) error {
-	return p.s.peer.Call(ctx, "terminal/release", p.params, nil)
+	return p.c.peer.Call(ctx, "terminal/release", p.params, nil)
 }
 
 func (e terminalExitStatus) exit() tools.TerminalExit {

@@ -1,12 +1,32 @@
 // Package server is the protocol layer between rpc and engine: it serves
-// the LSP door (session methods in ACP's shapes over LSP framing, document
-// sync, workspace/applyEdit) over one connection, adapting each method to
-// the engine's session service.
+// the editor's doors to the agent over one connection each, adapting
+// each method to the engine's session service.
 //
-// Handlers are thin, one file per method group: lifecycle.go (initialize,
-// shutdown, exit), textsync.go (textDocument/did*), sessions.go (session/*),
-// and client.go, the engine.Client that carries updates, permission
-// requests and edits back to the editor.
+// # Doors
+//
+// Each door is a type of its own over the connection's shared core
+// (server.go: the connection, its lifecycle state, the requests in
+// flight and the session services of services.go). A door's constructor
+// builds its method table, and the door owns its capabilities, its
+// clients and file systems, its error codes and its cancel notice:
+//
+//   - lspDoor (lsp.go) serves our editor plugins: the session methods in
+//     ACP's shapes over LSP framing (sessions.go), lifecycle
+//     (lifecycle.go), document sync (textsync.go), workspace/applyEdit
+//     and agent/diagnostics (client.go, diagnostics.go). It answers a
+//     request before initialize with LSP's -32002 and cancels its calls
+//     to the editor with $/cancelRequest.
+//   - plainDoor (plain*.go) serves editors without a plugin on the same
+//     connection, with standard LSP features only: code actions,
+//     commands, progress, showMessageRequest and a transcript.
+//   - acpDoor (acp.go, acp_terminal.go) serves the Agent Client Protocol
+//     over newline-delimited JSON: the same session methods, with files
+//     and terminals through the client and a service per project. ACP's
+//     -32002 means "resource not found", so a request before initialize
+//     is an invalid request there, and it cancels with $/cancel_request.
+//
+// Handlers are thin, one file per method group, and delegate to the
+// engine.
 //
 // # Dispatch
 //

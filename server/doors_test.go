@@ -24,7 +24,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
-	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 )
@@ -469,18 +468,14 @@ func serveDoor(t *testing.T, acp bool, root, claudeDir string, turns ...fake.Tur
 		return engine.NewService(engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf, Store: store}), nil
 	}}
 	a, b := net.Pipe()
-	s := New(opts)
-	var conn jsonrpc2.Conn
-	if acp {
-		s.door, s.acp = acpMethods, true
-		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(a), s.logf)))
-	} else {
-		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(a), s.logf)))
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		s.Run(ctx, conn)
+		if acp {
+			ServeACP(ctx, a, opts)
+		} else {
+			Serve(ctx, a, opts)
+		}
 		close(done)
 	}()
 	t.Cleanup(func() {
@@ -767,19 +762,17 @@ func TestEveryMethodAgainstASlowEditor(t *testing.T) {
 		steps  []step
 		prompt int // model turns the plain-LSP prompt takes
 	}{
-		{name: "lsp", table: lspMethods, steps: concat(lspSteps(), sessionSteps(), lspTailSteps()), prompt: 1},
-		{name: "acp", acp: true, table: acpMethods, steps: concat(acpSteps(), sessionSteps())},
+		{name: "lsp", table: newLSPDoor(Options{}).c.methods, steps: concat(lspSteps(), sessionSteps(), lspTailSteps()), prompt: 1},
+		{name: "acp", acp: true, table: newACPDoor(Options{}).c.methods, steps: concat(acpSteps(), sessionSteps())},
 	} {
 		t.Run(door.name, func(t *testing.T) {
 			covered := map[string]bool{}
 			for _, s := range door.steps {
 				covered[s.method] = true
 			}
-			for _, table := range []methodTable{door.table, sessionMethods} {
-				for name := range table {
-					if !covered[name] {
-						t.Errorf("method %s has no step in this test: add one to the %s door's steps", name, door.name)
-					}
+			for name := range door.table {
+				if !covered[name] {
+					t.Errorf("method %s has no step in this test: add one to the %s door's steps", name, door.name)
 				}
 			}
 			if t.Failed() {

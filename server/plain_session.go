@@ -1,0 +1,314 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/schema"
+)
+
+// The plain-LSP door's session and its turns: one session at a time,
+// started by the first prompt and replaced by agent.newSession; each turn
+// reports through work done progress, log messages and the transcript,
+// and ends with window/showMessage.
+
+// session returns the door's session, starting one if needed. Callers
+// hold d.mu.
+func (d *plainDoor) session() (*engine.Session, *plainClient, error) {
+	if d.sess != nil {
+		return d.sess, d.client, nil
+	}
+	roots := d.lsp.workspaceRoots()
+	cwd, err := os.Getwd()
+	if len(roots) > 0 {
+		cwd, err = roots[0], nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	pc := &plainClient{editorDiagnostics: editorDiagnostics{d.lsp}, d: d}
+	opts, _ := d.lsp.sessionOptions(cwd, nil)
+	opts.Client = pc
+	sess, err := d.lsp.c.service().NewSession(context.Background(), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.transcript = newTranscript(filepath.Join(d.lsp.c.opts.TranscriptDir, sess.ID+".md"), d.lsp.c.logf)
+	d.sess, d.client = sess, pc
+	// The session's queued notices (settings problems, what an untrusted
+	// folder holds back) go out as log messages.
+	sess.AnnounceCommands(context.Background())
+	return sess, pc, nil
+}
+
+// endSession lets the next prompt start a new session, unless a turn is
+// running; the old session's transcript is closed.
+func (d *plainDoor) endSession() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.running {
+		return false
+	}
+	if d.client != nil {
+		d.client.transcript.close()
+	}
+	d.sess, d.client = nil, nil
+	return true
+}
+
+// progressCancel serves window/workDoneProgress/cancel: the user
+// cancelled the running turn from its progress.
+func (d *plainDoor) progressCancel(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	pc, cancel := d.client, d.cancel
+	d.mu.Unlock()
+	if pc != nil && cancel != nil && pc.ownsToken(p.Token) {
+		cancel()
+	}
+	return nil, nil
+}
+
+// logMessage sends window/logMessage (type 1 error ... 4 log).
+func (d *plainDoor) logMessage(ctx context.Context, typ int, msg string) {
+	if err := d.lsp.c.peer.Notify(ctx, "window/logMessage", map[string]any{"type": typ, "message": msg}); err != nil {
+		d.lsp.c.logf("window/logMessage: %v", err)
+	}
+}
+
+// plainClient is the engine.Client of a plain-LSP session: updates become
+// progress reports and transcript lines, permission requests become
+// window/showMessageRequest.
+type plainClient struct {
+	// editorDiagnostics answers like the LSP door's client (wrap mode's
+	// agent gets the wrapped server's diagnostics this way).
+	editorDiagnostics
+	d          *plainDoor
+	transcript *transcript // set once the session exists
+
+	mu     sync.Mutex        // guards the fields below
+	token  string            // progress token of the running turn
+	tools  map[string]string // tool call titles
+	answer strings.Builder   // the model's text since its last tool call
+}
+
+var (
+	_ engine.Client            = (*plainClient)(nil)
+	_ engine.StatusClient      = (*plainClient)(nil)
+	_ engine.EditorDiagnostics = (*plainClient)(nil)
+)
+
+// runTurn runs one prompt with progress, transcript and status messages,
+// and calls free once the session is idle again, before announcing the
+// end. The answer reaches every editor as window/showMessage (eglot 1.9
+// has neither showDocument nor progress); the transcript is opened at the
+// end of the turn, when it holds the answer.
+func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text string, prompt []schema.ContentBlock, free func()) {
+	d := c.d
+	c.mu.Lock()
+	c.answer.Reset()
+	c.mu.Unlock()
+	c.beginProgress(ctx, text)
+	c.transcript.append(fmt.Sprintf("\n\n## You (%s)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(text)), "user")
+	d.logMessage(ctx, 3, "agent: working on: "+firstLine(text))
+	stop, err := sess.Prompt(ctx, prompt)
+	free()
+	ctx = context.WithoutCancel(ctx)
+	msg := "agent: done (" + stop + ")"
+	typ := 3
+	if err != nil {
+		msg, typ = "agent: "+err.Error(), 1
+	}
+	d.logMessage(ctx, typ, msg)
+	c.transcript.append("\n\n_"+strings.TrimPrefix(msg, "agent: ")+"_\n", "end")
+	c.endProgress(ctx, msg)
+	if err := d.lsp.c.peer.Notify(ctx, "window/showMessage", map[string]any{"type": typ, "message": c.finalMessage(msg)}); err != nil {
+		d.lsp.c.logf("window/showMessage: %v", err)
+	}
+	c.transcript.show(ctx, d.lsp)
+}
+
+// answerBudget bounds the answer shown in window/showMessage; the
+// transcript holds all of it.
+const answerBudget = 400
+
+// finalMessage is the end of a turn as one message: the model's last
+// answer, shortened, then how the turn ended and where the transcript is.
+func (c *plainClient) finalMessage(end string) string {
+	c.mu.Lock()
+	answer := strings.TrimSpace(c.answer.String())
+	c.mu.Unlock()
+	if r := []rune(answer); len(r) > answerBudget {
+		answer = strings.TrimSpace(string(r[:answerBudget])) + "…"
+	}
+	var b strings.Builder
+	b.WriteString(end)
+	if answer != "" {
+		b.WriteString("\n\n" + answer)
+	}
+	if c.transcript != nil {
+		b.WriteString("\n\nTranscript: " + c.transcript.path)
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(line) > 80 {
+		line = line[:80] + "…"
+	}
+	return line
+}
+
+// beginProgress creates a progress token and sends begin, when the client
+// supports work done progress.
+func (c *plainClient) beginProgress(ctx context.Context, title string) {
+	lsp := c.d.lsp
+	if !lsp.capabilities().workDoneProgress {
+		return
+	}
+	token := "agent-" + uuid.NewString()
+	if err := lsp.c.peer.Call(ctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil); err != nil {
+		lsp.c.logf("window/workDoneProgress/create: %v", err)
+		return
+	}
+	c.mu.Lock()
+	c.token = token
+	c.mu.Unlock()
+	c.progress(ctx, map[string]any{"kind": "begin", "title": "Agent", "message": firstLine(title), "cancellable": true})
+}
+
+func (c *plainClient) progress(ctx context.Context, value map[string]any) {
+	c.mu.Lock()
+	token := c.token
+	c.mu.Unlock()
+	if token == "" {
+		return
+	}
+	if err := c.d.lsp.c.peer.Notify(ctx, "$/progress", map[string]any{"token": token, "value": value}); err != nil {
+		c.d.lsp.c.logf("$/progress: %v", err)
+	}
+}
+
+func (c *plainClient) endProgress(ctx context.Context, msg string) {
+	c.progress(ctx, map[string]any{"kind": "end", "message": msg})
+	c.mu.Lock()
+	c.token = ""
+	c.mu.Unlock()
+}
+
+func (c *plainClient) ownsToken(raw json.RawMessage) bool {
+	var tok string
+	if json.Unmarshal(raw, &tok) != nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return tok != "" && tok == c.token
+}
+
+// Update turns a session update into transcript text and progress.
+func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
+	switch u.SessionUpdate {
+	case schema.UpdateAgentMessageChunk:
+		if u.Content != nil {
+			c.transcript.append(u.Content.Text, "agent")
+			c.mu.Lock()
+			c.answer.WriteString(u.Content.Text)
+			c.mu.Unlock()
+		}
+	case schema.UpdateUserMessageChunk: // a prompt that steers the turn
+		if u.Content != nil {
+			c.transcript.append(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
+		}
+	case schema.UpdateToolCall, schema.UpdateToolCallUpdate:
+		if u.SessionUpdate == schema.UpdateToolCall {
+			// The answer is what the model says after its last call.
+			c.mu.Lock()
+			c.answer.Reset()
+			c.mu.Unlock()
+		}
+		c.toolUpdate(ctx, u.ToolCall)
+	case schema.UpdatePlan:
+		var b strings.Builder
+		b.WriteString("\n\n**Plan**\n")
+		for _, e := range u.Entries {
+			mark := " "
+			if e.Status == "completed" {
+				mark = "x"
+			}
+			fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
+		}
+		c.transcript.append(b.String(), "plan")
+	}
+	return nil
+}
+
+// toolUpdate reports a tool call's step in the progress and transcript.
+func (c *plainClient) toolUpdate(ctx context.Context, tc *schema.ToolCall) {
+	c.mu.Lock()
+	if c.tools == nil {
+		c.tools = make(map[string]string)
+	}
+	if tc.Title != "" {
+		c.tools[tc.ToolCallID] = shorten(c.d.lsp.workspaceRoots(), tc.Title)
+	}
+	title := c.tools[tc.ToolCallID]
+	c.mu.Unlock()
+	switch tc.Status {
+	case schema.StatusInProgress:
+		c.progress(ctx, map[string]any{"kind": "report", "message": stepName(title)})
+		c.transcript.append(fmt.Sprintf("\n\n- `%s`", title), "tool")
+	case schema.StatusFailed:
+		c.transcript.append(" — failed", "tool")
+	case schema.StatusCompleted:
+		c.transcript.append(" — done", "tool")
+	}
+}
+
+// shorten makes the paths of a title relative to the workspace roots.
+func shorten(roots []string, title string) string {
+	for _, r := range roots {
+		title = strings.ReplaceAll(title, r+string(filepath.Separator), "")
+	}
+	return title
+}
+
+// stepName describes a tool call as a progress step: "Reading calc.py".
+func stepName(title string) string {
+	verb, rest, _ := strings.Cut(title, " ")
+	steps := map[string]string{
+		"Read": "Reading", "Edit": "Editing", "MultiEdit": "Editing", "Write": "Writing",
+		"Grep": "Searching", "Glob": "Finding files", "LS": "Listing", "Bash": "Running",
+		"TodoWrite": "Planning",
+	}
+	if ing, ok := steps[verb]; ok {
+		return strings.TrimSpace(ing + " " + rest)
+	}
+	return title
+}
+
+// Status shows notices as log messages.
+func (c *plainClient) Status(ctx context.Context, sessionID string, st engine.Status) error {
+	typ := 3
+	if st.Kind == engine.StatusWarning {
+		typ = 2
+	}
+	c.d.logMessage(ctx, typ, "agent: "+st.Message)
+	return nil
+}
