@@ -72,43 +72,6 @@ func (c lspClient) Status(ctx context.Context, sessionID string, st engine.Statu
 	return c.d.c.peer.Notify(ctx, "agent/status", statusParams{SessionID: sessionID, Status: st})
 }
 
-// Wire shapes of workspace/applyEdit.
-type (
-	applyEditParams struct {
-		Label string        `json:"label,omitempty"`
-		Edit  workspaceEdit `json:"edit"`
-	}
-	workspaceEdit struct {
-		Changes         map[string][]textEdit `json:"changes,omitempty"`
-		DocumentChanges []any                 `json:"documentChanges,omitempty"`
-	}
-	textEdit struct {
-		Range   protocol.Range `json:"range"`
-		NewText string         `json:"newText"`
-	}
-	textDocumentEdit struct {
-		TextDocument optionalVersionedDocument `json:"textDocument"`
-		Edits        []textEdit                `json:"edits"`
-	}
-	optionalVersionedDocument struct {
-		URI     string `json:"uri"`
-		Version *int32 `json:"version"`
-	}
-	createFile struct {
-		Kind    string            `json:"kind"`
-		URI     string            `json:"uri"`
-		Options createFileOptions `json:"options"`
-	}
-	createFileOptions struct {
-		Overwrite      bool `json:"overwrite"`
-		IgnoreIfExists bool `json:"ignoreIfExists"`
-	}
-	applyEditResult struct {
-		Applied       bool   `json:"applied"`
-		FailureReason string `json:"failureReason,omitempty"`
-	}
-)
-
 // ApplyEdit sends workspace/applyEdit so the change lands in the editor's
 // buffer, where the user can undo it.
 func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
@@ -117,26 +80,38 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		// The editor cannot create files through edits: write the disk.
 		return tools.WriteFileAtomic(fc.Path, []byte(fc.After))
 	}
-	docURI := string(uri.File(fc.Path))
+	docURI := uri.File(fc.Path)
 	edits := toTextEdits(diffs.TextEdits(fc.Before, fc.After))
-	var we workspaceEdit
+	var we protocol.WorkspaceEdit
 	switch {
 	case fc.Create:
-		we.DocumentChanges = []any{
-			createFile{Kind: "create", URI: docURI, Options: createFileOptions{IgnoreIfExists: true}},
-			textDocumentEdit{TextDocument: optionalVersionedDocument{URI: docURI}, Edits: []textEdit{{NewText: fc.After}}},
+		ignore := true
+		we.DocumentChanges = []protocol.DocumentChange{
+			&protocol.CreateFile{Kind: "create", URI: docURI, Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}},
+			&protocol.TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: docURI}},
+				Edits:        []protocol.TextDocumentEditElement{&protocol.TextEdit{NewText: fc.After}},
+			},
 		}
 	case caps.documentChanges:
-		doc := optionalVersionedDocument{URI: docURI}
+		doc := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: docURI}}
 		if v, ok := c.d.overlay.Version(fc.Path); ok {
 			doc.Version = &v
 		}
-		we.DocumentChanges = []any{textDocumentEdit{TextDocument: doc, Edits: edits}}
+		elems := make([]protocol.TextDocumentEditElement, len(edits))
+		for i := range edits {
+			elems[i] = &edits[i]
+		}
+		we.DocumentChanges = []protocol.DocumentChange{&protocol.TextDocumentEdit{TextDocument: doc, Edits: elems}}
 	default:
-		we.Changes = map[string][]textEdit{docURI: edits}
+		we.Changes = map[uri.URI][]protocol.TextEdit{docURI: edits}
 	}
-	var res applyEditResult
-	if err := c.d.c.peer.Call(ctx, "workspace/applyEdit", applyEditParams{Label: fc.Label, Edit: we}, &res); err != nil {
+	p := protocol.ApplyWorkspaceEditParams{Edit: we}
+	if fc.Label != "" {
+		p.Label = &fc.Label
+	}
+	var res protocol.ApplyWorkspaceEditResult
+	if err := c.d.c.peer.Call(ctx, "workspace/applyEdit", p, &res); err != nil {
 		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
 			// It announced applyEdit but does not serve it: as without
 			// the capability, the disk is written.
@@ -147,15 +122,19 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		return newClientError("workspace/applyEdit", err)
 	}
 	if !res.Applied {
-		return &workspace.EditRefusedError{Path: fc.Path, Reason: res.FailureReason}
+		reason := ""
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return &workspace.EditRefusedError{Path: fc.Path, Reason: reason}
 	}
 	return nil
 }
 
-func toTextEdits(edits []diffs.TextEdit) []textEdit {
-	out := make([]textEdit, len(edits))
+func toTextEdits(edits []diffs.TextEdit) []protocol.TextEdit {
+	out := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
-		out[i] = textEdit{
+		out[i] = protocol.TextEdit{
 			Range: protocol.Range{
 				Start: protocol.Position{Line: e.Start.Line, Character: e.Start.Character},
 				End:   protocol.Position{Line: e.End.Line, Character: e.End.Character},

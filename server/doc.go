@@ -55,13 +55,36 @@
 //
 // # Wire types
 //
-// LSP messages use go.lsp.dev/protocol's types (document sync params,
-// ranges and positions). A few are small copies written here, on purpose:
-// the initialize result (initializeResult in lifecycle.go) names the
-// handful of capabilities the server announces, with the agent's ACP
-// initialize result inside experimental.agent, where protocol's
-// ServerCapabilities has some thirty fields and an untyped Experimental;
-// and the plain door's code actions, commands and showMessageRequest
-// carry only the fields it sends. The session methods are ACP's and use
-// package schema.
+// LSP messages use go.lsp.dev/protocol's types: document sync params,
+// ranges and positions, workspace/applyEdit and its answer,
+// window/logMessage, window/showMessage, window/showMessageRequest and
+// the button chosen, window/showDocument, work done progress (create,
+// begin, report, end, cancel), workspace/executeCommand's params and the
+// code actions and commands of textDocument/codeAction. They encode with
+// their own encoders: rpc.Raw uses them for a value of such a type, and
+// wire.go carries them where that does not reach (a list, an LSPAny).
+//
+// Three are copies written here, each on purpose:
+//
+//   - initialize's params (initializeParams, lifecycle.go). protocol's
+//     decoder checks the whole of ClientCapabilities, some hundreds of
+//     fields, and refuses initialize over any one of them, such as an
+//     empty Lua table {} where a list goes (Lua encoders write an empty
+//     list so) in a capability the server never reads. An editor refused
+//     at initialize has no agent at all, so the copy reads only the
+//     capabilities the server acts on.
+//   - initialize's result (initializeResult, lifecycle.go). It carries
+//     the agent's ACP initialize result in experimental.agent and the
+//     agent-lsp _meta of docs/protocol.md beside the capabilities, which
+//     protocol.InitializeResult has no field for, and it announces five
+//     of ServerCapabilities' thirty-odd fields.
+//   - textDocument/codeAction's params (codeActionParams,
+//     plain_actions.go). Their diagnostics echo what other servers
+//     published, and protocol's decoder refuses the request over fields
+//     the door never reads (a null severity or code, {} for a list of
+//     tags).
+//
+// agent/diagnostics is our own method, not LSP's, and the session methods
+// are ACP's: they use package schema and the shapes beside their
+// handlers.
 package server

@@ -874,3 +874,20 @@ func TestAnswersAfterInputEnds(t *testing.T) {
 		}
 	}
 }
+
+// The slow editor's shapes of workspace/applyEdit (once the server's own
+// hand-written copies; it now sends go.lsp.dev/protocol's types).
+type (
+	workspaceEdit struct {
+		Changes         map[string][]textEdit `json:"changes,omitempty"`
+		DocumentChanges []any                 `json:"documentChanges,omitempty"`
+	}
+	textEdit struct {
+		Range   protocol.Range `json:"range"`
+		NewText string         `json:"newText"`
+	}
+	applyEditResult struct {
+		Applied       bool   `json:"applied"`
+		FailureReason string `json:"failureReason,omitempty"`
+	}
+)

@@ -29,7 +29,9 @@ type clientCapabilities struct {
 	diagnostics bool
 }
 
-// initializeResult is the result of initialize.
+// initializeResult is the result of initialize: a copy of the parts of
+// protocol.InitializeResult the server sends, on purpose (doc.go, Wire
+// types).
 type initializeResult struct {
 	Capabilities serverCapabilities `json:"capabilities"`
 	ServerInfo   serverInfo         `json:"serverInfo"`
@@ -155,7 +157,8 @@ var authMethods = []schema.AuthMethod{
 }
 
 // initializeParams are the parts of LSP's InitializeParams the server
-// reads.
+// reads: a copy on purpose, as protocol's decoder refuses initialize over
+// fields the server never reads (doc.go, Wire types).
 type initializeParams struct {
 	ProcessID        *int   `json:"processId"`
 	RootURI          string `json:"rootUri"`

@@ -7,12 +7,18 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // textDocument/codeAction on the plain-LSP door: the agent's offers at
 // the cursor, a selection or a diagnostic, each a command
 // (plain_commands.go) with the prompt it sends.
 
+// codeActionParams are the parts of protocol.CodeActionParams the door
+// reads. It is a copy on purpose: the diagnostics in its context echo
+// what other servers published, and protocol's decoder refuses the whole
+// request over a field the door never reads (a null severity or code, an
+// empty Lua table {} where a list of tags or related information goes).
 type codeActionParams struct {
 	TextDocument struct {
 		URI string `json:"uri"`
@@ -31,17 +37,13 @@ type codeActionParams struct {
 	} `json:"context"`
 }
 
-type command struct {
-	Title     string `json:"title"`
-	Command   string `json:"command"`
-	Arguments []any  `json:"arguments,omitempty"`
-}
-
-type codeAction struct {
-	Title       string   `json:"title"`
-	Kind        string   `json:"kind"`
-	Command     *command `json:"command,omitempty"`
-	IsPreferred bool     `json:"isPreferred,omitempty"`
+// agentAction is a code action that runs one of the door's commands.
+func agentAction(title string, kind protocol.CodeActionKind, cmd string, args ...any) protocol.CodeAction {
+	a := protocol.CodeAction{Title: title, Kind: &kind, Command: protocol.Command{Title: title, Command: cmd}}
+	for _, arg := range args {
+		a.Command.Arguments = append(a.Command.Arguments, lspAny(arg))
+	}
+	return a
 }
 
 func (p *plainDoor) codeAction(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -53,7 +55,7 @@ func (p *plainDoor) codeAction(ctx context.Context, req *jsonrpc2.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	actions := []codeAction{}
+	actions := codeActions{}
 	if params.Context.TriggerKind == triggerAutomatic && len(params.Context.Diagnostics) == 0 {
 		// Editors ask on every cursor rest: without a problem to fix,
 		// offering the agent there would put a lightbulb on every line.
@@ -66,21 +68,20 @@ func (p *plainDoor) codeAction(ctx context.Context, req *jsonrpc2.Request) (any,
 		if d.Source != "" {
 			prompt += " (reported by " + d.Source + ")"
 		}
-		actions = append(actions, codeAction{
-			Title:       "Agent: fix this",
-			Kind:        "quickfix",
-			IsPreferred: false,
-			Command:     &command{Title: "Agent: fix this", Command: cmdPrompt, Arguments: []any{prompt, params.TextDocument.URI, d.Range}},
-		})
+		actions = append(actions, agentAction("Agent: fix this", protocol.CodeActionKindQuickFix, cmdPrompt, prompt, params.TextDocument.URI, d.Range))
 	}
 	if params.Range.Start != params.Range.End && params.Context.TriggerKind != triggerAutomatic {
 		where := fmt.Sprintf("%s, lines %d-%d", rel, params.Range.Start.Line+1, params.Range.End.Line+1)
-		for _, a := range []struct{ title, kind, prompt string }{
-			{"Agent: explain", "refactor", "Explain the selected code in " + where + "."},
-			{"Agent: refactor…", "refactor.rewrite", "Refactor the selected code in " + where + " to be clearer and simpler, without changing its behaviour."},
-			{"Agent: write tests", "refactor", "Write tests for the selected code in " + where + ", in the project's test style, and run them."},
+		for _, a := range []struct {
+			title  string
+			kind   protocol.CodeActionKind
+			prompt string
+		}{
+			{"Agent: explain", protocol.CodeActionKindRefactor, "Explain the selected code in " + where + "."},
+			{"Agent: refactor…", protocol.CodeActionKindRefactorRewrite, "Refactor the selected code in " + where + " to be clearer and simpler, without changing its behaviour."},
+			{"Agent: write tests", protocol.CodeActionKindRefactor, "Write tests for the selected code in " + where + ", in the project's test style, and run them."},
 		} {
-			actions = append(actions, codeAction{Title: a.title, Kind: a.kind, Command: &command{Title: a.title, Command: cmdPrompt, Arguments: []any{a.prompt, params.TextDocument.URI, params.Range}}})
+			actions = append(actions, agentAction(a.title, a.kind, cmdPrompt, a.prompt, params.TextDocument.URI, params.Range))
 		}
 	}
 	if params.Context.TriggerKind == triggerAutomatic {
@@ -94,7 +95,7 @@ const triggerAutomatic = 2
 
 // controls are the actions that control the agent itself: cancel
 // the running turn, or start a new session once there is one.
-func (p *plainDoor) controls() []codeAction {
+func (p *plainDoor) controls() []protocol.CodeAction {
 	p.mu.Lock()
 	running, started := p.running, p.sess != nil
 	p.mu.Unlock()
@@ -107,7 +108,7 @@ func (p *plainDoor) controls() []codeAction {
 	default:
 		return nil
 	}
-	return []codeAction{{Title: title, Kind: "quickfix", Command: &command{Title: title, Command: cmd}}}
+	return []protocol.CodeAction{agentAction(title, protocol.CodeActionKindQuickFix, cmd)}
 }
 
 // relative returns path relative to the first of roots that holds it.

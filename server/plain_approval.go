@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -32,14 +34,7 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 			titles["Reject"] = o.OptionID
 		}
 	}
-	var res *struct {
-		Title string `json:"title"`
-	}
-	err := c.d.lsp.c.peer.Call(ctx, "window/showMessageRequest", map[string]any{
-		"type":    2, // warning: it changes something
-		"message": msg,
-		"actions": []map[string]string{{"title": "Allow"}, {"title": "Always allow"}, {"title": "Reject"}},
-	}, &res)
+	res, err := c.ask(ctx, msg, "Allow", "Always allow", "Reject")
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +58,7 @@ func (c *plainClient) requestTrust(ctx context.Context, p *schema.RequestPermiss
 		}
 	}
 	msg := "agent: " + p.ToolCall.Title + ". Until you trust it, its hooks, MCP servers and settings that loosen the rules stay off."
-	var res *struct {
-		Title string `json:"title"`
-	}
-	err := c.d.lsp.c.peer.Call(ctx, "window/showMessageRequest", map[string]any{
-		"type":    2,
-		"message": msg,
-		"actions": []map[string]string{{"title": "Trust"}, {"title": "Not now"}},
-	}, &res)
+	res, err := c.ask(ctx, msg, "Trust", "Not now")
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +67,21 @@ func (c *plainClient) requestTrust(ctx context.Context, p *schema.RequestPermiss
 		choice = trust
 	}
 	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: choice}}, nil
+}
+
+// ask sends window/showMessageRequest, a warning since what it asks
+// about changes something, with a button per title. It returns the
+// button chosen, or nil when the user dismissed the message.
+func (c *plainClient) ask(ctx context.Context, msg string, titles ...string) (*protocol.MessageActionItem, error) {
+	p := protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: msg}
+	for _, t := range titles {
+		p.Actions = append(p.Actions, protocol.MessageActionItem{Title: t})
+	}
+	var res *protocol.MessageActionItem
+	if err := c.d.lsp.c.peer.Call(ctx, "window/showMessageRequest", p, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // approvalText is the text of an approval request: the tool (by name,

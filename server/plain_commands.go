@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -26,13 +27,8 @@ const (
 
 var plainCommands = []string{cmdPrompt, cmdCancel, cmdNewSession}
 
-type executeCommandParams struct {
-	Command   string            `json:"command"`
-	Arguments []json.RawMessage `json:"arguments"`
-}
-
 func (d *plainDoor) executeCommand(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p executeCommandParams
+	var p protocol.ExecuteCommandParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -51,7 +47,7 @@ func (d *plainDoor) executeCommand(ctx context.Context, req *jsonrpc2.Request) (
 		if !d.endSession() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agent.newSession: a turn is running; cancel it first (agent.cancel)")
 		}
-		d.logMessage(context.WithoutCancel(ctx), 3, "agent: new session started")
+		d.logMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agent: new session started")
 		return nil, nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "workspace/executeCommand: unknown command %q (want one of %s)", p.Command, strings.Join(plainCommands, ", "))
@@ -61,7 +57,7 @@ func (d *plainDoor) executeCommand(ctx context.Context, req *jsonrpc2.Request) (
 // then optionally a document URI and a range the prompt is about. The
 // command returns at once; the turn runs in the background, reporting
 // through progress, the transcript and log messages.
-func (d *plainDoor) prompt(args []json.RawMessage) error {
+func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	var text, docURI string
 	var rng *lspRange
 	if len(args) == 0 || json.Unmarshal(args[0], &text) != nil || strings.TrimSpace(text) == "" {
@@ -97,11 +93,11 @@ func (d *plainDoor) prompt(args []json.RawMessage) error {
 		sess, turnCtx := d.sess, d.ctx
 		d.turns.Add(1)
 		d.mu.Unlock()
-		d.logMessage(turnCtx, 3, "agent: your message joins the running turn: "+firstLine(text))
+		d.logMessage(turnCtx, protocol.MessageTypeInfo, "agent: your message joins the running turn: "+firstLine(text))
 		go func() {
 			defer d.turns.Done()
 			if _, err := sess.Prompt(turnCtx, prompt); err != nil {
-				d.logMessage(context.WithoutCancel(turnCtx), 1, "agent: "+err.Error())
+				d.logMessage(context.WithoutCancel(turnCtx), protocol.MessageTypeError, "agent: "+err.Error())
 			}
 		}()
 		return nil

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -69,9 +69,7 @@ func (d *plainDoor) endSession() bool {
 // progressCancel serves window/workDoneProgress/cancel: the user
 // cancelled the running turn from its progress.
 func (d *plainDoor) progressCancel(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		Token json.RawMessage `json:"token"`
-	}
+	var p protocol.WorkDoneProgressCancelParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
@@ -84,9 +82,9 @@ func (d *plainDoor) progressCancel(ctx context.Context, req *jsonrpc2.Request) (
 	return nil, nil
 }
 
-// logMessage sends window/logMessage (type 1 error ... 4 log).
-func (d *plainDoor) logMessage(ctx context.Context, typ int, msg string) {
-	if err := d.lsp.c.peer.Notify(ctx, "window/logMessage", map[string]any{"type": typ, "message": msg}); err != nil {
+// logMessage sends window/logMessage.
+func (d *plainDoor) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := d.lsp.c.peer.Notify(ctx, "window/logMessage", protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
 		d.lsp.c.logf("window/logMessage: %v", err)
 	}
 }
@@ -125,19 +123,19 @@ func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text st
 	c.mu.Unlock()
 	c.beginProgress(ctx, text)
 	c.transcript.append(fmt.Sprintf("\n\n## You (%s)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(text)), "user")
-	d.logMessage(ctx, 3, "agent: working on: "+firstLine(text))
+	d.logMessage(ctx, protocol.MessageTypeInfo, "agent: working on: "+firstLine(text))
 	stop, err := sess.Prompt(ctx, prompt)
 	free()
 	ctx = context.WithoutCancel(ctx)
 	msg := "agent: done (" + stop + ")"
-	typ := 3
+	typ := protocol.MessageTypeInfo
 	if err != nil {
-		msg, typ = "agent: "+err.Error(), 1
+		msg, typ = "agent: "+err.Error(), protocol.MessageTypeError
 	}
 	d.logMessage(ctx, typ, msg)
 	c.transcript.append("\n\n_"+strings.TrimPrefix(msg, "agent: ")+"_\n", "end")
 	c.endProgress(ctx, msg)
-	if err := d.lsp.c.peer.Notify(ctx, "window/showMessage", map[string]any{"type": typ, "message": c.finalMessage(msg)}); err != nil {
+	if err := d.lsp.c.peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: typ, Message: c.finalMessage(msg)}); err != nil {
 		d.lsp.c.logf("window/showMessage: %v", err)
 	}
 	c.transcript.show(ctx, d.lsp)
@@ -183,43 +181,47 @@ func (c *plainClient) beginProgress(ctx context.Context, title string) {
 		return
 	}
 	token := "agent-" + uuid.NewString()
-	if err := lsp.c.peer.Call(ctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil); err != nil {
+	if err := lsp.c.peer.Call(ctx, "window/workDoneProgress/create", protocol.WorkDoneProgressCreateParams{Token: protocol.String(token)}, nil); err != nil {
 		lsp.c.logf("window/workDoneProgress/create: %v", err)
 		return
 	}
 	c.mu.Lock()
 	c.token = token
 	c.mu.Unlock()
-	c.progress(ctx, map[string]any{"kind": "begin", "title": "Agent", "message": firstLine(title), "cancellable": true})
+	cancellable, message := true, firstLine(title)
+	c.progress(ctx, protocol.WorkDoneProgressBegin{Kind: "begin", Title: "Agent", Message: &message, Cancellable: &cancellable})
 }
 
-func (c *plainClient) progress(ctx context.Context, value map[string]any) {
+// progress sends a $/progress of the running turn: value is a
+// protocol.WorkDoneProgressBegin, Report or End.
+func (c *plainClient) progress(ctx context.Context, value any) {
 	c.mu.Lock()
 	token := c.token
 	c.mu.Unlock()
 	if token == "" {
 		return
 	}
-	if err := c.d.lsp.c.peer.Notify(ctx, "$/progress", map[string]any{"token": token, "value": value}); err != nil {
+	if err := c.d.lsp.c.peer.Notify(ctx, "$/progress", protocol.ProgressParams{Token: protocol.String(token), Value: lspAny(value)}); err != nil {
 		c.d.lsp.c.logf("$/progress: %v", err)
 	}
 }
 
 func (c *plainClient) endProgress(ctx context.Context, msg string) {
-	c.progress(ctx, map[string]any{"kind": "end", "message": msg})
+	c.progress(ctx, protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	c.mu.Lock()
 	c.token = ""
 	c.mu.Unlock()
 }
 
-func (c *plainClient) ownsToken(raw json.RawMessage) bool {
-	var tok string
-	if json.Unmarshal(raw, &tok) != nil {
+// ownsToken reports whether token is the running turn's progress token.
+func (c *plainClient) ownsToken(token protocol.ProgressToken) bool {
+	tok, ok := token.(protocol.String)
+	if !ok {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return tok != "" && tok == c.token
+	return tok != "" && string(tok) == c.token
 }
 
 // Update turns a session update into transcript text and progress.
@@ -272,7 +274,8 @@ func (c *plainClient) toolUpdate(ctx context.Context, tc *schema.ToolCall) {
 	c.mu.Unlock()
 	switch tc.Status {
 	case schema.StatusInProgress:
-		c.progress(ctx, map[string]any{"kind": "report", "message": stepName(title)})
+		step := stepName(title)
+		c.progress(ctx, protocol.WorkDoneProgressReport{Kind: "report", Message: &step})
 		c.transcript.append(fmt.Sprintf("\n\n- `%s`", title), "tool")
 	case schema.StatusFailed:
 		c.transcript.append(" — failed", "tool")
@@ -305,9 +308,9 @@ func stepName(title string) string {
 
 // Status shows notices as log messages.
 func (c *plainClient) Status(ctx context.Context, sessionID string, st engine.Status) error {
-	typ := 3
+	typ := protocol.MessageTypeInfo
 	if st.Kind == engine.StatusWarning {
-		typ = 2
+		typ = protocol.MessageTypeWarning
 	}
 	c.d.logMessage(ctx, typ, "agent: "+st.Message)
 	return nil

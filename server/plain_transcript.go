@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
 
@@ -90,8 +90,9 @@ func (t *transcript) show(ctx context.Context, lsp *lspDoor) {
 	if t == nil || !lsp.capabilities().showDocument {
 		return
 	}
-	var res json.RawMessage
-	if err := lsp.c.peer.Call(ctx, "window/showDocument", map[string]any{"uri": string(uri.File(t.path)), "takeFocus": false}, &res); err != nil {
+	takeFocus := false
+	p := protocol.ShowDocumentParams{URI: uri.File(t.path), TakeFocus: &takeFocus}
+	if err := lsp.c.peer.Call(ctx, "window/showDocument", p, nil); err != nil {
 		lsp.c.logf("window/showDocument: %v", err)
 	}
 }
