@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -90,16 +91,24 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	if d.running {
 		// A second prompt steers the running turn: the engine gives it
 		// to the model at its next call and it ends with that turn.
+		// The command answers, and says so, once the engine has taken
+		// the prompt in: said earlier, the model's next call could go
+		// out before the prompt is queued, and the prompt would then
+		// need a call of its own.
 		sess, turnCtx := d.sess, d.ctx
 		d.turns.Add(1)
 		d.mu.Unlock()
-		d.logMessage(turnCtx, protocol.MessageTypeInfo, "agent: your message joins the running turn: "+firstLine(text))
+		taken := make(chan struct{})
 		go func() {
 			defer d.turns.Done()
-			if _, err := sess.Prompt(turnCtx, prompt); err != nil {
+			// Prompt calls the callback on every path.
+			ctx := engine.WithEntered(turnCtx, func() { close(taken) })
+			if _, err := sess.Prompt(ctx, prompt); err != nil {
 				d.logMessage(context.WithoutCancel(turnCtx), protocol.MessageTypeError, "agent: "+err.Error())
 			}
 		}()
+		<-taken
+		d.logMessage(turnCtx, protocol.MessageTypeInfo, "agent: your message joins the running turn: "+firstLine(text))
 		return nil
 	}
 	sess, pc, err := d.session()
