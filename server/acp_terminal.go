@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -29,17 +30,13 @@ var _ tools.Terminal = (*acpTerminal)(nil)
 
 // Wire shapes of the terminal methods.
 type (
-	envVariable struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
 	createTerminalParams struct {
-		SessionID       string        `json:"sessionId"`
-		Command         string        `json:"command"`
-		Args            []string      `json:"args"`
-		Env             []envVariable `json:"env"`
-		Cwd             string        `json:"cwd"`
-		OutputByteLimit int           `json:"outputByteLimit,omitempty"`
+		SessionID       string               `json:"sessionId"`
+		Command         string               `json:"command"`
+		Args            []string             `json:"args"`
+		Env             []schema.EnvVariable `json:"env"`
+		Cwd             string               `json:"cwd"`
+		OutputByteLimit int                  `json:"outputByteLimit,omitempty"`
 	}
 	terminalParams struct {
 		SessionID  string `json:"sessionId"`
@@ -62,11 +59,11 @@ func (t *acpTerminal) Start(ctx context.Context, cmd tools.TerminalCommand) (too
 		return nil, fmt.Errorf("no command to run")
 	}
 	p := createTerminalParams{
-		SessionID: t.ref.get(), Command: cmd.Argv[0], Args: cmd.Argv[1:], Env: []envVariable{},
+		SessionID: t.ref.get(), Command: cmd.Argv[0], Args: cmd.Argv[1:], Env: []schema.EnvVariable{},
 		Cwd: cmd.Dir, OutputByteLimit: cmd.OutputLimit,
 	}
 	for _, k := range slices.Sorted(maps.Keys(cmd.Env)) {
-		p.Env = append(p.Env, envVariable{Name: k, Value: cmd.Env[k]})
+		p.Env = append(p.Env, schema.EnvVariable{Name: k, Value: cmd.Env[k]})
 	}
 	var res struct {
 		TerminalID string `json:"terminalId"`

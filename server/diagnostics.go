@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
@@ -32,7 +33,7 @@ type agentDiagnosticsParams struct {
 }
 
 type editorDiagnostic struct {
-	Range    lspRange        `json:"range"`
+	Range    protocol.Range  `json:"range"`
 	Severity int             `json:"severity,omitempty"`
 	Code     json.RawMessage `json:"code,omitempty"`
 	Source   string          `json:"source,omitempty"`

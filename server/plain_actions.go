@@ -23,16 +23,16 @@ type codeActionParams struct {
 	TextDocument struct {
 		URI string `json:"uri"`
 	} `json:"textDocument"`
-	Range   lspRange `json:"range"`
+	Range   protocol.Range `json:"range"`
 	Context struct {
 		// TriggerKind is 1 when the user asked for code actions, 2 when
 		// the editor asked on its own (cursor rest).
 		TriggerKind int `json:"triggerKind"`
 		Diagnostics []struct {
-			Range    lspRange `json:"range"`
-			Message  string   `json:"message"`
-			Source   string   `json:"source"`
-			Severity int      `json:"severity"`
+			Range    protocol.Range `json:"range"`
+			Message  string         `json:"message"`
+			Source   string         `json:"source"`
+			Severity int            `json:"severity"`
 		} `json:"diagnostics"`
 	} `json:"context"`
 }

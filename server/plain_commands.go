@@ -60,7 +60,7 @@ func (d *plainDoor) executeCommand(ctx context.Context, req *jsonrpc2.Request) (
 // through progress, the transcript and log messages.
 func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	var text, docURI string
-	var rng *lspRange
+	var rng *protocol.Range
 	if len(args) == 0 || json.Unmarshal(args[0], &text) != nil || strings.TrimSpace(text) == "" {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agent.prompt: the first argument must be the prompt text")
 	}
@@ -68,7 +68,7 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agent.prompt: the second argument must be a document URI")
 	}
 	if len(args) > 2 {
-		rng = new(lspRange)
+		rng = new(protocol.Range)
 		if err := json.Unmarshal(args[2], rng); err != nil {
 			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agent.prompt: the third argument must be a range: %v", err)
 		}
@@ -138,7 +138,7 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 }
 
 // scopeBlock embeds the document (or the range of it) the prompt is about.
-func (d *plainDoor) scopeBlock(path, docURI string, rng *lspRange) schema.ContentBlock {
+func (d *plainDoor) scopeBlock(path, docURI string, rng *protocol.Range) schema.ContentBlock {
 	text, ok := d.lsp.overlay.Get(path)
 	if !ok {
 		b, err := os.ReadFile(path)

@@ -15,14 +15,6 @@ import (
 // Document sync keeps the overlay of the editor's open documents. The
 // params are go.lsp.dev/protocol's types.
 
-// lspRange and lspPosition are the protocol's types. The aliases keep
-// code other work is changing now (plain.go, wrap_diags.go) as it is; they
-// can go once that code names the protocol types itself.
-type (
-	lspRange    = protocol.Range
-	lspPosition = protocol.Position
-)
-
 // overlayRange converts a protocol range.
 func overlayRange(r protocol.Range) *workspace.Range {
 	return &workspace.Range{

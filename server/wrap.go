@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/rpc"
@@ -538,8 +539,8 @@ func (w *wrapper) track(env envelope) {
 			Text       string `json:"text"`
 		} `json:"textDocument"`
 		ContentChanges []struct {
-			Range *lspRange `json:"range"`
-			Text  string    `json:"text"`
+			Range *protocol.Range `json:"range"`
+			Text  string          `json:"text"`
 		} `json:"contentChanges"`
 		Text *string `json:"text"`
 	}
