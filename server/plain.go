@@ -51,7 +51,13 @@ type plainDoor struct {
 	cancel  context.CancelFunc // of the running turn, guarded by mu
 	ctx     context.Context    // of the running turn, guarded by mu
 	running bool               // guarded by mu
-	turns   sync.WaitGroup
+	// steering counts the prompts sent into the running turn that have
+	// not returned yet, guarded by mu. The turn is not over for the
+	// door until they have: one that came as the engine's turn ended
+	// runs as a turn of its own, under the same turn context.
+	steering int
+	idle     *sync.Cond // signalled when steering drops, L is &mu
+	turns    sync.WaitGroup
 }
 
 type codeActionParams struct {
@@ -241,14 +247,26 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 		// to the model at its next call and it ends with that turn.
 		sess, turnCtx := d.sess, d.ctx
 		d.turns.Add(1)
+		d.steering++
 		d.mu.Unlock()
-		s.logMessage(turnCtx, 3, "agent: your message joins the running turn: "+firstLine(text))
+		// Say it joins only once the engine has it queued: said
+		// before, an editor may go on as if the turn had it, and
+		// under load the turn can end first.
+		entered := make(chan struct{})
 		go func() {
 			defer d.turns.Done()
-			if _, err := sess.Prompt(turnCtx, prompt); err != nil {
+			defer func() {
+				d.mu.Lock()
+				d.steering--
+				d.idle.Broadcast()
+				d.mu.Unlock()
+			}()
+			if _, err := sess.Prompt(engine.WithEntered(turnCtx, func() { close(entered) }), prompt); err != nil {
 				s.logMessage(context.WithoutCancel(turnCtx), 1, "agent: "+err.Error())
 			}
 		}()
+		<-entered
+		s.logMessage(turnCtx, 3, "agent: your message joins the running turn: "+firstLine(text))
 		return nil
 	}
 	sess, pc, err := s.plainSession()
@@ -266,6 +284,9 @@ func (s *Server) plainPrompt(args []json.RawMessage) error {
 	// not find the agent busy.
 	free := func() {
 		d.mu.Lock()
+		for d.steering > 0 {
+			d.idle.Wait()
+		}
 		d.running, d.cancel, d.ctx = false, nil, nil
 		d.mu.Unlock()
 	}
@@ -353,6 +374,19 @@ func (s *Server) progressCancel(ctx context.Context, req *jsonrpc2.Request) (any
 func (s *Server) logMessage(ctx context.Context, typ int, msg string) {
 	if err := s.peer.Notify(ctx, "window/logMessage", map[string]any{"type": typ, "message": msg}); err != nil {
 		s.logf("window/logMessage: %v", err)
+	}
+}
+
+// nudge writes a log message (type 4, the quietest) while the editor has
+// not answered one of our requests, for editors without our plugin: Emacs
+// 28's eglot reads a request that came with the answer to one of its own
+// synchronous requests only when we write again (rpc.Peer.Nudge).
+func (s *Server) nudge(ctx context.Context) {
+	s.mu.Lock()
+	plugin := s.caps.agent
+	s.mu.Unlock()
+	if !plugin {
+		s.logMessage(ctx, 4, "agent: waiting for the editor's answer")
 	}
 }
 

@@ -177,7 +177,7 @@ func New(opts Options) *Server {
 	if opts.TranscriptDir == "" {
 		opts.TranscriptDir = filepath.Join(os.TempDir(), "agent-lsp-transcripts")
 	}
-	return &Server{
+	s := &Server{
 		opts:     opts,
 		logf:     logf,
 		door:     lspMethods,
@@ -188,6 +188,8 @@ func New(opts Options) *Server {
 		calls:    make(map[jsonrpc2.ID]context.CancelFunc),
 		dispatch: newDispatcher(),
 	}
+	s.plain.idle = sync.NewCond(&s.plain.mu)
+	return s
 }
 
 // Run serves conn until exit, the end of the stream or ctx's end.
@@ -195,6 +197,8 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	s.peer = rpc.Peer{Conn: conn}
 	if s.acp {
 		s.peer.CancelNotice = rpc.ACPCancelNotice
+	} else {
+		s.peer.Nudge = s.nudge
 	}
 	s.bg.Add(1)
 	go func() {
