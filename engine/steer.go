@@ -16,7 +16,9 @@ import (
 // alternate). The editor sees it then as a user_message_chunk. The
 // steering prompt returns when the turn that took it ends, with that
 // turn's stop reason; a prompt the turn did not take (it ended first)
-// runs as the next turn. Slash commands are not steered: they need the
+// runs as the next turn. A prompt sent after the running turn was
+// cancelled, while it winds down, is not cancelled with it: it runs as
+// the next turn too. Slash commands are not steered: they need the
 // session idle and get ErrBusy. The queue lives in turnState (turn.go).
 
 // errSteered is begin's answer to a prompt queued to steer a running turn.
@@ -26,6 +28,9 @@ var errSteered = errors.New("queued to steer the running turn")
 type steered struct {
 	msg  providers.Message
 	done chan steerOutcome // buffered: end sends exactly once
+	// afterCancel is set when the prompt came after the running turn
+	// was cancelled; guarded by the turnState's mu.
+	afterCancel bool
 }
 
 // steerOutcome ends a steering prompt: the outcome of the turn that took

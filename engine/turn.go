@@ -16,8 +16,9 @@ var errClosed = errors.New("the session is closed")
 
 // turnState is the running turn of a session: whether one runs and how
 // to cancel it, the prompts that steer it (steer.go), a hook's request to
-// stop it, and what a command or skill narrowed for it, which is
-// forgotten when the turn ends. Its methods are safe for concurrent use.
+// stop it, and what a command or skill narrowed for it. Everything but
+// the steering prompts' answers is forgotten when the turn ends. Its
+// methods are safe for concurrent use.
 type turnState struct {
 	mu      sync.Mutex         // guards the fields below
 	running bool               // a turn runs
@@ -40,7 +41,8 @@ type turnState struct {
 
 // begin marks a turn as running and returns its context. While another
 // turn runs, a prompt that can steer (steer not nil) is queued for it and
-// errSteered returned; any other gets ErrBusy.
+// errSteered returned; any other gets ErrBusy. A prompt queued after the
+// running turn was cancelled is not cancelled with it: it runs next.
 func (t *turnState) begin(ctx context.Context, steer *steered) (context.Context, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -51,6 +53,7 @@ func (t *turnState) begin(ctx context.Context, steer *steered) (context.Context,
 		if steer == nil {
 			return nil, ErrBusy
 		}
+		steer.afterCancel = t.ctx.Err() != nil
 		t.queue = append(t.queue, steer)
 		return nil, errSteered
 	}
@@ -61,8 +64,8 @@ func (t *turnState) begin(ctx context.Context, steer *steered) (context.Context,
 }
 
 // end marks the running turn as done, with its outcome. Prompts it took
-// end with it; those still queued run next, unless the turn was
-// cancelled.
+// end with it; those still queued run next, unless the turn was cancelled
+// before they came.
 func (t *turnState) end(stop string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -71,7 +74,7 @@ func (t *turnState) end(stop string, err error) {
 		st.done <- steerOutcome{stop: stop, err: err}
 	}
 	for _, st := range t.queue {
-		if stop == schema.StopCancelled {
+		if stop == schema.StopCancelled && !st.afterCancel {
 			st.done <- steerOutcome{stop: stop}
 		} else {
 			st.done <- steerOutcome{retry: true}
@@ -79,7 +82,7 @@ func (t *turnState) end(stop string, err error) {
 	}
 	t.taken, t.queue = nil, nil
 	t.running, t.ctx, t.cancel = false, nil, nil
-	t.tools, t.toolsBy, t.model = nil, "", ""
+	t.stop, t.tools, t.toolsBy, t.model = "", nil, "", ""
 	t.wg.Done()
 }
 
@@ -124,10 +127,13 @@ func (t *turnState) hasQueued() bool {
 }
 
 // take hands the queued prompts to the running turn, which answers them
-// when it ends.
+// when it ends. A cancelled turn takes none: they run after it.
 func (t *turnState) take() []*steered {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.ctx == nil || t.ctx.Err() != nil {
+		return nil
+	}
 	queue := t.queue
 	t.queue = nil
 	t.taken = append(t.taken, queue...)
