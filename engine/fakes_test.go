@@ -424,3 +424,73 @@ func holdThen(text string, streaming chan<- struct{}, proceed <-chan struct{}) s
 		}, nil
 	}
 }
+
+// call is one tool call of a calls step.
+type call struct {
+	id, name string
+	input    any
+}
+
+// calls answers with several tool calls in one message.
+func calls(cs ...call) step {
+	var blocks []providers.Block
+	for _, c := range cs {
+		raw, err := json.Marshal(c.input)
+		if err != nil {
+			panic(err)
+		}
+		blocks = append(blocks, providers.Block{Type: providers.BlockToolUse, ID: c.id, Name: c.name, Input: raw})
+	}
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		for _, b := range blocks {
+			emit(providers.Event{Kind: providers.EventToolStart, ToolID: b.ID, ToolName: b.Name})
+			emit(providers.Event{Kind: providers.EventToolEnd, Input: b.Input})
+		}
+		return &providers.Response{
+			Message:    providers.Message{Role: providers.RoleAssistant, Content: blocks},
+			StopReason: providers.StopToolUse,
+		}, nil
+	}
+}
+
+// stopWith answers with text and ends with the given stop reason.
+func stopWith(text string, reason providers.StopReason) step {
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		emit(providers.Event{Kind: providers.EventText, Text: text})
+		return &providers.Response{
+			Message:    providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{providers.TextBlock(text)}},
+			StopReason: reason,
+		}, nil
+	}
+}
+
+// fail answers with an error.
+func fail(err error) step {
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		return nil, err
+	}
+}
+
+// meetTool is a read-only tool that runs until every other meetTool of
+// its group has started: two of them only end when they run at once.
+type meetTool struct {
+	name    string
+	started chan struct{}
+	others  []*meetTool
+}
+
+func (m *meetTool) Spec() tools.Spec {
+	return tools.Spec{Name: m.name, Description: "meets the others", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: schema.KindRead, ReadOnly: true}
+}
+
+func (m *meetTool) Run(ctx context.Context, input json.RawMessage) *tools.Result {
+	close(m.started)
+	for _, o := range m.others {
+		select {
+		case <-o.started:
+		case <-ctx.Done():
+			return tools.Errorf("cancelled before %s started", o.name)
+		}
+	}
+	return &tools.Result{Content: m.name + " met the others"}
+}
