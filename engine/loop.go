@@ -47,32 +47,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (stop string, err error) {
 	defer func() { s.turn.end(stop, err) }()
 	defer s.persist()
-
-	// An untrusted folder's held-back settings are settled before
-	// anything of the turn runs (hooks included).
-	s.svc.settleTrust(ctx, s)
-	if ctx.Err() != nil {
-		return schema.StopCancelled, nil
-	}
-	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
+	msg, stop, done, err := s.prepare(ctx, prompt, msg)
+	if done {
 		return stop, err
-	}
-	if expanded, ok, err := s.expandCommand(ctx, prompt); ok {
-		if ctx.Err() != nil {
-			return schema.StopCancelled, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		msg = expanded
-	}
-	extra, blocked := s.promptHooks(ctx, prompt)
-	if blocked != "" {
-		s.say(ctx, "The prompt was blocked by a hook: "+blocked)
-		return schema.StopEndTurn, nil
-	}
-	for _, c := range extra {
-		msg.Content = append(msg.Content, providers.TextBlock(c))
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
@@ -80,6 +57,40 @@ func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg
 		s.code.beginTurn()
 	}
 	return s.loop(ctx)
+}
+
+// prepare readies a prompt for the model: it settles the folder's trust,
+// runs the session's own commands (/compact, /clear), expands the user's
+// commands and runs the prompt hooks. It returns the message to send, or
+// done with the turn's outcome when the prompt ends here.
+func (s *Session) prepare(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (_ providers.Message, stop string, done bool, err error) {
+	// An untrusted folder's held-back settings are settled before
+	// anything of the turn runs (hooks included).
+	s.svc.settleTrust(ctx, s)
+	if ctx.Err() != nil {
+		return msg, schema.StopCancelled, true, nil
+	}
+	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
+		return msg, stop, true, err
+	}
+	if expanded, ok, err := s.expandCommand(ctx, prompt); ok {
+		if ctx.Err() != nil {
+			return msg, schema.StopCancelled, true, nil
+		}
+		if err != nil {
+			return msg, "", true, err
+		}
+		msg = expanded
+	}
+	extra, blocked := s.promptHooks(ctx, prompt)
+	if blocked != "" {
+		s.say(ctx, "The prompt was blocked by a hook: "+blocked)
+		return msg, schema.StopEndTurn, true, nil
+	}
+	for _, c := range extra {
+		msg.Content = append(msg.Content, providers.TextBlock(c))
+	}
+	return msg, "", false, nil
 }
 
 // loop calls the model and runs the tools it asks for until it ends its

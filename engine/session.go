@@ -23,7 +23,20 @@ import (
 // of the same session is running (other prompts steer the running turn).
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
-// Session is one conversation with the model in one workspace.
+// Session is one conversation with the model in one workspace. It is
+// made of four parts, each with its own rules:
+//   - what the session can do: its workspace, tools, permission gate,
+//     hooks, sandbox, MCP servers and code intelligence, set up by
+//     newSession (and updated when the folder becomes trusted);
+//   - conv, what was said: the history, its usage and cost, compaction
+//     and the session file (conversation.go);
+//   - turn, the running turn: its cancel, the prompts that steer it, a
+//     hook's stop request and what a command narrowed for it (turn.go,
+//     steer.go);
+//   - its settings as they change (model, cached system prompt, notices,
+//     loaded skills), under mu.
+//
+// The loop (loop.go) runs a turn: prepare, stream, run tools, persist.
 type Session struct {
 	ID string
 	// overrides are the client's options, set before the session is
