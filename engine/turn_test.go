@@ -450,3 +450,36 @@ func TestTurnState(t *testing.T) {
 		})
 	}
 }
+
+// TestSteeringWaitsForTheParent: a prompt sent while a subagent works is
+// the parent's: the subagent never sees it, and the parent's next call
+// has it after the Agent call's result.
+func TestSteeringWaitsForTheParent(t *testing.T) {
+	h, _ := newSteerHarness(t, nil)
+	streaming, proceed := make(chan struct{}), make(chan struct{})
+	h.model.steps = []step{
+		use("a1", "Agent", map[string]any{"description": "look around", "prompt": "list the files"}),
+		holdThen("the subagent's report", streaming, proceed),
+		say("parent done"),
+	}
+	first := h.promptAsync("delegate")
+	await(t, streaming, "the subagent's model call")
+	queued := h.client.watch(queuedNotice)
+	second := h.promptAsync("and then stop")
+	await(t, queued, "the second prompt to queue")
+	close(proceed)
+
+	ended(t, first, "the first prompt", schema.StopEndTurn)
+	ended(t, second, "the steering prompt", schema.StopEndTurn)
+	reqs := h.model.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3 (parent, subagent, parent)", len(reqs))
+	}
+	if got := userTexts(reqs[1].Messages); count(got, "and then stop") != 0 {
+		t.Errorf("the subagent saw the parent's steering prompt: %q", got)
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if len(last.Content) != 2 || last.Content[0].ToolUseID != "a1" || last.Content[1].Text != "and then stop" {
+		t.Errorf("the parent's next call ends with %+v; want the Agent result, then the steering text", last)
+	}
+}
