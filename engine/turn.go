@@ -23,7 +23,7 @@ type turnState struct {
 	mu      sync.Mutex         // guards the fields below
 	running bool               // a turn runs
 	closed  bool               // the session is closed: no turn starts
-	ctx     context.Context    // of the running turn
+	ctx     context.Context    // of the running turn, kept to tell whether it was cancelled
 	cancel  context.CancelFunc // of the running turn
 	queue   []*steered         // prompts sent while the turn runs, not yet given to the model
 	taken   []*steered         // prompts the turn took, answered when it ends
