@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -303,5 +304,58 @@ func TestPermissionRequestShowsTheCall(t *testing.T) {
 	}
 	if got := strings.Join(ids, ","); got != strings.Join([]string{optAllowOnce, optAllowAlways, optRejectOnce, optRejectAlways}, ",") {
 		t.Errorf("options = %s", got)
+	}
+}
+
+// TestAlwaysAnswersSurviveResume: the session's "always" answers and its
+// model are saved in its file, and a resumed session keeps them.
+func TestAlwaysAnswersSurviveResume(t *testing.T) {
+	tests := []struct {
+		name    string
+		answer  string
+		written bool // whether the resumed session's Write runs
+	}{
+		{name: "allow always", answer: optAllowAlways, written: true},
+		{name: "reject always", answer: optRejectAlways},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := session.NewStore(t.TempDir(), "-")
+			model := newScript(t)
+			client := &recordingClient{answers: []answer{pick(tt.answer)}}
+			h := newHarness(t, model, client, func(c *Config) { c.Store = store })
+			a := filepath.Join(h.dir, "a.txt")
+			if err := h.sess.SetModel("other-model"); err != nil {
+				t.Fatal(err)
+			}
+			model.steps = []step{use("w1", "Write", map[string]any{"file_path": a, "content": "one"}), say("ok")}
+			h.prompt(t, "write a")
+			if err := h.svc.CloseSession(h.sess.ID); err != nil {
+				t.Fatal(err)
+			}
+
+			svc := NewService(Config{Provider: model, Model: "test-model", Home: t.TempDir(), Logf: t.Logf, Settings: &settings.Settings{Project: h.dir}, Store: store})
+			t.Cleanup(svc.Close)
+			again := &recordingClient{t: t} // no answers: asking fails the test
+			sess, err := svc.ResumeSession(context.Background(), h.sess.ID, SessionOptions{Cwd: h.dir, Client: again}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sess.Model(); got != "other-model" {
+				t.Errorf("resumed model = %q, want other-model", got)
+			}
+			// A resumed session has read nothing yet: Read before Write.
+			model.steps = []step{use("r2", "Read", map[string]any{"file_path": a}), use("w2", "Write", map[string]any{"file_path": a, "content": "two"}), say("ok")}
+			if _, err := sess.Prompt(context.Background(), []schema.ContentBlock{schema.TextBlock("write a again")}); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(a)
+			if (string(b) == "two") != tt.written {
+				t.Errorf("after resume the file holds %q; want the second write to run: %v", b, tt.written)
+			}
+			if n := len(again.permissionRequests()); n != 0 {
+				t.Errorf("the resumed session asked %d times", n)
+			}
+		})
 	}
 }
