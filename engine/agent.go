@@ -185,8 +185,8 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		hooks:   s.hooks,
 		agent:   run,
 		started: true,
-		titled:  true,
 	}
+	c.conv.titled = true
 	c.client = &agentClient{parent: s, run: run}
 	c.sandbox.Store(s.sandbox.Load())
 	s.mu.Lock()
@@ -195,11 +195,11 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 	c.model = s.svc.agentModel(def.Model, c.model)
 	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
 	c.system = c.agentSystemPrompt(def)
-	if s.log != nil {
-		if l, err := s.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
+	if s.conv.log != nil {
+		if l, err := s.conv.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)
 		} else {
-			c.log = l
+			c.conv.log = l
 		}
 	}
 	return c
@@ -264,8 +264,8 @@ func (c *Session) agentSystemPrompt(def AgentDef) []providers.SystemBlock {
 // closeChild ends a subagent's session: its transcript is closed; its
 // tools share the parent's background shells, which stay the parent's.
 func (c *Session) closeChild() {
-	if c.log != nil {
-		if err := c.log.Close(); err != nil {
+	if c.conv.log != nil {
+		if err := c.conv.log.Close(); err != nil {
 			c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
 		}
 	}

@@ -98,9 +98,7 @@ func (t *webSearchTool) Run(ctx context.Context, input json.RawMessage) *tools.R
 		return tools.Errorf("searching the web: %v", err)
 	}
 	if price := s.svc.cfg.Price; price != nil {
-		s.mu.Lock()
-		s.cost += price(resp.Usage)
-		s.mu.Unlock()
+		s.conv.addCost(price(resp.Usage))
 	}
 	var text, links strings.Builder
 	searches := 0
