@@ -102,8 +102,8 @@ Usage notes:
 
 func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Preview, error) {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("invalid input: %v", err)
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	typ := in.SubagentType
 	if typ == "" {
@@ -114,7 +114,7 @@ func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Prev
 
 func (t *agentTool) Run(ctx context.Context, raw json.RawMessage) *tools.Result {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err)
 	}
 	if strings.TrimSpace(in.Prompt) == "" {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -41,5 +42,44 @@ func TestInputSchemasGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("input schemas differ from %s (run go test -run %s -update to accept the change):\n%s", golden, t.Name(), got)
+	}
+}
+
+// TestEngineToolsDecodeStrictly: the engine's tools decode their input
+// by the rules their schemas state, with the messages of the built-in
+// tools.
+func TestEngineToolsDecodeStrictly(t *testing.T) {
+	preview := func(tool interface {
+		Preview(context.Context, json.RawMessage) (*tools.Preview, error)
+	}) func(string) error {
+		return func(input string) error {
+			_, err := tool.Preview(context.Background(), json.RawMessage(input))
+			return err
+		}
+	}
+	agent, search := preview(&agentTool{}), preview(&webSearchTool{})
+	for _, tt := range []struct {
+		name  string
+		call  func(string) error
+		input string
+		want  string // "" for no error
+	}{
+		{"agent", agent, `{"description":"d","prompt":"p"}`, ""},
+		{"agent without description", agent, `{"prompt":"p"}`, "invalid input: description: required field is missing"},
+		{"agent with a null prompt", agent, `{"description":"d","prompt":null}`, "invalid input: prompt: required field is missing"},
+		{"agent with a numeric model", agent, `{"description":"d","prompt":"p","model":4}`, "invalid input: model: expected string, got number"},
+		{"agent input not an object", agent, `[1]`, "invalid input: input: expected a JSON object, got array"},
+		{"search", search, `{"query":"go generics"}`, ""},
+		{"search without query", search, `{}`, "invalid input: query: required field is missing"},
+		{"search with a short query", search, `{"query":"g"}`, "invalid input: query: must be at least 2 characters"},
+		{"search with a string of domains", search, `{"query":"go","allowed_domains":"go.dev"}`, "invalid input: allowed_domains: expected array, got string"},
+	} {
+		err := tt.call(tt.input)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || err.Error() != tt.want):
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -47,8 +47,8 @@ var webSearchSchema = tools.InputSchema[webSearchInput](func(s *jsonschema.Schem
 
 func (t *webSearchTool) parse(input json.RawMessage) (webSearchInput, error) {
 	var in webSearchInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return in, fmt.Errorf("invalid input: %v", err)
+	if err := tools.DecodeInput(input, &in); err != nil {
+		return in, fmt.Errorf("invalid input: %w", err)
 	}
 	in.Query = strings.TrimSpace(in.Query)
 	switch {

@@ -9,6 +9,12 @@ import (
 	"strings"
 )
 
+// DecodeInput is decodeInput, for the tools other packages define
+// (InputSchema describes their input structs the same way).
+func DecodeInput(input json.RawMessage, v any) error {
+	return decodeInput(input, v)
+}
+
 // decodeInput decodes a tool's JSON input into v, which must point to
 // its input struct, and checks it against the rules the struct's schema
 // states (InputSchema): the input must be a JSON object; each field whose
