@@ -69,7 +69,7 @@ func (t *bashTool) Spec() Spec {
 
 func (t *bashTool) parse(input json.RawMessage) (bashInput, time.Duration, error) {
 	var in bashInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, 0, err
 	}
 	if strings.TrimSpace(in.Command) == "" {
@@ -251,7 +251,7 @@ func (t *bashOutputTool) Spec() Spec {
 
 func (t *bashOutputTool) Run(_ context.Context, input json.RawMessage) *Result {
 	var in bashOutputInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	var filter *regexp.Regexp
@@ -326,7 +326,7 @@ func (t *killBashTool) Spec() Spec {
 
 func (t *killBashTool) Run(_ context.Context, input json.RawMessage) *Result {
 	var in killBashInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	s, ok := t.env.shells.get(in.ShellID)

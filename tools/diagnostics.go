@@ -39,7 +39,7 @@ func (t *diagnosticsTool) Spec() Spec {
 
 func (t *diagnosticsTool) parse(input json.RawMessage) (string, error) {
 	var in diagnosticsInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return "", err
 	}
 	if in.FilePath == "" {

@@ -40,7 +40,7 @@ func (t *editTool) Spec() Spec {
 
 func (t *editTool) plan(input json.RawMessage) (*change, error) {
 	var in editInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	if in.OldString == in.NewString {

@@ -65,7 +65,7 @@ func (e *Env) searchDir(p string) (string, error) {
 
 func (t *globTool) parse(input json.RawMessage) (pattern, dir string, err error) {
 	var in globInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return "", "", err
 	}
 	pattern = in.Pattern

@@ -123,7 +123,7 @@ func (q *grepQuery) hidden(p string) bool {
 
 func (t *grepTool) parse(input json.RawMessage) (*grepQuery, error) {
 	var in grepInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, err
 	}
 	q := &grepQuery{pattern: in.Pattern, typ: in.Type, mode: in.OutputMode, ignoreCase: in.I, multiline: in.Multiline, lineNums: true}

@@ -9,13 +9,7 @@ import (
 	"strings"
 )
 
-// DecodeInput is decodeInput, for the tools other packages define
-// (InputSchema describes their input structs the same way).
-func DecodeInput(input json.RawMessage, v any) error {
-	return decodeInput(input, v)
-}
-
-// decodeInput decodes a tool's JSON input into v, which must point to
+// DecodeInput decodes a tool's JSON input into v, which must point to
 // its input struct, and checks it against the rules the struct's schema
 // states (InputSchema): the input must be a JSON object; each field whose
 // json tag lacks omitempty must be present and not null; each field must
@@ -23,11 +17,11 @@ func DecodeInput(input json.RawMessage, v any) error {
 // slice of structs. The error names the offending field ("file_path:
 // expected string, got number", "edits[2].old_string: required field is
 // missing") so the model can correct its call. Unknown fields are ignored.
-func decodeInput(input json.RawMessage, v any) error {
+func DecodeInput(input json.RawMessage, v any) error {
 	return decodeField("", input, v)
 }
 
-// decodeField is decodeInput for a value nested under prefix (such as
+// decodeField is DecodeInput for a value nested under prefix (such as
 // "edits[2]"), which is prepended to field names in errors.
 func decodeField(prefix string, input json.RawMessage, v any) error {
 	name := func(field string) string {

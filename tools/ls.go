@@ -42,7 +42,7 @@ func (t *lsTool) Spec() Spec {
 
 func (t *lsTool) parse(input json.RawMessage) (lsInput, string, error) {
 	var in lsInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	for i, p := range in.Ignore {

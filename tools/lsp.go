@@ -49,7 +49,7 @@ func (t *lspTool) Spec() Spec {
 
 func (t *lspTool) parse(input json.RawMessage) (lspInput, string, error) {
 	var in lspInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	if !slices.Contains(LSPOperations, in.Operation) {

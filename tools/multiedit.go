@@ -44,7 +44,7 @@ func (t *multiEditTool) Spec() Spec {
 
 func (t *multiEditTool) plan(input json.RawMessage) (*change, error) {
 	var in multiEditInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	edits := in.Edits

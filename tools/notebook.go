@@ -90,7 +90,7 @@ func sourceLines(src string) []string {
 
 func (t *notebookEditTool) plan(input json.RawMessage) (*change, error) {
 	var in notebookEditInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	mode := in.EditMode

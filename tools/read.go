@@ -68,7 +68,7 @@ func (t *readTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 
 func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {
 	var in readInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	switch {

@@ -13,7 +13,7 @@ import (
 // InputSchema returns a function that gives the JSON schema of the tool
 // input struct T, inferred on first use the way the MCP go-sdk infers the
 // schema of a typed tool (jsonschema.For). The struct is the one source of
-// the schema and of the decoding rules (decodeInput, DecodeInput):
+// the schema and of the decoding rules (DecodeInput):
 //   - each exported field is a property named by its json tag and
 //     described by its jsonschema tag;
 //   - a field is required unless its json tag says omitempty;

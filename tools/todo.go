@@ -50,7 +50,7 @@ func (t *todoTool) Spec() Spec {
 
 func (t *todoTool) Run(_ context.Context, input json.RawMessage) *Result {
 	var in todoInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	entries := make([]schema.PlanEntry, len(in.Todos))

@@ -77,7 +77,7 @@ func (t *webFetchTool) Spec() Spec {
 // to https except on loopback addresses.
 func (t *webFetchTool) parse(input json.RawMessage) (webFetchInput, *url.URL, error) {
 	var in webFetchInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, nil, err
 	}
 	u, err := url.Parse(strings.TrimSpace(in.URL))

@@ -33,7 +33,7 @@ func (t *writeTool) Spec() Spec {
 
 func (t *writeTool) plan(input json.RawMessage) (*change, error) {
 	var in writeInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	path, err := t.env.Resolve(in.FilePath)
