@@ -34,11 +34,13 @@ type agentRun struct {
 
 // agentInput is the Agent tool's input, Claude Code's fields.
 type agentInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	Model        string `json:"model"`
+	Description  string `json:"description" jsonschema:"A short (3-5 word) description of the task"`
+	Prompt       string `json:"prompt" jsonschema:"The task for the agent to perform"`
+	SubagentType string `json:"subagent_type,omitempty" jsonschema:"The type of specialized agent to use for this task"`
+	Model        string `json:"model,omitempty" jsonschema:"Optional model for this agent (sonnet, opus, haiku or a model id); it inherits yours by default"`
 }
+
+var agentSchema = tools.InputSchema[agentInput](nil)
 
 // agentTool starts subagents. It is read-only for the gate and for
 // parallel runs: what the subagent does goes through the gate call by
@@ -70,14 +72,9 @@ func (t *agentTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        agentToolName,
 		Description: desc,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"description":{"type":"string","description":"A short (3-5 word) description of the task"},` +
-			`"prompt":{"type":"string","description":"The task for the agent to perform"},` +
-			`"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},` +
-			`"model":{"type":"string","description":"Optional model for this agent (sonnet, opus, haiku or a model id); it inherits yours by default"}},` +
-			`"required":["description","prompt"],"additionalProperties":false}`),
-		Kind:     schema.KindThink,
-		ReadOnly: true,
+		InputSchema: agentSchema(),
+		Kind:        schema.KindThink,
+		ReadOnly:    true,
 	}
 }
 
@@ -105,8 +102,8 @@ Usage notes:
 
 func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Preview, error) {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("invalid input: %v", err)
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	typ := in.SubagentType
 	if typ == "" {
@@ -117,7 +114,7 @@ func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Prev
 
 func (t *agentTool) Run(ctx context.Context, raw json.RawMessage) *tools.Result {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err)
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
