@@ -287,7 +287,7 @@ func (s *Session) expandCommand(ctx context.Context, prompt []schema.ContentBloc
 	}
 	body = s.expandFileRefs(body)
 	if model := c.meta.get("model"); model != "" {
-		s.setTurnModel(model)
+		s.turn.setModel(model)
 	}
 	if allowed := c.meta.list("allowed-tools"); len(allowed) > 0 {
 		s.restrictTools("/"+c.qualified(), allowed)
@@ -383,55 +383,14 @@ func (s *Session) restrictTools(source string, allowed []string) {
 			set[n] = true
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnTools != nil {
-		for n := range set {
-			if !s.turnTools[n] {
-				delete(set, n)
-			}
-		}
-		source = s.turnToolsBy + " and " + source
-	}
-	s.turnTools, s.turnToolsBy = set, source
+	s.turn.restrict(source, set)
 }
 
-// toolRestricted returns why tool may not run in this turn, or "".
-func (s *Session) toolRestricted(tool string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnTools == nil || s.turnTools[tool] {
-		return ""
-	}
-	names := make([]string, 0, len(s.turnTools))
-	for n := range s.turnTools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return fmt.Sprintf("%s allows only these tools in this turn: %s; %s is not one of them", s.turnToolsBy, strings.Join(names, ", "), tool)
-}
-
-// setTurnModel makes the running turn ask model.
-func (s *Session) setTurnModel(model string) {
-	s.mu.Lock()
-	s.turnModel = model
-	s.mu.Unlock()
-}
-
-// requestModel is the model the next call asks: the turn's, else the
-// session's.
+// requestModel is the model the next call asks: the one a command chose
+// for the turn, else the session's.
 func (s *Session) requestModel() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnModel != "" {
-		return s.turnModel
+	if m := s.turn.chosenModel(); m != "" {
+		return m
 	}
-	return s.model
-}
-
-// endTurnScope drops what a command or skill set for one turn.
-func (s *Session) endTurnScope() {
-	s.mu.Lock()
-	s.turnTools, s.turnToolsBy, s.turnModel = nil, "", ""
-	s.mu.Unlock()
+	return s.Model()
 }

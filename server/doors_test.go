@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -97,7 +98,7 @@ func newSlowEditor(t *testing.T, root string, rwc net.Conn, stream func(net.Conn
 func (e *slowEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if !req.IsCall() {
 		e.mu.Lock()
-		e.notes = append(e.notes, note{req.Method(), append(json.RawMessage(nil), req.Params()...)})
+		e.notes = append(e.notes, note{strings.Clone(req.Method()), append(json.RawMessage(nil), req.Params()...)})
 		if req.Method() == "session/update" {
 			var n schema.SessionNotification
 			if json.Unmarshal(req.Params(), &n) == nil {
@@ -113,7 +114,7 @@ func (e *slowEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 	// loop.
 	jsonrpc2.Async(ctx)
 	e.mu.Lock()
-	e.requests = append(e.requests, req.Method())
+	e.requests = append(e.requests, strings.Clone(req.Method()))
 	e.mu.Unlock()
 	time.Sleep(editorDelay)
 	return e.answer(req.Method(), json.RawMessage(req.Params()))
@@ -396,7 +397,15 @@ func (e *slowEditor) waitNote(what string, match func(note) bool) {
 		select {
 		case <-ch:
 		case <-deadline:
-			e.t.Fatalf("timed out waiting for %s", what)
+			var seen strings.Builder
+			e.mu.Lock()
+			for _, n := range e.notes {
+				fmt.Fprintf(&seen, "%s %.300s\n", n.method, n.params)
+			}
+			e.mu.Unlock()
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			e.t.Fatalf("timed out waiting for %s; notifications:\n%s\ngoroutines:\n%s", what, seen.String(), buf)
 		}
 	}
 }

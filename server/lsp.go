@@ -47,6 +47,7 @@ func newLSPDoor(opts Options) *lspDoor {
 	d := &lspDoor{c: c, overlay: workspace.NewOverlay()}
 	d.plain = newPlainDoor(d)
 	c.atClose = d.plain.close
+	c.nudge = d.plain.nudge
 	c.methods = methodTable{
 		"initialize":             d.initialize,
 		"initialized":            func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil },

@@ -29,11 +29,21 @@ type plainDoor struct {
 	cancel  context.CancelFunc // of the running turn
 	ctx     context.Context    // of the running turn
 	running bool
+	// steering counts the prompts sent into the running turn that have
+	// not returned yet. The turn is not over for the door until they
+	// have: one that came as the engine's turn ended runs as a turn of
+	// its own, under the same turn context.
+	steering int
+	idle     *sync.Cond // signalled when steering drops; L is &mu
 
 	turns sync.WaitGroup // the turns and steering prompts running
 }
 
-func newPlainDoor(lsp *lspDoor) *plainDoor { return &plainDoor{lsp: lsp} }
+func newPlainDoor(lsp *lspDoor) *plainDoor {
+	p := &plainDoor{lsp: lsp}
+	p.idle = sync.NewCond(&p.mu)
+	return p
+}
 
 // addTo adds the door's methods to the LSP door's table.
 func (p *plainDoor) addTo(t methodTable) {

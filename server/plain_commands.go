@@ -97,10 +97,17 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 		// need a call of its own.
 		sess, turnCtx := d.sess, d.ctx
 		d.turns.Add(1)
+		d.steering++
 		d.mu.Unlock()
 		taken := make(chan struct{})
 		go func() {
 			defer d.turns.Done()
+			defer func() {
+				d.mu.Lock()
+				d.steering--
+				d.idle.Broadcast()
+				d.mu.Unlock()
+			}()
 			// Prompt calls the callback on every path.
 			ctx := engine.WithEntered(turnCtx, func() { close(taken) })
 			if _, err := sess.Prompt(ctx, prompt); err != nil {
@@ -126,6 +133,9 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	// not find the agent busy.
 	free := func() {
 		d.mu.Lock()
+		for d.steering > 0 {
+			d.idle.Wait()
+		}
 		d.running, d.cancel, d.ctx = false, nil, nil
 		d.mu.Unlock()
 	}

@@ -89,6 +89,16 @@ func (d *plainDoor) logMessage(ctx context.Context, typ protocol.MessageType, ms
 	}
 }
 
+// nudge writes a log message (type 4, the quietest) while the editor has
+// not answered one of our requests, for editors without our plugin: Emacs
+// 28's eglot reads a request that came with the answer to one of its own
+// synchronous requests only when we write again (rpc.Peer.Nudge).
+func (d *plainDoor) nudge(ctx context.Context) {
+	if !d.lsp.capabilities().agent {
+		d.logMessage(ctx, protocol.MessageTypeLog, "agent: waiting for the editor's answer")
+	}
+}
+
 // plainClient is the engine.Client of a plain-LSP session: updates become
 // progress reports and transcript lines, permission requests become
 // window/showMessageRequest.

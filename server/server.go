@@ -62,6 +62,9 @@ type core struct {
 	// cancelNotice is the notification that cancels a call to the
 	// editor that the agent abandons (nil: LSP's $/cancelRequest).
 	cancelNotice func(id any) (string, any)
+	// nudge, if set, writes something harmless while a call to the
+	// editor waits for its answer (rpc.Peer.Nudge).
+	nudge func(ctx context.Context)
 	// atClose runs once run has stopped serving, before it returns (the
 	// plain door waits for its turns there).
 	atClose func()
@@ -204,7 +207,7 @@ func (c *core) serveStream(ctx context.Context, rwc io.ReadWriteCloser, frame fu
 
 // run serves conn until exit, the end of the stream or ctx's end.
 func (c *core) run(ctx context.Context, conn jsonrpc2.Conn) int {
-	c.peer = rpc.Peer{Conn: conn, CancelNotice: c.cancelNotice}
+	c.peer = rpc.Peer{Conn: conn, CancelNotice: c.cancelNotice, Nudge: c.nudge}
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
