@@ -76,6 +76,6 @@ func (p *plainDoor) close() {
 	pc := p.client
 	p.mu.Unlock()
 	if pc != nil {
-		pc.transcript.close()
+		pc.transcript().close()
 	}
 }

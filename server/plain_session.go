@@ -43,7 +43,7 @@ func (d *plainDoor) session() (*engine.Session, *plainClient, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	pc.transcript = newTranscript(filepath.Join(d.lsp.c.opts.TranscriptDir, sess.ID+".md"), d.lsp.c.logf)
+	pc.setTranscript(newTranscript(filepath.Join(d.lsp.c.opts.TranscriptDir, sess.ID+".md"), d.lsp.c.logf))
 	d.sess, d.client = sess, pc
 	// The session's queued notices (settings problems, what an untrusted
 	// folder holds back) go out as log messages.
@@ -60,7 +60,7 @@ func (d *plainDoor) endSession() bool {
 		return false
 	}
 	if d.client != nil {
-		d.client.transcript.close()
+		d.client.transcript().close()
 	}
 	d.sess, d.client = nil, nil
 	return true
@@ -106,10 +106,10 @@ type plainClient struct {
 	// editorDiagnostics answers like the LSP door's client (wrap mode's
 	// agent gets the wrapped server's diagnostics this way).
 	editorDiagnostics
-	d          *plainDoor
-	transcript *transcript // set once the session exists
+	d *plainDoor
 
 	mu     sync.Mutex        // guards the fields below
+	tr     *transcript       // set once the session exists (nil drops entries)
 	token  string            // progress token of the running turn
 	tools  map[string]string // tool call titles
 	answer strings.Builder   // the model's text since its last tool call
@@ -120,6 +120,20 @@ var (
 	_ engine.StatusClient      = (*plainClient)(nil)
 	_ engine.EditorDiagnostics = (*plainClient)(nil)
 )
+
+// transcript returns the session's transcript: nil until the session
+// exists, as the engine may send updates while it starts it.
+func (c *plainClient) transcript() *transcript {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tr
+}
+
+func (c *plainClient) setTranscript(t *transcript) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tr = t
+}
 
 // runTurn runs one prompt with progress, transcript and status messages,
 // and calls free once the session is idle again, before announcing the
@@ -132,7 +146,7 @@ func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text st
 	c.answer.Reset()
 	c.mu.Unlock()
 	c.beginProgress(ctx, text)
-	c.transcript.append(fmt.Sprintf("\n\n## You (%s)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(text)), "user")
+	c.transcript().append(fmt.Sprintf("\n\n## You (%s)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(text)), "user")
 	d.logMessage(ctx, protocol.MessageTypeInfo, "agent: working on: "+firstLine(text))
 	stop, err := sess.Prompt(ctx, prompt)
 	free()
@@ -143,12 +157,12 @@ func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text st
 		msg, typ = "agent: "+err.Error(), protocol.MessageTypeError
 	}
 	d.logMessage(ctx, typ, msg)
-	c.transcript.append("\n\n_"+strings.TrimPrefix(msg, "agent: ")+"_\n", "end")
+	c.transcript().append("\n\n_"+strings.TrimPrefix(msg, "agent: ")+"_\n", "end")
 	c.endProgress(ctx, msg)
 	if err := d.lsp.c.peer.Notify(ctx, "window/showMessage", protocol.ShowMessageParams{Type: typ, Message: c.finalMessage(msg)}); err != nil {
 		d.lsp.c.logf("window/showMessage: %v", err)
 	}
-	c.transcript.show(ctx, d.lsp)
+	c.transcript().show(ctx, d.lsp)
 }
 
 // answerBudget bounds the answer shown in window/showMessage; the
@@ -169,8 +183,8 @@ func (c *plainClient) finalMessage(end string) string {
 	if answer != "" {
 		b.WriteString("\n\n" + answer)
 	}
-	if c.transcript != nil {
-		b.WriteString("\n\nTranscript: " + c.transcript.path)
+	if tr := c.transcript(); tr != nil {
+		b.WriteString("\n\nTranscript: " + tr.path)
 	}
 	return b.String()
 }
@@ -239,14 +253,14 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 	switch u.SessionUpdate {
 	case schema.UpdateAgentMessageChunk:
 		if u.Content != nil {
-			c.transcript.append(u.Content.Text, "agent")
+			c.transcript().append(u.Content.Text, "agent")
 			c.mu.Lock()
 			c.answer.WriteString(u.Content.Text)
 			c.mu.Unlock()
 		}
 	case schema.UpdateUserMessageChunk: // a prompt that steers the turn
 		if u.Content != nil {
-			c.transcript.append(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
+			c.transcript().append(fmt.Sprintf("\n\n## You (%s, while the agent works)\n\n%s\n", time.Now().Format("15:04"), strings.TrimSpace(u.Content.Text)), "user")
 		}
 	case schema.UpdateToolCall, schema.UpdateToolCallUpdate:
 		if u.SessionUpdate == schema.UpdateToolCall {
@@ -266,7 +280,7 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 			}
 			fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
 		}
-		c.transcript.append(b.String(), "plan")
+		c.transcript().append(b.String(), "plan")
 	}
 	return nil
 }
@@ -286,11 +300,11 @@ func (c *plainClient) toolUpdate(ctx context.Context, tc *schema.ToolCall) {
 	case schema.StatusInProgress:
 		step := stepName(title)
 		c.progress(ctx, protocol.WorkDoneProgressReport{Kind: "report", Message: &step})
-		c.transcript.append(fmt.Sprintf("\n\n- `%s`", title), "tool")
+		c.transcript().append(fmt.Sprintf("\n\n- `%s`", title), "tool")
 	case schema.StatusFailed:
-		c.transcript.append(" — failed", "tool")
+		c.transcript().append(" — failed", "tool")
 	case schema.StatusCompleted:
-		c.transcript.append(" — done", "tool")
+		c.transcript().append(" — done", "tool")
 	}
 }
 

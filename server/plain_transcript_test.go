@@ -91,7 +91,7 @@ func TestTranscriptClosedWithItsSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newLSPDoor(Options{}).plain
 			tr := newTranscript(filepath.Join(t.TempDir(), "s.md"), t.Logf)
-			p.client, p.running = &plainClient{d: p, transcript: tr}, tc.running
+			p.client, p.running = &plainClient{d: p, tr: tr}, tc.running
 			tr.append("hi", "user")
 			ended := tc.end(p)
 			if ended == tc.running {
