@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -221,7 +222,7 @@ func (t *notebookEditTool) Run(ctx context.Context, input json.RawMessage) *Resu
 	return runChange(ctx, t.env, t.plan, "Edit notebook", input)
 }
 
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]") })
 
 // renderNotebook shows a notebook cell by cell with its outputs, for Read.
 func renderNotebook(path string, content []byte) (string, error) {
@@ -260,7 +261,7 @@ func renderNotebook(path string, content []byte) (string, error) {
 			if text == "" {
 				continue
 			}
-			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape.ReplaceAllString(text, ""), notebookOutputMax))
+			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape().ReplaceAllString(text, ""), notebookOutputMax))
 			if !strings.HasSuffix(text, "\n") {
 				b.WriteByte('\n')
 			}
