@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -223,7 +224,7 @@ func (t *notebookEditTool) Run(ctx context.Context, input json.RawMessage) *Resu
 	return runChange(ctx, t.env, t.plan, "Edit notebook", input)
 }
 
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]") })
 
 // renderNotebook shows a notebook cell by cell with its outputs, for Read.
 func renderNotebook(path string, content []byte) (string, error) {
@@ -262,7 +263,7 @@ func renderNotebook(path string, content []byte) (string, error) {
 			if text == "" {
 				continue
 			}
-			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape.ReplaceAllString(text, ""), notebookOutputMax))
+			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape().ReplaceAllString(text, ""), notebookOutputMax))
 			if !strings.HasSuffix(text, "\n") {
 				b.WriteByte('\n')
 			}

@@ -198,6 +198,14 @@ func TestPool(t *testing.T) {
 	}
 	r2 := r1
 	r2.Model, r2.Info = "claude-haiku-4-5", NewTable().Lookup("claude-haiku-4-5")
+	// Configuring a service (at initialize) builds no SDK client: the
+	// first call does.
+	pool.Provider(r1)
+	for _, base := range pool.providers {
+		if l, ok := base.(*lazy); !ok || l.p != nil {
+			t.Errorf("provider built before its first call: %T %+v", base, base)
+		}
+	}
 	for _, r := range []Resolved{r1, r2} {
 		req := &providers.Request{Messages: []providers.Message{{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("hi")}}}}
 		if _, err := pool.Provider(r).Stream(context.Background(), req, func(providers.Event) {}); err != nil {

@@ -301,3 +301,80 @@ func TestOfficialAPIWantsKey(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestErrorBodies covers the shapes of error bodies compatible servers
+// send: OpenAI's object (with a numeric code, as some proxies write it),
+// a bare string, a top-level message, and plain text.
+func TestErrorBodies(t *testing.T) {
+	tests := []struct {
+		name, body  string
+		status      int
+		wantType    string
+		wantMessage string
+		wantContext bool
+	}{
+		{"object", `{"error":{"message":"bad model","type":"invalid_request_error","param":null,"code":404}}`, 404, "invalid_request_error", "bad model", false},
+		{"code only", `{"error":{"message":"too long","code":"context_length_exceeded"}}`, 400, "context_length_exceeded", "too long", true},
+		{"string", `{"error":"model not loaded"}`, 503, "", "model not loaded", false},
+		{"message", `{"message":"slow down"}`, 429, "", "slow down", false},
+		{"text", "upstream timed out\n", 504, "", "upstream timed out", false},
+		{"empty", "", 500, "", "Internal Server Error", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			p := openai.New(openai.Options{BaseURL: srv.URL + "/v1", Model: "m"})
+			_, err := p.Stream(context.Background(), request(), func(providers.Event) {})
+			var e *providers.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v (%T)", err, err)
+			}
+			if e.Status != tt.status || e.Type != tt.wantType || e.Message != tt.wantMessage || e.ContextTooLong != tt.wantContext {
+				t.Errorf("got status %d type %q message %q context %v", e.Status, e.Type, e.Message, e.ContextTooLong)
+			}
+			if e.Retryable != (providers.RetryableStatus(tt.status) && !tt.wantContext) {
+				t.Errorf("retryable %v for status %d", e.Retryable, tt.status)
+			}
+		})
+	}
+}
+
+// TestWire checks what goes on the wire besides the messages: the path,
+// the key as a bearer token, extra headers, max_completion_tokens for
+// OpenAI's own API, reasoning_effort, and a user image as a content part.
+func TestWire(t *testing.T) {
+	var got *http.Request
+	var body map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r
+		json.NewDecoder(r.Body).Decode(&body)
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	p := openai.New(openai.Options{BaseURL: srv.URL + "/v1/", APIKey: "sk-test", Model: "m", ReasoningEffort: "low", Headers: map[string]string{"HTTP-Referer": "https://example.com"}})
+	req := &providers.Request{Messages: []providers.Message{{Role: providers.RoleUser, Content: []providers.Block{
+		providers.TextBlock("what is this?"),
+		{Type: providers.BlockImage, Source: &providers.ImageSource{Type: "base64", MediaType: "image/png", Data: "iVBO"}},
+	}}}}
+	resp, err := p.Stream(context.Background(), req, func(providers.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content[0].Text != "ok" {
+		t.Errorf("content %+v", resp.Message.Content)
+	}
+	if got.URL.Path != "/v1/chat/completions" || got.Header.Get("Authorization") != "Bearer sk-test" || got.Header.Get("HTTP-Referer") != "https://example.com" {
+		t.Errorf("path %q, headers %v", got.URL.Path, got.Header)
+	}
+	if body["reasoning_effort"] != "low" || body["max_tokens"] == nil || body["max_completion_tokens"] != nil {
+		t.Errorf("body %v", body)
+	}
+	content, _ := json.Marshal(body["messages"].([]any)[0].(map[string]any)["content"])
+	if string(content) != `[{"text":"what is this?","type":"text"},{"image_url":{"url":"data:image/png;base64,iVBO"},"type":"image_url"}]` {
+		t.Errorf("user content %s", content)
+	}
+}
