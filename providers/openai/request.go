@@ -4,103 +4,51 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+
 	"github.com/agent-lsp/agent-lsp/providers"
 )
 
-// chatRequest is the body of a streaming Chat Completions request.
-type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []chatMessage  `json:"messages"`
-	MaxTokens           int64          `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int64          `json:"max_completion_tokens,omitempty"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
-	Tools               []chatTool     `json:"tools,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-type chatTool struct {
-	Type     string       `json:"type"` // "function"
-	Function toolFunction `json:"function"`
-}
-
-type toolFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-}
-
-// chatMessage is a system, user, assistant or tool message. Content is a
-// string, or for a user message with images a list of contentParts; an
-// assistant message that only calls tools has none.
-type chatMessage struct {
-	Role       string     `json:"role"`
-	Content    any        `json:"content,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
-}
-
-type toolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"` // "function"
-	Function callFunction `json:"function"`
-}
-
-type callFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-// contentPart is a user message's text or image part.
-type contentPart struct {
-	Type     string    `json:"type"` // "text" or "image_url"
-	Text     string    `json:"text,omitempty"`
-	ImageURL *imageURL `json:"image_url,omitempty"`
-}
-
-type imageURL struct {
-	URL string `json:"url"`
-}
-
 // params maps a Request to a streaming Chat Completions request.
-func (p *Provider) params(req *providers.Request) (chatRequest, error) {
+func (p *Provider) params(req *providers.Request) (openai.ChatCompletionNewParams, error) {
 	model := req.Model
 	if model == "" {
 		model = p.opts.Model
 	}
 	if model == "" {
-		return chatRequest{}, &providers.Error{Type: "invalid_request_error", Message: "no model named: set the model in the settings or choose one"}
+		return openai.ChatCompletionNewParams{}, &providers.Error{Type: "invalid_request_error", Message: "no model named: set the model in the settings or choose one"}
 	}
 	if req.WebSearch != nil {
-		return chatRequest{}, &providers.Error{Type: "invalid_request_error", Message: "OpenAI-compatible servers have no server-side web search"}
+		return openai.ChatCompletionNewParams{}, &providers.Error{Type: "invalid_request_error", Message: "OpenAI-compatible servers have no server-side web search"}
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.opts.MaxTokens
 	}
-	params := chatRequest{Model: model, Stream: true, ReasoningEffort: p.opts.ReasoningEffort}
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
 	if p.official {
-		params.MaxCompletionTokens = int64(maxTokens)
+		params.MaxCompletionTokens = openai.Int(int64(maxTokens))
 	} else {
-		params.MaxTokens = int64(maxTokens)
+		params.MaxTokens = openai.Int(int64(maxTokens))
 	}
 	if !p.opts.NoStreamUsage {
-		params.StreamOptions = &streamOptions{IncludeUsage: true}
+		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	}
+	if p.opts.ReasoningEffort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(p.opts.ReasoningEffort)
 	}
 	for _, t := range req.Tools {
-		fn := toolFunction{Name: t.Name, Description: t.Description}
+		fn := shared.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			fn.Description = openai.String(t.Description)
+		}
 		if len(t.InputSchema) > 0 {
-			var schema map[string]any
-			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			if err := json.Unmarshal(t.InputSchema, &fn.Parameters); err != nil {
 				return params, &providers.Error{Type: "invalid_request_error", Message: fmt.Sprintf("tool %s: input schema: %v", t.Name, err)}
 			}
-			fn.Parameters = t.InputSchema
 		}
-		params.Tools = append(params.Tools, chatTool{Type: "function", Function: fn})
+		params.Tools = append(params.Tools, openai.ChatCompletionToolUnionParam{OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn}})
 	}
 	msgs, err := messages(req)
 	if err != nil {
@@ -116,14 +64,14 @@ func (p *Provider) params(req *providers.Request) (chatRequest, error) {
 // follow the assistant message that called the tools, so they come first;
 // its text and images follow as a user message. Thinking is not sent
 // back: compatible servers reject or ignore it.
-func messages(req *providers.Request) ([]chatMessage, error) {
-	var out []chatMessage
+func messages(req *providers.Request) ([]openai.ChatCompletionMessageParamUnion, error) {
+	var out []openai.ChatCompletionMessageParamUnion
 	if len(req.System) > 0 {
 		var blocks []providers.Block
 		for _, s := range req.System {
 			blocks = append(blocks, providers.TextBlock(s.Text))
 		}
-		out = append(out, chatMessage{Role: "system", Content: joinText(blocks)})
+		out = append(out, openai.SystemMessage(joinText(blocks)))
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
@@ -133,15 +81,15 @@ func messages(req *providers.Request) ([]chatMessage, error) {
 				out = append(out, msg)
 			}
 		case providers.RoleUser:
-			var parts []contentPart
+			var parts []openai.ChatCompletionContentPartUnionParam
 			for _, b := range m.Content {
 				switch b.Type {
 				case providers.BlockToolResult:
 					text, images := toolResult(b)
-					out = append(out, chatMessage{Role: "tool", Content: text, ToolCallID: b.ToolUseID})
+					out = append(out, openai.ToolMessage(text, b.ToolUseID))
 					parts = append(parts, images...)
 				case providers.BlockText:
-					parts = append(parts, contentPart{Type: "text", Text: b.Text})
+					parts = append(parts, openai.TextContentPart(b.Text))
 				case providers.BlockImage:
 					img, err := imagePart(b)
 					if err != nil {
@@ -164,46 +112,51 @@ func messages(req *providers.Request) ([]chatMessage, error) {
 
 // userMessage sends plain text as a string, which every compatible server
 // accepts, and content parts only when there is an image.
-func userMessage(parts []contentPart) chatMessage {
+func userMessage(parts []openai.ChatCompletionContentPartUnionParam) openai.ChatCompletionMessageParamUnion {
 	text := ""
 	for i, p := range parts {
-		if p.Type != "text" {
-			return chatMessage{Role: "user", Content: parts}
+		if p.OfText == nil {
+			return openai.UserMessage(parts)
 		}
 		if i > 0 {
 			text += "\n\n"
 		}
-		text += p.Text
+		text += p.OfText.Text
 	}
-	return chatMessage{Role: "user", Content: text}
+	return openai.UserMessage(text)
 }
 
-func assistantMessage(m providers.Message) (chatMessage, bool) {
-	a := chatMessage{Role: "assistant"}
+func assistantMessage(m providers.Message) (openai.ChatCompletionMessageParamUnion, bool) {
+	var a openai.ChatCompletionAssistantMessageParam
 	if text := joinText(m.Content); text != "" {
-		a.Content = text
+		a.Content.OfString = openai.String(text)
 	}
 	for _, b := range m.ToolUses() {
 		args := string(b.Input)
 		if args == "" {
 			args = "{}"
 		}
-		a.ToolCalls = append(a.ToolCalls, toolCall{ID: b.ID, Type: "function", Function: callFunction{Name: b.Name, Arguments: args}})
+		a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID:       b.ID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args},
+			},
+		})
 	}
-	if a.Content == nil && len(a.ToolCalls) == 0 {
-		return chatMessage{}, false
+	if !a.Content.OfString.Valid() && len(a.ToolCalls) == 0 {
+		return openai.ChatCompletionMessageParamUnion{}, false
 	}
-	return a, true
+	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, true
 }
 
 // toolResult returns a tool result's text (prefixed when it is an error)
 // and its images, which tool messages cannot carry.
-func toolResult(b providers.Block) (string, []contentPart) {
+func toolResult(b providers.Block) (string, []openai.ChatCompletionContentPartUnionParam) {
 	text := joinText(b.Content)
 	if b.IsError {
 		text = "Error: " + text
 	}
-	var images []contentPart
+	var images []openai.ChatCompletionContentPartUnionParam
 	for _, c := range b.Content {
 		if c.Type == providers.BlockImage && c.Source != nil {
 			if img, err := imagePart(c); err == nil {
@@ -217,9 +170,11 @@ func toolResult(b providers.Block) (string, []contentPart) {
 	return text, images
 }
 
-func imagePart(b providers.Block) (contentPart, error) {
+func imagePart(b providers.Block) (openai.ChatCompletionContentPartUnionParam, error) {
 	if b.Source == nil {
-		return contentPart{}, fmt.Errorf("image block without source")
+		return openai.ChatCompletionContentPartUnionParam{}, fmt.Errorf("image block without source")
 	}
-	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + b.Source.MediaType + ";base64," + b.Source.Data}}, nil
+	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+		URL: "data:" + b.Source.MediaType + ";base64," + b.Source.Data,
+	}), nil
 }

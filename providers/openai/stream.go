@@ -4,49 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/agent-lsp/agent-lsp/providers"
 )
-
-// chunk is one streamed chat.completion.chunk. Fields a server sends as
-// null decode as their zero value.
-type chunk struct {
-	Model   string        `json:"model"`
-	Choices []chunkChoice `json:"choices"`
-	Usage   *chunkUsage   `json:"usage"`
-}
-
-type chunkChoice struct {
-	Index        int64      `json:"index"`
-	Delta        chunkDelta `json:"delta"`
-	FinishReason string     `json:"finish_reason"`
-}
-
-type chunkDelta struct {
-	Content string `json:"content"`
-	// Reasoning text, as vLLM, DeepSeek and llama.cpp (reasoning_content)
-	// or Ollama and OpenRouter (reasoning) send it. Raw, because a server
-	// may send something other than a string there.
-	ReasoningContent json.RawMessage `json:"reasoning_content"`
-	Reasoning        json.RawMessage `json:"reasoning"`
-	ToolCalls        []chunkToolCall `json:"tool_calls"`
-}
-
-type chunkToolCall struct {
-	Index    int64  `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type chunkUsage struct {
-	PromptTokens        *int64 `json:"prompt_tokens"`
-	CompletionTokens    int64  `json:"completion_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-}
 
 // accumulator builds an Anthropic-shaped message from chat completion
 // chunks, emitting provider events as they arrive. Blocks are indexed in
@@ -70,14 +31,14 @@ func newAccumulator(emit func(providers.Event)) *accumulator {
 	return &accumulator{emit: emit, args: map[int][]byte{}, calls: map[int64]int{}, ended: map[int]bool{}, last: -1}
 }
 
-func (a *accumulator) add(ch chunk) {
+func (a *accumulator) add(ch openai.ChatCompletionChunk) {
 	if ch.Model != "" {
 		a.model = ch.Model
 	}
-	if ch.Usage != nil && ch.Usage.PromptTokens != nil {
+	if ch.JSON.Usage.Valid() && ch.Usage.JSON.PromptTokens.Valid() {
 		cached := ch.Usage.PromptTokensDetails.CachedTokens
 		a.usage = providers.Usage{
-			InputTokens:          *ch.Usage.PromptTokens - cached,
+			InputTokens:          ch.Usage.PromptTokens - cached,
 			OutputTokens:         ch.Usage.CompletionTokens,
 			CacheReadInputTokens: cached,
 		}
@@ -119,7 +80,7 @@ func (a *accumulator) block(typ string) int {
 	return a.last
 }
 
-func (a *accumulator) toolCall(tc chunkToolCall) {
+func (a *accumulator) toolCall(tc openai.ChatCompletionChunkChoiceDeltaToolCall) {
 	i, ok := a.calls[tc.Index]
 	// A new id at a known index is a new call: some servers number every
 	// call 0.
@@ -194,10 +155,14 @@ func (a *accumulator) response() (*providers.Response, error) {
 
 // reasoning returns a delta's reasoning text: reasoning_content (vLLM,
 // DeepSeek, llama.cpp) or reasoning (Ollama, OpenRouter).
-func reasoning(d chunkDelta) string {
-	for _, raw := range []json.RawMessage{d.ReasoningContent, d.Reasoning} {
+func reasoning(d openai.ChatCompletionChunkChoiceDelta) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		f, ok := d.JSON.ExtraFields[key]
+		if !ok {
+			continue
+		}
 		var s string
-		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil && s != "" {
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
 			return s
 		}
 	}
