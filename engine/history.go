@@ -77,10 +77,10 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 		opts.Model = hist.Model
 	}
 	sess := newSession(s, newID, opts)
-	sess.log = log
+	sess.conv.log = log
 	sess.restoreState(hist.State)
-	sess.history = normalize(hist.Messages)
-	sess.titled = true
+	sess.conv.history = normalize(hist.Messages)
+	sess.conv.titled = true
 	sess.resumed = true
 	for _, w := range hist.Warnings {
 		s.cfg.Logf("session %s: %s", id, w)
@@ -116,11 +116,7 @@ func sameFamily(stored, def string) bool {
 
 // setTitle names a new session after its first prompt.
 func (s *Session) setTitle(prompt []schema.ContentBlock) {
-	s.mu.Lock()
-	done := s.titled
-	s.titled = true
-	s.mu.Unlock()
-	if done || s.log == nil {
+	if s.conv.markTitled() || s.conv.log == nil {
 		return
 	}
 	title := strings.Join(strings.Fields(promptText(prompt)), " ")
@@ -134,7 +130,7 @@ func (s *Session) setTitle(prompt []schema.ContentBlock) {
 	if title == "" {
 		return
 	}
-	if err := s.log.SetTitle(title); err != nil {
+	if err := s.conv.log.SetTitle(title); err != nil {
 		s.svc.cfg.Logf("session %s: saving title: %v", s.ID, err)
 	}
 }

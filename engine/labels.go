@@ -62,8 +62,8 @@ func (s *Session) answered(ctx context.Context, call *schema.ToolCall, options [
 		}
 	}
 	s.update(context.WithoutCancel(ctx), permissionUpdate(call.ToolCallID, call.ToolName(), p))
-	if s.log != nil {
-		if err := s.log.SetPermission(call.ToolCallID, p); err != nil {
+	if s.conv.log != nil {
+		if err := s.conv.log.SetPermission(call.ToolCallID, p); err != nil {
 			s.svc.cfg.Logf("session %s: saving a permission answer: %v", s.ID, err)
 		}
 	}

@@ -184,12 +184,7 @@ func (s *Session) replayUsage(ctx context.Context, usage []session.ResponseUsage
 	if last == nil {
 		return
 	}
-	s.mu.Lock()
-	if s.cost == 0 {
-		s.cost = cost // a resumed session goes on from what it cost
-	}
-	cost = s.cost
-	s.mu.Unlock()
+	cost = s.conv.startCost(cost) // a resumed session goes on from what it cost
 	used, size := last.ContextTokens(), s.svc.cfg.Window
 	u := schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size}
 	if cost > 0 {

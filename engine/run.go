@@ -58,7 +58,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if !ok {
 		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
 	}
-	if why := s.toolRestricted(use.Name); why != "" {
+	if why := s.turn.restricted(use.Name); why != "" {
 		return s.finish(ctx, use, nil, tools.Errorf("%s", why))
 	}
 	input := use.Input
@@ -172,7 +172,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		if r == nil {
 			r = viewResult(use.Name, use.Input, res.Content)
 		}
-		s.remember(use.ID, r)
+		s.conv.remember(use.ID, r)
 		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})

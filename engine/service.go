@@ -227,7 +227,7 @@ func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		if err != nil {
 			return nil, fmt.Errorf("creating session file: %w", err)
 		}
-		sess.log = log
+		sess.conv.log = log
 		// Saved from the start, so a restart never gives the session
 		// the mode a later default would.
 		sess.saveState()

@@ -115,6 +115,7 @@ func runDoctor(ctx context.Context, project string, o doctorOptions) doctorRepor
 	st, problems := settings.Load(settings.Options{
 		Project:      project,
 		Home:         userHome(),
+		NoUser:       noUserSettings(),
 		ManagedPath:  managedPath(),
 		CheckRule:    permission.CheckRule,
 		TrustProject: trusted,

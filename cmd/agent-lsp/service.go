@@ -77,6 +77,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	opts := settings.Options{
 		Project:               project,
 		Home:                  userHome(),
+		NoUser:                noUserSettings(),
 		ManagedPath:           managedPath(),
 		InitializationOptions: init.Raw,
 		CheckRule:             permission.CheckRule,
@@ -204,7 +205,8 @@ func settingsFiles(st *settings.Settings) string {
 // tests and the demo).
 func noUserSettings() bool { return os.Getenv("AGENT_LSP_NO_USER_SETTINGS") != "" }
 
-// userHome is where the user's ~/.claude settings are read from.
+// userHome is the home that "~" in settings rules expands to. With
+// AGENT_LSP_NO_USER_SETTINGS no file is read there (settings.Options.NoUser).
 func userHome() string {
 	if noUserSettings() {
 		return filepath.Join(os.TempDir(), "agent-lsp-no-user-settings")
