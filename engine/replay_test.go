@@ -217,3 +217,40 @@ func TestResumeSendsUsage(t *testing.T) {
 		t.Errorf("resume sent %+v, want one usage_update with used 15 and no cost", all)
 	}
 }
+
+// TestReplayOfClaudeCodeFixture: a session file Claude Code wrote
+// (session/testdata) replays its Bash call as a console block and ends
+// with its usage.
+func TestReplayOfClaudeCodeFixture(t *testing.T) {
+	data, err := os.ReadFile("../session/testdata/claude_session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := t.TempDir()
+	const id = "5b0c7e52-94d3-4f6a-8b1e-0c2d3e4f5a6b"
+	path := filepath.Join(claude, "projects", "-home-dev-proj", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := session.NewStore(t.TempDir(), claude).Load("/home/dev/proj", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, newScript(t), nil, nil)
+	client := &recordingClient{t: t}
+	h.sess.client = client
+	h.sess.replay(context.Background(), hist.Messages, hist)
+	rows := toolRows(t, client.all())
+	b := rows["toolu_02Ab"]
+	if b == nil || b.Title != "Run `go test ./parser/`" || b.Description != "Run the parser tests" || b.Status != schema.StatusCompleted ||
+		!strings.Contains(b.Content, "```console\\n$ go test ./parser/\\nok  \\texample.com/proj/parser\\t0.012s\\n```") {
+		t.Errorf("Bash row %+v", b)
+	}
+	all := client.all()
+	if last := all[len(all)-1]; last.SessionUpdate != schema.UpdateUsage || last.Used == nil || *last.Used == 0 {
+		t.Errorf("last update %+v, want a usage_update", last)
+	}
+}
