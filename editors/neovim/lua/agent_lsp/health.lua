@@ -122,11 +122,19 @@ function M.check()
   if init.baseURL then
     health.info('baseURL (init_options): ' .. tostring(init.baseURL))
   end
-  if not any then
-    health.warn('no API key in the environment: prompts will fail with "auth required"', {
-      'export ANTHROPIC_API_KEY (or OPENAI_API_KEY with init_options.provider = "openai")',
-      'or set cmd_env = { ANTHROPIC_API_KEY = ... } in the options',
-    })
+  -- The same words as the error a prompt gets (engine.NoProviderMessage).
+  local problem
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'agent-lsp' })) do
+    problem = problem or require('agent_lsp.client').provider_problem(c.id)
+  end
+  local advice = {
+    'export ANTHROPIC_API_KEY (or OPENAI_API_KEY with OPENAI_BASE_URL) before starting Neovim',
+    'or set cmd_env = { ANTHROPIC_API_KEY = ... } in the options, then :AgentStop',
+  }
+  if problem then
+    health.error(problem, advice)
+  elseif not any then
+    health.warn(require('agent_lsp.methods').no_provider_message, advice)
   end
 
   health.start('Running')

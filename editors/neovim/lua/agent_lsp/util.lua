@@ -15,14 +15,28 @@ function M.fire(pattern, data)
   vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = data })
 end
 
---- The message of a JSON-RPC error (or any error value).
+--- The message of a JSON-RPC error (or any error value), in the user's
+--- words: an older agent's "session/prompt: " prefix (a protocol method
+--- name) is left out.
 ---@param err any
 ---@return string
 function M.message(err)
+  local msg
   if type(err) == 'table' then
-    return err.message or vim.inspect(err)
+    msg = type(err.message) == 'string' and err.message or vim.inspect(err)
+  else
+    msg = tostring(err)
   end
-  return tostring(err)
+  msg = msg:gsub('^[%a_]+/[%a_]+: ', '', 1)
+  return msg
+end
+
+--- The `_meta["agent-lsp"]` table of a protocol object, or an empty table.
+---@param obj any
+---@return table
+function M.meta(obj)
+  local m = type(obj) == 'table' and type(obj._meta) == 'table' and obj._meta['agent-lsp']
+  return type(m) == 'table' and m or {}
 end
 
 --- Splits text into lines; a final newline ends the last line rather than
