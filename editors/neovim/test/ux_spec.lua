@@ -133,6 +133,16 @@ return {
     end,
   },
   {
+    name = 'plain-text surfaces show a title without its code-span backticks',
+    fn = function(h)
+      h.workspace({})
+      local action = require('agent_lsp.permission').action
+      h.eq('Run go test ./...', action({ title = 'Run `go test ./...`' }))
+      h.eq('Run echo `x`', action({ title = 'Run ``echo `x` ``' }))
+      h.eq('Edit calc.go', action({ title = 'Edit calc.go\nmore' }))
+    end,
+  },
+  {
     name = 'the review tab is named after the file, and its hint is cleared after the answer',
     fn = function(h)
       bound_chat(h)
@@ -147,7 +157,7 @@ return {
       local answer = request(edit_request(h.root))
       vim.api.nvim_set_current_win(float_config(h).win)
       vim.api.nvim_feedkeys('d', 'x', false) -- review
-      h.eq(h.root .. '/calc.go (proposed)', vim.api.nvim_buf_get_name(0), 'the proposal is named for the tab label')
+      h.eq('calc.go (proposed)', vim.fn.bufname('%'), 'the proposal is named for the tab label, relative')
       local hint = echoed[#echoed]
       h.contains(hint.text, 'y Allow  a Always allow edits to calc.go  n Reject', 'the hint names the options')
       h.eq(false, hint.history, 'the hint stays out of :messages')

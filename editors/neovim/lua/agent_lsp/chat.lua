@@ -467,7 +467,7 @@ function Chat:_tool_summary(t)
     title = ('↳ [%s] %s'):format(meta[methods.subagent_meta.agent] or 'agent', title)
   end
   if t.awaiting and status == methods.tool_status.pending then
-    return ('⏸ %s · waiting for approval'):format(title)
+    return ('⚑ %s · waiting for approval'):format(title)
   end
   return ('%s %s · %s'):format(status_icon[status] or '•', title, status:gsub('_', ' '))
 end

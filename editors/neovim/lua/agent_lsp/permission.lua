@@ -200,6 +200,10 @@ end
 function M.action(tool)
   local title = type(tool.title) == 'string' and tool.title ~= '' and tool.title or (tool.kind or 'Use a tool')
   title = title:gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), '')
+  -- A float title is plain text: "Run `go test`" reads "Run go test".
+  title = title:gsub('(`+)(.-)%1', function(_, code)
+    return vim.trim(code)
+  end)
   return title
 end
 
@@ -300,9 +304,11 @@ function M.review(req)
   vim.bo[buf].swapfile = false
   -- The tab is labelled with this name: "calc.go (proposed)", beside the
   -- file itself (a scratch buffer: never written, never attached).
-  local name = d.path .. ' (proposed)'
+  -- Relative: a scratch buffer's name is shown as it was given.
+  local rel = vim.fn.fnamemodify(d.path, ':~:.')
+  local name = rel .. ' (proposed)'
   if vim.fn.bufexists(name) == 1 then
-    name = ('%s (proposed %d)'):format(d.path, req.id)
+    name = ('%s (proposed %d)'):format(rel, req.id)
   end
   pcall(vim.api.nvim_buf_set_name, buf, name)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(d.newText))
@@ -350,11 +356,18 @@ function M.review(req)
   end, 'agent-lsp: close the review (the request stays pending)')
   table.insert(hint, k.later .. ' close')
   -- A hint, not a message: it stays out of :messages and is cleared once
-  -- the request is answered.
-  vim.api.nvim_echo({
-    { 'Review the edit (your changes to the right side are applied): ', 'Normal' },
-    { table.concat(hint, '  '), 'MoreMsg' },
-  }, false, {})
+  -- the request is answered. It fits the command line (a longer one would
+  -- ask to press ENTER over the review).
+  local keys_text = table.concat(hint, '  ')
+  local lead = 'Review the edit (your changes to the right are applied): '
+  local room = vim.o.columns - 12
+  if vim.fn.strdisplaywidth(lead .. keys_text) > room then
+    lead = ''
+  end
+  if vim.fn.strdisplaywidth(keys_text) > room then
+    keys_text = vim.fn.strcharpart(keys_text, 0, room - 1) .. '…'
+  end
+  vim.api.nvim_echo({ { lead, 'Normal' }, { keys_text, 'MoreMsg' } }, false, {})
 end
 
 --- Whether the user is typing somewhere (insert, command line, ...), so a
