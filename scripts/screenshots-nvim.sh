@@ -164,6 +164,7 @@ function _G.shot_open_tool(kind)
       vim.cmd('silent! normal! zO')
       vim.api.nvim_win_set_cursor(win, { row, 0 })
       vim.cmd('normal! zt')
+      vim.api.nvim_echo({ { '' } }, false, {}) -- not the command typed
       return
     end
   end
@@ -281,7 +282,7 @@ shot history
 keys 1 Enter
 wait_for 'TestAdd' 30
 ex 'lua shot_open_tool("edit")'
-wait_for '+	return a + b' 10 || true
+wait_for '@@ -3,5 +3,5 @@' 10
 shot reloaded
 ex 'qa!'
 

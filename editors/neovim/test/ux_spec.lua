@@ -140,6 +140,20 @@ return {
       h.eq('Run go test ./...', action({ title = 'Run `go test ./...`' }))
       h.eq('Run echo `x`', action({ title = 'Run ``echo `x` ``' }))
       h.eq('Edit calc.go', action({ title = 'Edit calc.go\nmore' }))
+      -- The float: title and footer as plain text.
+      bound_chat(h)
+      request({
+        sessionId = 's1',
+        toolCall = { toolCallId = 't', title = 'Run `go test ./...`', kind = 'execute', rawInput = { command = 'go test ./...' } },
+        options = {
+          { optionId = 'allow_once', name = 'Allow', kind = 'allow_once' },
+          { optionId = 'allow_always', name = 'Always allow `go test …` commands', kind = 'allow_always' },
+        },
+      })
+      local f = float_config(h)
+      h.eq(' Run go test ./... ', f.title)
+      h.contains(f.footer, 'a Always allow go test … commands')
+      h.not_contains(f.footer, '`')
     end,
   },
   {

@@ -201,10 +201,7 @@ function M.action(tool)
   local title = type(tool.title) == 'string' and tool.title ~= '' and tool.title or (tool.kind or 'Use a tool')
   title = title:gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), '')
   -- A float title is plain text: "Run `go test`" reads "Run go test".
-  title = title:gsub('(`+)(.-)%1', function(_, code)
-    return vim.trim(code)
-  end)
-  return title
+  return util.plain(title)
 end
 
 --- Lines describing a tool call for the prompt; `is_diff` when they are a diff.
@@ -264,7 +261,7 @@ local function footer(req)
   local function add(key, k2)
     local o = option(req, k2)
     if o then
-      table.insert(parts, ('%s %s'):format(key, M.option_name(o)))
+      table.insert(parts, ('%s %s'):format(key, util.plain(M.option_name(o))))
     end
   end
   add(k.allow_once, kind.allow_once)
@@ -346,8 +343,8 @@ function M.review(req)
       local rule = util.meta(o)[methods.meta.rule]
       map(pair[1], function()
         decide(pair[2])
-      end, 'agent-lsp: ' .. name .. (type(rule) == 'string' and (' (' .. rule .. ')') or ''))
-      table.insert(hint, ('%s %s'):format(pair[1], name))
+      end, 'agent-lsp: ' .. util.plain(name) .. (type(rule) == 'string' and (' (' .. rule .. ')') or ''))
+      table.insert(hint, ('%s %s'):format(pair[1], util.plain(name)))
     end
   end
   map(k.later, function()
@@ -397,7 +394,9 @@ function M.show(opts)
     local desc = M.description(tool)
     vim.ui.select(items, {
       prompt = M.action(tool) .. (desc and (' (' .. desc .. ')') or ''),
-      format_item = M.option_name,
+      format_item = function(o)
+        return util.plain(M.option_name(o))
+      end,
     }, function(choice)
       if shown and shown.req == req then
         shown = nil

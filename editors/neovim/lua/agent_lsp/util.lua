@@ -31,6 +31,17 @@ function M.message(err)
   return msg
 end
 
+--- Text for a plain-text surface (a float's title or footer, the command
+--- line, vim.ui.select): markdown code spans lose their backticks, so
+--- "Run `go test ./...`" reads "Run go test ./...".
+---@param s string
+---@return string
+function M.plain(s)
+  return (s:gsub('(`+)(.-)%1', function(_, code)
+    return vim.trim(code)
+  end))
+end
+
 --- The `_meta["agent-lsp"]` table of a protocol object, or an empty table.
 ---@param obj any
 ---@return table
