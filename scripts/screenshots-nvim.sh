@@ -291,6 +291,7 @@ nvim_start nokey "$tmp/nokey-home" SHOT_NO_KEY=1
 wait_for 'Add returns the sum'
 ex AgentChat
 wait_for 'No model is configured' 20
+wait_for 'shows what is set' 10 # the chat's notice, under the message
 shot no-key
 ex 'qa!'
 

@@ -338,6 +338,7 @@ return {
           end,
         }
       end
+      vim.o.columns = 220 -- the whole message fits the command line
       require('agent_lsp').setup({ cmd = fake_sidecar })
       local notes = {}
       local notify = vim.notify
@@ -353,9 +354,19 @@ return {
       end, 5000, 'a notification at start')
       vim.notify = notify
       h.eq(vim.log.levels.ERROR, notes[1].level, 'styled as an error')
-      h.contains(notes[1].msg, NO_MODEL)
+      h.contains(notes[1].msg, NO_MODEL, 'the whole message when it fits')
       h.contains(notes[1].msg, ':checkhealth agent_lsp')
       h.contains(vim.fn.execute('messages'), NO_MODEL, 'logged in :messages')
+      -- On a narrower screen it is cut to one line (no "Press ENTER" prompt
+      -- over the chat); the chat has it whole.
+      vim.o.columns = 100
+      notes = {}
+      vim.notify = function(msg, level)
+        table.insert(notes, { msg = msg, level = level })
+      end
+      require('agent_lsp.util').error(NO_MODEL, ' See :checkhealth agent_lsp.')
+      vim.notify = notify
+      h.eq('agent-lsp: No model is configured. See :checkhealth agent_lsp.', notes[1].msg)
       local text = table.concat(h.chat_lines(), '\n')
       h.contains(text, '> ✗ **' .. NO_MODEL .. '**', 'the chat shows it')
       h.contains(text, ':checkhealth agent_lsp')
@@ -384,7 +395,8 @@ return {
       end, notes)
       h.ok(#errors > 0, 'an ERROR notification: ' .. vim.inspect(notes))
       h.not_contains(errors[#errors].msg, 'session/prompt')
-      h.contains(vim.fn.execute('messages'), turn.error, 'logged in :messages')
+      h.contains(vim.fn.execute('messages'), 'agent-lsp: ' .. turn.error:sub(1, 20), 'logged in :messages')
+      h.contains(text, turn.error, 'the chat has it whole')
     end,
   },
   {

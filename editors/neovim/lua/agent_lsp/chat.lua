@@ -939,7 +939,7 @@ function Chat:_on_stop(u, after)
     self:_error_notice(msg)
     table.insert(after, function()
       -- Styled as an error and kept in :messages.
-      notify(msg .. M.fix_hint(u.error), vim.log.levels.ERROR)
+      util.error(msg, M.fix_hint(u.error))
     end)
   elseif u.reason and u.reason ~= methods.stop_reason.end_turn then
     self:_notice({ ('> ⏹ stopped: %s'):format(u.reason:gsub('_', ' ')) })
@@ -1341,7 +1341,7 @@ end
 function M.fix_hint(err)
   local msg = err_message(err)
   if msg:find('No model is configured', 1, true) or (type(err) == 'table' and err.code == methods.error_code.auth_required) then
-    return ' (see :checkhealth agent_lsp)'
+    return ' See :checkhealth agent_lsp.'
   end
   return ''
 end

@@ -179,7 +179,7 @@ local function start(root)
         vim.schedule(function()
           -- At start, before any prompt: an error in :messages that says
           -- what to set and where to look.
-          util.notify(problem .. ' (see :checkhealth agent_lsp)', vim.log.levels.ERROR)
+          util.error(problem, ' See :checkhealth agent_lsp.')
           require('agent_lsp.chat').on_provider_problem(client.id, problem)
         end)
       end

@@ -8,6 +8,22 @@ function M.notify(msg, level)
   vim.notify('agent-lsp: ' .. msg, level or vim.log.levels.INFO)
 end
 
+--- An error the user must see at once, styled as one and kept in
+--- :messages. A message wider than the command line would stop the screen
+--- at a "Press ENTER" prompt (and hold back the redraw that shows the
+--- chat), so a long one is cut to its first sentence there: the chat shows
+--- it whole.
+---@param msg string
+---@param hint string? appended, kept when the message is cut
+function M.error(msg, hint)
+  hint = hint or ''
+  local full = 'agent-lsp: ' .. msg .. hint
+  if vim.fn.strdisplaywidth(full) >= vim.o.columns * math.max(1, vim.o.cmdheight) then
+    full = 'agent-lsp: ' .. (msg:match('^(.-[.:])%s') or msg) .. hint
+  end
+  vim.notify(full, vim.log.levels.ERROR)
+end
+
 --- Fires a User autocommand with data.
 ---@param pattern string
 ---@param data table
