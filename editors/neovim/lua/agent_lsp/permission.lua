@@ -467,6 +467,10 @@ function M.show(opts)
   })
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
+  if desc and #lines > 1 then
+    -- The cursor line is for the details; the description stays quiet.
+    vim.api.nvim_win_set_cursor(win, { 2, 0 })
+  end
   shown = { req = req, win = win, buf = buf }
 
   local k = keys()
