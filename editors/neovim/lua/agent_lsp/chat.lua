@@ -534,8 +534,9 @@ function Chat:_tool_details(t)
     table.sort(keys)
     for _, k in ipairs(keys) do
       local v = input[k]
-      -- An edit's strings are in its diff.
-      if not (has_diff and (k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits')) then
+      -- An edit's file and strings are in its diff.
+      local in_diff = k == 'file_path' or k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits'
+      if not (has_diff and in_diff) then
         if type(v) == 'string' then
           v = v:gsub(vim.pesc(self.root .. '/'), '')
         else
