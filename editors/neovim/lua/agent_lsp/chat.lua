@@ -1040,7 +1040,7 @@ function Chat:with_session(cb, on_error)
     end
     client.request(c, methods.method.session_new, { cwd = self.root, mcpServers = {} }, function(err, result)
       if err or type(result) ~= 'table' or type(result.sessionId) ~= 'string' then
-        return on_error(err or 'session/new returned no sessionId')
+        return on_error(err or 'the agent started no session (its answer has no sessionId)')
       end
       self:_bind(result.sessionId, result)
       cb(c)
