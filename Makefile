@@ -10,8 +10,10 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 demo: build
 	./$(BIN) demo
 
+# build builds what `make dist` ships: static (CGO_ENABLED=0), so the
+# process starts without the dynamic loader and libc (issue 21).
 build:
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/agent-lsp
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/agent-lsp
 
 # dist cross-compiles release binaries for every target into dist/, with
 # dist/checksums.txt (scripts/dist.sh says why not GoReleaser).

@@ -17,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS=${RUNS:-30}
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -trimpath -ldflags "-s -w" -o "$bin/agent-lsp" ./cmd/agent-lsp # as make build builds it
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/agent-lsp" ./cmd/agent-lsp # as make build builds it
 sdk=()
 if command -v node >/dev/null 2>&1; then
   eval "$(scripts/install-acp-sdk.sh)" # sets ACP_SDK

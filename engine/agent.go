@@ -34,11 +34,13 @@ type agentRun struct {
 
 // agentInput is the Agent tool's input, Claude Code's fields.
 type agentInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	Model        string `json:"model"`
+	Description  string `json:"description" jsonschema:"A short (3-5 word) description of the task"`
+	Prompt       string `json:"prompt" jsonschema:"The task for the agent to perform"`
+	SubagentType string `json:"subagent_type,omitempty" jsonschema:"The type of specialized agent to use for this task"`
+	Model        string `json:"model,omitempty" jsonschema:"Optional model for this agent (sonnet, opus, haiku or a model id); it inherits yours by default"`
 }
+
+var agentSchema = tools.InputSchema[agentInput](nil)
 
 // agentTool starts subagents. It is read-only for the gate and for
 // parallel runs: what the subagent does goes through the gate call by
@@ -70,14 +72,9 @@ func (t *agentTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        agentToolName,
 		Description: desc,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"description":{"type":"string","description":"A short (3-5 word) description of the task"},` +
-			`"prompt":{"type":"string","description":"The task for the agent to perform"},` +
-			`"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},` +
-			`"model":{"type":"string","description":"Optional model for this agent (sonnet, opus, haiku or a model id); it inherits yours by default"}},` +
-			`"required":["description","prompt"],"additionalProperties":false}`),
-		Kind:     schema.KindThink,
-		ReadOnly: true,
+		InputSchema: agentSchema(),
+		Kind:        schema.KindThink,
+		ReadOnly:    true,
 	}
 }
 
@@ -105,8 +102,8 @@ Usage notes:
 
 func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Preview, error) {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, fmt.Errorf("invalid input: %v", err)
+	if err := tools.DecodeInput(raw, &in); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	typ := in.SubagentType
 	if typ == "" {
@@ -117,7 +114,7 @@ func (t *agentTool) Preview(_ context.Context, raw json.RawMessage) (*tools.Prev
 
 func (t *agentTool) Run(ctx context.Context, raw json.RawMessage) *tools.Result {
 	var in agentInput
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if err := tools.DecodeInput(raw, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err)
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
@@ -185,8 +182,8 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		hooks:   s.hooks,
 		agent:   run,
 		started: true,
-		titled:  true,
 	}
+	c.conv.titled = true
 	c.client = &agentClient{parent: s, run: run}
 	c.sandbox.Store(s.sandbox.Load())
 	s.mu.Lock()
@@ -195,11 +192,11 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 	c.model = s.svc.agentModel(def.Model, c.model)
 	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
 	c.system = c.agentSystemPrompt(def)
-	if s.log != nil {
-		if l, err := s.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
+	if s.conv.log != nil {
+		if l, err := s.conv.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)
 		} else {
-			c.log = l
+			c.conv.log = l
 		}
 	}
 	return c
@@ -264,8 +261,8 @@ func (c *Session) agentSystemPrompt(def AgentDef) []providers.SystemBlock {
 // closeChild ends a subagent's session: its transcript is closed; its
 // tools share the parent's background shells, which stay the parent's.
 func (c *Session) closeChild() {
-	if c.log != nil {
-		if err := c.log.Close(); err != nil {
+	if c.conv.log != nil {
+		if err := c.conv.log.Close(); err != nil {
 			c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
 		}
 	}

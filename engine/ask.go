@@ -34,9 +34,7 @@ func (s *Session) ask(ctx context.Context, system, prompt string) (string, error
 		return "", err
 	}
 	if price := s.svc.cfg.Price; price != nil {
-		s.mu.Lock()
-		s.cost += price(resp.Usage)
-		s.mu.Unlock()
+		s.conv.addCost(price(resp.Usage))
 	}
 	answer := strings.TrimSpace(resp.Message.Text())
 	if answer == "" {

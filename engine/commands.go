@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -163,7 +164,7 @@ func (s *Session) commandList() []schema.Command {
 		cmd := schema.Command{Name: name, Description: c.description()}
 		if hint := c.meta.get("argument-hint"); hint != "" {
 			cmd.Input = &schema.CommandInput{Hint: hint}
-		} else if strings.Contains(c.body, "$ARGUMENTS") || argRef.MatchString(c.body) {
+		} else if strings.Contains(c.body, "$ARGUMENTS") || argRef().MatchString(c.body) {
 			cmd.Input = &schema.CommandInput{Hint: "arguments"}
 		}
 		list = append(list, cmd)
@@ -194,9 +195,10 @@ func (s *Session) findCommand(name string) (*userCommand, bool) {
 }
 
 var (
-	argRef     = regexp.MustCompile(`\$([1-9][0-9]?)`)
-	bashSpan   = regexp.MustCompile("!`([^`\n]+)`")
-	fileRef    = regexp.MustCompile(`(^|[\s(])@([^\s)]+)`)
+	// Compiled on first use, not at start-up (issue 21).
+	argRef     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$([1-9][0-9]?)`) })
+	bashSpan   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("!`([^`\n]+)`") })
+	fileRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s(])@([^\s)]+)`) })
 	maxRefSize = 256 << 10
 )
 
@@ -237,9 +239,9 @@ func splitArgs(s string) []string {
 // appended, as Claude Code does.
 func substituteArgs(body, args string) string {
 	words := splitArgs(args)
-	used := strings.Contains(body, "$ARGUMENTS") || argRef.MatchString(body)
+	used := strings.Contains(body, "$ARGUMENTS") || argRef().MatchString(body)
 	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	body = argRef.ReplaceAllStringFunc(body, func(m string) string {
+	body = argRef().ReplaceAllStringFunc(body, func(m string) string {
 		n, _ := strconv.Atoi(m[1:])
 		if n <= len(words) {
 			return words[n-1]
@@ -279,15 +281,15 @@ func (s *Session) expandCommand(ctx context.Context, prompt []schema.ContentBloc
 	if c.skill != nil {
 		s.activateSkill(ctx, c.skill)
 	}
-	body = bashSpan.ReplaceAllStringFunc(body, func(m string) string {
-		return s.commandBash(ctx, c, bashSpan.FindStringSubmatch(m)[1])
+	body = bashSpan().ReplaceAllStringFunc(body, func(m string) string {
+		return s.commandBash(ctx, c, bashSpan().FindStringSubmatch(m)[1])
 	})
 	if ctx.Err() != nil {
 		return providers.Message{}, true, ctx.Err()
 	}
 	body = s.expandFileRefs(body)
 	if model := c.meta.get("model"); model != "" {
-		s.setTurnModel(model)
+		s.turn.setModel(model)
 	}
 	if allowed := c.meta.list("allowed-tools"); len(allowed) > 0 {
 		s.restrictTools("/"+c.qualified(), allowed)
@@ -337,7 +339,7 @@ func (s *Session) commandBash(ctx context.Context, c *userCommand, command strin
 func (s *Session) expandFileRefs(body string) string {
 	var files []string
 	seen := map[string]bool{}
-	for _, m := range fileRef.FindAllStringSubmatch(body, -1) {
+	for _, m := range fileRef().FindAllStringSubmatch(body, -1) {
 		ref := strings.TrimRight(m[2], ".,;:")
 		path, err := s.env.Resolve(ref)
 		if err != nil || seen[path] {
@@ -383,55 +385,14 @@ func (s *Session) restrictTools(source string, allowed []string) {
 			set[n] = true
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnTools != nil {
-		for n := range set {
-			if !s.turnTools[n] {
-				delete(set, n)
-			}
-		}
-		source = s.turnToolsBy + " and " + source
-	}
-	s.turnTools, s.turnToolsBy = set, source
+	s.turn.restrict(source, set)
 }
 
-// toolRestricted returns why tool may not run in this turn, or "".
-func (s *Session) toolRestricted(tool string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnTools == nil || s.turnTools[tool] {
-		return ""
-	}
-	names := make([]string, 0, len(s.turnTools))
-	for n := range s.turnTools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return fmt.Sprintf("%s allows only these tools in this turn: %s; %s is not one of them", s.turnToolsBy, strings.Join(names, ", "), tool)
-}
-
-// setTurnModel makes the running turn ask model.
-func (s *Session) setTurnModel(model string) {
-	s.mu.Lock()
-	s.turnModel = model
-	s.mu.Unlock()
-}
-
-// requestModel is the model the next call asks: the turn's, else the
-// session's.
+// requestModel is the model the next call asks: the one a command chose
+// for the turn, else the session's.
 func (s *Session) requestModel() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnModel != "" {
-		return s.turnModel
+	if m := s.turn.chosenModel(); m != "" {
+		return m
 	}
-	return s.model
-}
-
-// endTurnScope drops what a command or skill set for one turn.
-func (s *Session) endTurnScope() {
-	s.mu.Lock()
-	s.turnTools, s.turnToolsBy, s.turnModel = nil, "", ""
-	s.mu.Unlock()
+	return s.Model()
 }

@@ -39,21 +39,6 @@ func blockTokens(b providers.Block) int64 {
 	return n
 }
 
-// contextTokens estimates the size of the next request: what the model
-// counted at its last call plus an estimate of what was added since.
-func (s *Session) contextTokens() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	counted := s.counted
-	if counted > len(s.history) {
-		counted = 0
-	}
-	if counted == 0 {
-		return estimateTokens(s.history) + s.overhead
-	}
-	return s.usage.ContextTokens() + estimateTokens(s.history[counted:])
-}
-
 // threshold is the context size at which the session compacts.
 func (s *Session) threshold() int64 {
 	return int64(float64(s.svc.cfg.Window) * s.svc.cfg.CompactAt)
@@ -62,35 +47,23 @@ func (s *Session) threshold() int64 {
 // fitContext makes sure the next request fits the model's window:
 // oversized tool results are cut first, then older turns are summarized.
 func (s *Session) fitContext(ctx context.Context) error {
-	s.shrinkResults()
-	if s.contextTokens() <= s.threshold() {
+	// Tool results of the last message that alone would take more
+	// than a quarter of the window are cut.
+	s.conv.shrinkResults(s.svc.cfg.Window / 4)
+	if s.conv.tokens() <= s.threshold() {
 		return nil
 	}
 	return s.compact(ctx, false)
 }
 
-// shrinkResults truncates tool results of the last message that alone
-// would take more than a quarter of the window.
-func (s *Session) shrinkResults() {
-	limit := s.svc.cfg.Window / 4
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.history)
-	if n == 0 {
-		return
+// truncatedResult returns a tool result's text cut to fit half of limit
+// tokens.
+func truncatedResult(b providers.Block, limit int64) string {
+	var text strings.Builder
+	for _, c := range b.Content {
+		text.WriteString(c.Text)
 	}
-	last := &s.history[n-1]
-	for i, b := range last.Content {
-		if b.Type != providers.BlockToolResult || blockTokens(b) <= limit {
-			continue
-		}
-		var text strings.Builder
-		for _, c := range b.Content {
-			text.WriteString(c.Text)
-		}
-		cut := tools.Truncate(text.String(), int(limit)*charsPerToken/2)
-		last.Content[i].Content = []providers.Block{providers.TextBlock(cut)}
-	}
+	return tools.Truncate(text.String(), int(limit)*charsPerToken/2)
 }
 
 // compact replaces older turns by a model-written summary. Unless all is
@@ -114,27 +87,12 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	}
 	kept := hist[cut:]
 	head := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(summaryPreamble + summary)}}
-	s.mu.Lock()
-	s.history = append([]providers.Message{head}, kept...)
-	s.counted = 0
-	s.mu.Unlock()
-	if s.log != nil {
-		// The summary with its lead-in, as the model saw it, so a
-		// resumed session reads the same (Claude Code's summaries carry
-		// theirs too).
-		trigger := session.TriggerAuto
-		if all {
-			trigger = session.TriggerManual
-		}
-		err := s.log.AppendSummary(head.Text(), trigger)
-		for _, m := range kept {
-			if err == nil {
-				err = s.log.Append(m)
-			}
-		}
-		if err != nil {
-			s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
-		}
+	trigger := session.TriggerAuto
+	if all {
+		trigger = session.TriggerManual
+	}
+	if err := s.conv.compacted(head, kept, trigger); err != nil {
+		s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
 	}
 	s.status(ctx, Status{Kind: StatusInfo, Message: fmt.Sprintf("compacted the conversation: %d earlier messages summarized, %d kept", cut, len(kept))})
 	return nil
@@ -257,24 +215,16 @@ func (s *Session) AnnounceCommands(ctx context.Context) {
 func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock) (string, bool, error) {
 	text := strings.TrimSpace(promptText(prompt))
 	name, _, _ := strings.Cut(text, " ")
-	say := func(msg string) {
-		b := schema.TextBlock(msg)
-		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
-	}
+	say := func(msg string) { s.say(ctx, msg) }
 	switch name {
 	case "/clear":
-		s.mu.Lock()
-		s.history, s.counted = nil, 0
-		s.mu.Unlock()
-		if s.log != nil {
-			if err := s.log.AppendSummary("(The user cleared the conversation; nothing before this point matters.)", session.TriggerManual); err != nil {
-				s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
-			}
+		if err := s.conv.clear(); err != nil {
+			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 		}
 		say("Conversation cleared.")
 		return schema.StopEndTurn, true, nil
 	case "/compact":
-		if len(s.History()) == 0 {
+		if s.conv.isEmpty() {
 			say("Nothing to compact yet.")
 			return schema.StopEndTurn, true, nil
 		}

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -26,6 +29,8 @@ type scriptProvider struct {
 	mu    sync.Mutex
 	steps []step               // guarded by mu
 	reqs  []*providers.Request // guarded by mu
+	// then, if set, answers every call past the script's end.
+	then step // guarded by mu
 }
 
 func newScript(t *testing.T, steps ...step) *scriptProvider {
@@ -35,6 +40,11 @@ func newScript(t *testing.T, steps ...step) *scriptProvider {
 func (p *scriptProvider) Stream(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, req)
+	if len(p.steps) == 0 && p.then != nil {
+		s := p.then
+		p.mu.Unlock()
+		return s(ctx, req, emit)
+	}
 	if len(p.steps) == 0 {
 		p.mu.Unlock()
 		p.t.Errorf("model call %d past the end of the script", len(p.reqs))
@@ -114,19 +124,76 @@ type recordingClient struct {
 	updates []schema.Update                   // guarded by mu
 	asked   []*schema.RequestPermissionParams // guarded by mu
 	answers []answer                          // guarded by mu
-	// onUpdate, if set, sees every update as it arrives (outside mu).
-	onUpdate func(schema.Update)
+	// onUpdate, if set, sees every update as it arrives (outside mu),
+	// on the goroutine that sends it.
+	onUpdate func(schema.Update) // guarded by mu
+	watches  []*waiter           // guarded by mu
+}
+
+// waiter is a wait for an update that matches.
+type waiter struct {
+	match func(schema.Update) bool
+	seen  chan struct{}
 }
 
 func (c *recordingClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
 	c.mu.Lock()
 	c.updates = append(c.updates, u)
 	f := c.onUpdate
+	c.watches = slices.DeleteFunc(c.watches, func(w *waiter) bool {
+		if w.match(u) {
+			close(w.seen)
+			return true
+		}
+		return false
+	})
 	c.mu.Unlock()
 	if f != nil {
 		f(u)
 	}
 	return nil
+}
+
+// setOnUpdate sets onUpdate.
+func (c *recordingClient) setOnUpdate(f func(schema.Update)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onUpdate = f
+}
+
+// watch returns a channel closed at the first update from now on that
+// matches.
+func (c *recordingClient) watch(match func(schema.Update) bool) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := &waiter{match: match, seen: make(chan struct{})}
+	c.watches = append(c.watches, w)
+	return w.seen
+}
+
+// thought matches an agent thought chunk (a status notice, for a client
+// without Status) that contains text.
+func thought(text string) func(schema.Update) bool {
+	return func(u schema.Update) bool {
+		return u.SessionUpdate == schema.UpdateAgentThoughtChunk && u.Content != nil && strings.Contains(u.Content.Text, text)
+	}
+}
+
+// queuedNotice is the status a prompt queued to steer a running turn
+// sends.
+var queuedNotice = thought("your message will be given to the agent at its next step")
+
+// userChunks returns the user message texts the editor was sent.
+func (c *recordingClient) userChunks() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, u := range c.updates {
+		if u.SessionUpdate == schema.UpdateUserMessageChunk && u.Content != nil {
+			out = append(out, u.Content.Text)
+		}
+	}
+	return out
 }
 
 func (c *recordingClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
@@ -215,6 +282,51 @@ func newHarness(t *testing.T, model *scriptProvider, client *recordingClient, ed
 	return &harness{svc: svc, sess: sess, model: model, client: client, dir: dir}
 }
 
+// outcome is what Prompt returned.
+type outcome struct {
+	stop string
+	err  error
+}
+
+// promptAsync sends a prompt on its own goroutine; its outcome arrives on
+// the channel returned.
+func (h *harness) promptAsync(text string) <-chan outcome {
+	out := make(chan outcome, 1)
+	go func() {
+		stop, err := h.sess.Prompt(context.Background(), []schema.ContentBlock{schema.TextBlock(text)})
+		out <- outcome{stop, err}
+	}()
+	return out
+}
+
+// await waits for ch to be closed or to deliver, and fails the test
+// instead of hanging shortly before the test binary's deadline.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	var timeout <-chan time.Time
+	if d, ok := t.Deadline(); ok {
+		timer := time.NewTimer(time.Until(d) * 9 / 10)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	select {
+	case v := <-ch:
+		return v
+	case <-timeout:
+		t.Fatalf("still waiting for %s: hung", what)
+		panic("unreachable")
+	}
+}
+
+// ended waits for a prompt's outcome and checks its stop reason.
+func ended(t *testing.T, ch <-chan outcome, what, want string) {
+	t.Helper()
+	o := await(t, ch, what)
+	if o.err != nil || o.stop != want {
+		t.Errorf("%s ended with %q, %v; want %q", what, o.stop, o.err, want)
+	}
+}
+
 func (h *harness) prompt(t *testing.T, text string) string {
 	t.Helper()
 	stop, err := h.sess.Prompt(context.Background(), []schema.ContentBlock{schema.TextBlock(text)})
@@ -260,4 +372,125 @@ func (b *blockingTool) Run(ctx context.Context, input json.RawMessage) *tools.Re
 	close(b.started)
 	<-ctx.Done()
 	return tools.Errorf("interrupted: %v", ctx.Err())
+}
+
+// gateTool is a tool that, when it runs, closes started and waits for
+// release; cancelled first, it closes cancelled and waits for drain (nil:
+// at once) before it returns, so a test can act while the cancelled turn
+// winds down.
+type gateTool struct {
+	started   chan struct{}
+	release   chan struct{}
+	cancelled chan struct{}
+	drain     chan struct{}
+}
+
+func newGateTool() *gateTool {
+	return &gateTool{started: make(chan struct{}), release: make(chan struct{}), cancelled: make(chan struct{})}
+}
+
+func (g *gateTool) Spec() tools.Spec {
+	return tools.Spec{Name: "Gate", Description: "waits for the test", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: schema.KindRead, ReadOnly: true}
+}
+
+func (g *gateTool) Run(ctx context.Context, input json.RawMessage) *tools.Result {
+	close(g.started)
+	select {
+	case <-g.release:
+		return &tools.Result{Content: "the gate opened"}
+	case <-ctx.Done():
+	}
+	close(g.cancelled)
+	if g.drain != nil {
+		<-g.drain
+	}
+	return tools.Errorf("interrupted: %v", ctx.Err())
+}
+
+// holdThen streams text, closes streaming, waits for proceed, and ends
+// the turn with text.
+func holdThen(text string, streaming chan<- struct{}, proceed <-chan struct{}) step {
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		emit(providers.Event{Kind: providers.EventText, Text: text})
+		close(streaming)
+		select {
+		case <-proceed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &providers.Response{
+			Message:    providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{providers.TextBlock(text)}},
+			StopReason: providers.StopEndTurn,
+		}, nil
+	}
+}
+
+// call is one tool call of a calls step.
+type call struct {
+	id, name string
+	input    any
+}
+
+// calls answers with several tool calls in one message.
+func calls(cs ...call) step {
+	var blocks []providers.Block
+	for _, c := range cs {
+		raw, err := json.Marshal(c.input)
+		if err != nil {
+			panic(err)
+		}
+		blocks = append(blocks, providers.Block{Type: providers.BlockToolUse, ID: c.id, Name: c.name, Input: raw})
+	}
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		for _, b := range blocks {
+			emit(providers.Event{Kind: providers.EventToolStart, ToolID: b.ID, ToolName: b.Name})
+			emit(providers.Event{Kind: providers.EventToolEnd, Input: b.Input})
+		}
+		return &providers.Response{
+			Message:    providers.Message{Role: providers.RoleAssistant, Content: blocks},
+			StopReason: providers.StopToolUse,
+		}, nil
+	}
+}
+
+// stopWith answers with text and ends with the given stop reason.
+func stopWith(text string, reason providers.StopReason) step {
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		emit(providers.Event{Kind: providers.EventText, Text: text})
+		return &providers.Response{
+			Message:    providers.Message{Role: providers.RoleAssistant, Content: []providers.Block{providers.TextBlock(text)}},
+			StopReason: reason,
+		}, nil
+	}
+}
+
+// fail answers with an error.
+func fail(err error) step {
+	return func(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+		return nil, err
+	}
+}
+
+// meetTool is a read-only tool that runs until every other meetTool of
+// its group has started: two of them only end when they run at once.
+type meetTool struct {
+	name    string
+	started chan struct{}
+	others  []*meetTool
+}
+
+func (m *meetTool) Spec() tools.Spec {
+	return tools.Spec{Name: m.name, Description: "meets the others", InputSchema: json.RawMessage(`{"type":"object"}`), Kind: schema.KindRead, ReadOnly: true}
+}
+
+func (m *meetTool) Run(ctx context.Context, input json.RawMessage) *tools.Result {
+	close(m.started)
+	for _, o := range m.others {
+		select {
+		case <-o.started:
+		case <-ctx.Done():
+			return tools.Errorf("cancelled before %s started", o.name)
+		}
+	}
+	return &tools.Result{Content: m.name + " met the others"}
 }

@@ -115,44 +115,43 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user rejected %s for this session; do not try again, ask the user what to do instead", key)}
 	}
 
-	options := []schema.PermissionOption{{OptionID: optAllowOnce, Name: "Allow", Kind: schema.AllowOnce}}
-	if d.AlwaysRule != "" {
-		options = append(options, schema.PermissionOption{OptionID: optAllowAlways, Name: "Always allow " + d.AlwaysRule, Kind: schema.AllowAlways})
-	}
-	options = append(options,
-		schema.PermissionOption{OptionID: optRejectOnce, Name: "Reject", Kind: schema.RejectOnce},
-		schema.PermissionOption{OptionID: optRejectAlways, Name: "Always reject " + key, Kind: schema.RejectAlways},
-	)
+	options := s.permissionOptions(d.AlwaysRule, key)
 	res, err := s.client.RequestPermission(ctx, &schema.RequestPermissionParams{SessionID: s.ID, ToolCall: *call, Options: options})
 	if err != nil {
 		if ctx.Err() != nil {
+			s.answered(ctx, call, options, permCancelled, "")
 			return verdict{refusal: tools.Errorf("the user cancelled this tool call")}
 		}
 		return verdict{refusal: tools.Errorf("could not ask the user for permission (%v); the call was not run", err)}
 	}
 	out := res.Outcome
 	if out.Outcome != "selected" {
+		s.answered(ctx, call, options, permCancelled, "")
 		return verdict{refusal: tools.Errorf("the user cancelled this tool call")}
 	}
 	switch out.OptionID {
 	case optAllowOnce:
+		s.answered(ctx, call, options, permAllowed, out.OptionID)
 		return verdict{edited: editedText(out, p)}
 	case optAllowAlways:
 		if d.AlwaysRule == "" {
 			break
 		}
+		s.answered(ctx, call, options, permAllowed, out.OptionID)
 		if err := s.gate.policy.AllowAlways(pc, d); err != nil {
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
 		s.saveState()
 		return verdict{edited: editedText(out, p)}
 	case optRejectAlways:
+		s.answered(ctx, call, options, permRejected, out.OptionID)
 		s.gate.mu.Lock()
 		s.gate.rejected[key] = true
 		s.gate.mu.Unlock()
 		s.saveState()
-		fallthrough
+		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	case optRejectOnce:
+		s.answered(ctx, call, options, permRejected, out.OptionID)
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	}
 	return verdict{refusal: tools.Errorf("the editor answered the permission request with unknown option %q; the call was not run", out.OptionID)}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,11 +44,11 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 	if isOpen && !opts.Fork {
 		// Already live in this process: hand it over as it is.
 		if replay {
-			var stored map[string]json.RawMessage
-			if h, err := s.cfg.Store.Load(opts.Cwd, id); err == nil {
-				stored = h.ToolUseResults
+			h, err := s.cfg.Store.Load(opts.Cwd, id)
+			if err != nil {
+				h = nil // replay what is in memory without the stored extras
 			}
-			open.replay(ctx, open.History(), stored)
+			open.replay(ctx, open.History(), h)
 		}
 		return open, nil
 	}
@@ -78,10 +77,10 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 		opts.Model = hist.Model
 	}
 	sess := newSession(s, newID, opts)
-	sess.log = log
+	sess.conv.log = log
 	sess.restoreState(hist.State)
-	sess.history = normalize(hist.Messages)
-	sess.titled = true
+	sess.conv.history = normalize(hist.Messages)
+	sess.conv.titled = true
 	sess.resumed = true
 	for _, w := range hist.Warnings {
 		s.cfg.Logf("session %s: %s", id, w)
@@ -92,7 +91,12 @@ func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOpti
 			log.Close()
 			return nil, fmt.Errorf("loading session %s: %w", id, err)
 		}
-		sess.replay(ctx, full.Messages, full.ToolUseResults)
+		sess.replay(ctx, full.Messages, full)
+	} else {
+		// The editor keeps the chat it has; its context meter comes
+		// back (the cost of the turns before this process is not
+		// counted: Resume reads from the last compaction on).
+		sess.replayUsage(ctx, hist.Usage, false)
 	}
 	s.mu.Lock()
 	s.sessions[newID] = sess
@@ -110,89 +114,9 @@ func sameFamily(stored, def string) bool {
 	return stored == def || strings.HasPrefix(stored, "claude-") && strings.HasPrefix(def, "claude-")
 }
 
-// replay sends a stored conversation to the client as the updates it
-// would have seen live. It never calls the editor (no file is read): a
-// file-changing call shows the change stored with its result (stored, by
-// tool_use_id), or the strings of its input.
-func (s *Session) replay(ctx context.Context, msgs []providers.Message, stored map[string]json.RawMessage) {
-	results := map[string]providers.Block{}
-	for _, m := range msgs {
-		for _, b := range m.Content {
-			if b.Type == providers.BlockToolResult {
-				results[b.ToolUseID] = b
-			}
-		}
-	}
-	for _, m := range msgs {
-		for _, b := range m.Content {
-			switch {
-			case b.Type == providers.BlockText && m.Role == providers.RoleUser:
-				c := schema.TextBlock(b.Text)
-				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})
-			case b.Type == providers.BlockText:
-				c := schema.TextBlock(b.Text)
-				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &c})
-			case b.Type == providers.BlockThinking:
-				c := schema.TextBlock(b.Thinking)
-				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &c})
-			case b.Type == providers.BlockToolUse:
-				s.replayToolCall(ctx, b, results, stored[b.ID])
-			}
-		}
-	}
-}
-
-func (s *Session) replayToolCall(ctx context.Context, use providers.Block, results map[string]providers.Block, stored json.RawMessage) {
-	var raw any
-	_ = json.Unmarshal(use.Input, &raw)
-	call := &schema.ToolCall{ToolCallID: use.ID, Title: use.Name, Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: raw, Meta: schema.ToolMeta(use.Name)}
-	diffs, path, isEdit := replayDiffs(use.Name, use.Input, stored)
-	switch t, ok := s.tools.lookup(use.Name); {
-	case isEdit:
-		// Not the tool's preview, which reads the file as it is now
-		// (through the editor, on the ACP door).
-		if path != "" {
-			call.Title = s.relative(use.Name + " " + path)
-			call.Locations = []schema.Location{{Path: path}}
-		}
-		call.Content = diffs
-	case ok:
-		// The title and locations as the live turn showed them; the
-		// other tools' previews read no file.
-		if p, err := s.preview(ctx, t, use.Input); err == nil && p != nil {
-			d := s.describe(use, t, use.Input, p)
-			call.Title, call.Locations = d.Title, d.Locations
-		}
-	}
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCall, ToolCall: call})
-	res, ok := results[use.ID]
-	if !ok {
-		return
-	}
-	end := &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusCompleted}
-	if res.IsError {
-		end.Status = schema.StatusFailed
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		text.WriteString(c.Text)
-	}
-	switch {
-	case isEdit && !res.IsError && len(diffs) > 0:
-		end.Content = diffs // as the live call ended: its change
-	case text.Len() > 0:
-		end.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(text.String()))}
-	}
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: end})
-}
-
 // setTitle names a new session after its first prompt.
 func (s *Session) setTitle(prompt []schema.ContentBlock) {
-	s.mu.Lock()
-	done := s.titled
-	s.titled = true
-	s.mu.Unlock()
-	if done || s.log == nil {
+	if s.conv.markTitled() || s.conv.log == nil {
 		return
 	}
 	title := strings.Join(strings.Fields(promptText(prompt)), " ")
@@ -206,7 +130,7 @@ func (s *Session) setTitle(prompt []schema.ContentBlock) {
 	if title == "" {
 		return
 	}
-	if err := s.log.SetTitle(title); err != nil {
+	if err := s.conv.log.SetTitle(title); err != nil {
 		s.svc.cfg.Logf("session %s: saving title: %v", s.ID, err)
 	}
 }

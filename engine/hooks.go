@@ -25,8 +25,8 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 	in.SessionID = s.ID
 	in.Cwd = s.cwd
 	in.PermissionMode = s.Mode()
-	if s.log != nil {
-		in.TranscriptPath = s.log.Path()
+	if s.conv.log != nil {
+		in.TranscriptPath = s.conv.log.Path()
 	}
 	out := s.hooks.Run(ctx, event, in)
 	for _, e := range out.Errors {
@@ -134,16 +134,5 @@ func (s *Session) hookStop(out hooks.Outcome) {
 	if !out.Stop {
 		return
 	}
-	s.mu.Lock()
-	s.stopRequested = firstNonEmpty(out.StopReason, "a hook stopped the session")
-	s.mu.Unlock()
-}
-
-// takeStop returns and clears a hook's stop request.
-func (s *Session) takeStop() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.stopRequested
-	s.stopRequested = ""
-	return r
+	s.turn.requestStop(firstNonEmpty(out.StopReason, "a hook stopped the session"))
 }

@@ -39,42 +39,17 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 		if err != nil {
 			return "", err
 		}
-		return s.turn(runCtx, prompt, msg)
+		return s.runTurn(runCtx, prompt, msg)
 	}
 }
 
-// turn runs a prompt in a session that begin marked as running.
-func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (stop string, err error) {
-	defer func() { s.end(stop, err) }()
+// runTurn runs a prompt in a session that begin marked as running.
+func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (stop string, err error) {
+	defer func() { s.turn.end(stop, err) }()
 	defer s.persist()
-
-	// An untrusted folder's held-back settings are settled before
-	// anything of the turn runs (hooks included).
-	s.svc.settleTrust(ctx, s)
-	if ctx.Err() != nil {
-		return schema.StopCancelled, nil
-	}
-	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
+	msg, stop, done, err := s.prepare(ctx, prompt, msg)
+	if done {
 		return stop, err
-	}
-	defer s.endTurnScope()
-	if expanded, ok, err := s.expandCommand(ctx, prompt); ok {
-		if ctx.Err() != nil {
-			return schema.StopCancelled, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		msg = expanded
-	}
-	extra, blocked := s.promptHooks(ctx, prompt)
-	if blocked != "" {
-		b := schema.TextBlock("The prompt was blocked by a hook: " + blocked)
-		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
-		return schema.StopEndTurn, nil
-	}
-	for _, c := range extra {
-		msg.Content = append(msg.Content, providers.TextBlock(c))
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
@@ -84,17 +59,50 @@ func (s *Session) turn(ctx context.Context, prompt []schema.ContentBlock, msg pr
 	return s.loop(ctx)
 }
 
+// prepare readies a prompt for the model: it settles the folder's trust,
+// runs the session's own commands (/compact, /clear), expands the user's
+// commands and runs the prompt hooks. It returns the message to send, or
+// done with the turn's outcome when the prompt ends here.
+func (s *Session) prepare(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (_ providers.Message, stop string, done bool, err error) {
+	// An untrusted folder's held-back settings are settled before
+	// anything of the turn runs (hooks included).
+	s.svc.settleTrust(ctx, s)
+	if ctx.Err() != nil {
+		return msg, schema.StopCancelled, true, nil
+	}
+	if stop, ok, err := s.slashCommand(ctx, prompt); ok {
+		return msg, stop, true, err
+	}
+	if expanded, ok, err := s.expandCommand(ctx, prompt); ok {
+		if ctx.Err() != nil {
+			return msg, schema.StopCancelled, true, nil
+		}
+		if err != nil {
+			return msg, "", true, err
+		}
+		msg = expanded
+	}
+	extra, blocked := s.promptHooks(ctx, prompt)
+	if blocked != "" {
+		s.say(ctx, "The prompt was blocked by a hook: "+blocked)
+		return msg, schema.StopEndTurn, true, nil
+	}
+	for _, c := range extra {
+		msg.Content = append(msg.Content, providers.TextBlock(c))
+	}
+	return msg, "", false, nil
+}
+
 // loop calls the model and runs the tools it asks for until it ends its
 // turn. The history ends with the user's message. A subagent runs the
 // same loop in its own session.
 func (s *Session) loop(ctx context.Context) (string, error) {
-	stopBlocks := 0
 	var guard repeatGuard
-	for turn := 0; ; turn++ {
-		if turn == s.maxTurns() {
-			return schema.StopMaxTurnRequests, nil
-		}
+	stopBlocks := 0
+	for calls := 0; calls != s.maxTurns(); calls++ {
+		// Prepare: prompts sent meanwhile join the conversation.
 		s.takeSteered(ctx)
+		// Stream the model's response into the history.
 		resp, err := s.callModel(ctx)
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil
@@ -104,35 +112,48 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 		}
 		uses := resp.Message.ToolUses()
 		if len(uses) == 0 {
-			if resp.StopReason == providers.StopEndTurn && s.hasSteered() {
-				continue // the user said more while the model answered
+			if stop, end := s.mayEnd(ctx, resp, &stopBlocks); end {
+				return stop, nil
 			}
-			if s.agent != nil {
-				return stopReason(resp.StopReason), nil
-			}
-			if again := s.stopHooks(ctx, stopBlocks); again != "" && resp.StopReason == providers.StopEndTurn {
-				stopBlocks++
-				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
-				continue
-			}
-			if again := s.checkOnStop(ctx); again != "" && resp.StopReason == providers.StopEndTurn {
-				s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
-				continue
-			}
-			return stopReason(resp.StopReason), nil
+			continue
 		}
+		// Run the tools and persist their results.
 		results := s.runTools(ctx, uses)
 		s.checkRepeats(&guard, uses, results)
 		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: results})
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil
 		}
-		if reason := s.takeStop(); reason != "" {
-			b := schema.TextBlock("Stopped by a hook: " + reason)
-			s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
+		if reason := s.turn.takeStop(); reason != "" {
+			s.say(ctx, "Stopped by a hook: "+reason)
 			return schema.StopEndTurn, nil
 		}
 	}
+	return schema.StopMaxTurnRequests, nil
+}
+
+// mayEnd decides, when the model answered without calling a tool,
+// whether the turn ends (and with which stop reason) or the model goes
+// on: the user said more meanwhile, or a Stop hook or the end-of-turn
+// checks send it back. stopBlocks counts the Stop hooks' sends.
+func (s *Session) mayEnd(ctx context.Context, resp *providers.Response, stopBlocks *int) (stop string, end bool) {
+	endTurn := resp.StopReason == providers.StopEndTurn
+	if endTurn && s.turn.hasQueued() {
+		return "", false // the user said more while the model answered
+	}
+	if s.agent != nil {
+		return stopReason(resp.StopReason), true
+	}
+	if again := s.stopHooks(ctx, *stopBlocks); again != "" && endTurn {
+		*stopBlocks++
+		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+		return "", false
+	}
+	if again := s.checkOnStop(ctx); again != "" && endTurn {
+		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+		return "", false
+	}
+	return stopReason(resp.StopReason), true
 }
 
 // callModel streams one model response, forwarding it to the editor, and
@@ -165,11 +186,7 @@ func (s *Session) callModel(ctx context.Context) (*providers.Response, error) {
 // keeps what was streamed in the history.
 func (s *Session) stream(ctx context.Context, p Provider) (*providers.Response, error) {
 	req := s.request()
-	s.mu.Lock()
-	if s.counted == 0 {
-		s.overhead = estimateRequestOverhead(req)
-	}
-	s.mu.Unlock()
+	s.conv.noteOverhead(estimateRequestOverhead(req))
 	fwd := newForwarder(ctx, s)
 	resp, err := p.Stream(ctx, req, fwd.emit)
 	if err != nil {

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -35,24 +37,52 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 
 // ConfigOptions returns the session's configuration options: the model.
 func (s *Session) ConfigOptions() []schema.ConfigOption {
-	current := s.Model()
 	opt := schema.ConfigOption{
 		ID:           "model",
 		Name:         "Model",
 		Description:  "The model that answers",
 		Category:     "model",
 		Type:         "select",
-		CurrentValue: current,
+		CurrentValue: s.Model(),
 	}
-	seen := false
-	for _, m := range s.svc.models() {
-		opt.Options = append(opt.Options, schema.ConfigValue{Value: m.ID, Name: m.Name})
-		seen = seen || m.ID == current
-	}
-	if !seen {
-		opt.Options = append([]schema.ConfigValue{{Value: current, Name: current}}, opt.Options...)
+	for _, m := range s.models() {
+		opt.Options = append(opt.Options, schema.ConfigValue{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return []schema.ConfigOption{opt}
+}
+
+// Models returns the models the session can use, the current one first,
+// with their display names and groups.
+func (s *Session) Models() *schema.ModelState {
+	st := &schema.ModelState{CurrentModelID: s.Model()}
+	for _, m := range s.models() {
+		info := schema.ModelInfo{ModelID: m.ID, Name: m.Name, Description: m.Description}
+		if m.Group != "" {
+			info.Meta = map[string]any{metaKey: map[string]any{"group": m.Group}}
+		}
+		st.AvailableModels = append(st.AvailableModels, info)
+	}
+	return st
+}
+
+// models returns the models offered in the pickers, the current one
+// first (named from its id when the service does not list it).
+func (s *Session) models() []ModelInfo {
+	current := s.Model()
+	all := s.svc.models()
+	out := make([]ModelInfo, 0, len(all)+1)
+	i := slices.IndexFunc(all, func(m ModelInfo) bool { return m.ID == current })
+	if i >= 0 {
+		out = append(out, all[i])
+	} else {
+		out = append(out, ModelInfo{ID: current, Name: config.DisplayName(current), Description: current})
+	}
+	for j, m := range all {
+		if j != i {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // SetConfigOption sets a configuration option and returns them all.
@@ -72,8 +102,13 @@ func (s *Session) SetConfigOption(ctx context.Context, id, value string) ([]sche
 
 // ModelInfo names a model the user can pick.
 type ModelInfo struct {
-	ID   string
-	Name string
+	ID string
+	// Name is its display name ("Claude Opus 4.5"); Description says
+	// more (its id and context window).
+	Name        string
+	Description string
+	// Group is where a picker lists it ("Anthropic", "OpenAI-compatible").
+	Group string
 }
 
 // models returns the models offered in the model picker.
@@ -81,5 +116,5 @@ func (s *Service) models() []ModelInfo {
 	if len(s.cfg.Models) > 0 {
 		return s.cfg.Models
 	}
-	return []ModelInfo{{ID: s.cfg.Model, Name: s.cfg.Model}}
+	return []ModelInfo{{ID: s.cfg.Model, Name: config.DisplayName(s.cfg.Model), Description: s.cfg.Model}}
 }

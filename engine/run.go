@@ -58,7 +58,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if !ok {
 		return s.finish(ctx, use, nil, tools.Errorf("unknown tool %q; the available tools are: %s", use.Name, strings.Join(s.toolNames(), ", ")))
 	}
-	if why := s.toolRestricted(use.Name); why != "" {
+	if why := s.turn.restricted(use.Name); why != "" {
 		return s.finish(ctx, use, nil, tools.Errorf("%s", why))
 	}
 	input := use.Input
@@ -134,10 +134,9 @@ func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMess
 		RawInput:   json.RawMessage(input),
 		Meta:       schema.ToolMeta(spec.Name),
 	}
+	call.Title = s.callTitle(spec.Name, p)
+	withDescription(call, input)
 	if p != nil {
-		if p.Title != "" {
-			call.Title = s.relative(p.Title)
-		}
 		call.Locations = p.Locations
 		if call.Locations == nil {
 			for _, path := range p.Paths {
@@ -158,6 +157,9 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		status = schema.StatusFailed
 	}
 	upd := &schema.ToolCall{ToolCallID: use.ID, Status: status, Title: res.Title, Locations: res.Locations, Meta: schema.ToolMeta(use.Name)}
+	if use.Name != "Bash" {
+		upd.Title = s.displayPaths(res.Title, nil, res.Locations)
+	}
 	if call == nil {
 		upd.Title, upd.Kind = use.Name, s.kindOf(use.Name)
 	}
@@ -170,7 +172,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 		if r == nil {
 			r = viewResult(use.Name, use.Input, res.Content)
 		}
-		s.remember(use.ID, r)
+		s.conv.remember(use.ID, r)
 		s.noteEdit(use.Name, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})

@@ -7,12 +7,14 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
 	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers"
+	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -106,9 +108,39 @@ func (c *Config) setDefaults() {
 // Usage counts the tokens of a model call.
 type Usage = providers.Usage
 
-// ErrNoProvider is returned by Prompt when no model provider is
-// configured; the error says what to set.
+// ErrNoProvider is matched (errors.Is) by the error Prompt returns when
+// no model provider is configured; that error's text is
+// NoProviderMessage, or says what else went wrong.
 var ErrNoProvider = errors.New("no model provider configured")
+
+// NoProviderMessage is what the user reads when no model is configured:
+// the prompt's error, the initialize and session/new results'
+// _meta["agent-lsp"].providerProblem, `agent-lsp doctor` and the editors'
+// health checks use these words.
+const NoProviderMessage = "No model is configured. Set ANTHROPIC_API_KEY, or OPENAI_API_KEY with OPENAI_BASE_URL for an OpenAI-compatible server; `agent-lsp doctor` checks the setup."
+
+// noProviderError is the error of a prompt without a provider: its text
+// is for the user, and it is ErrNoProvider (errors.Is).
+type noProviderError struct {
+	msg   string
+	cause error
+}
+
+func (e *noProviderError) Error() string        { return e.msg }
+func (e *noProviderError) Unwrap() error        { return e.cause }
+func (e *noProviderError) Is(target error) bool { return target == ErrNoProvider }
+
+// ProviderProblem returns the words of NoProviderMessage for a
+// configuration problem cause (nil, or an error that wraps
+// config.ErrNoAPIKey: no key was found). Another problem (a provider
+// name that is not known, an apiKeyHelper that failed) is named instead
+// of the advice to set a key.
+func ProviderProblem(cause error, noKey bool) string {
+	if cause == nil || noKey {
+		return NoProviderMessage
+	}
+	return "No model is configured: " + strings.TrimSuffix(cause.Error(), ".") + ". `agent-lsp doctor` checks the setup."
+}
 
 // ErrUnknownSession is returned (wrapped, naming the id) for a session id
 // that is neither open in this service nor saved for the directory.
@@ -195,7 +227,7 @@ func (s *Service) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		if err != nil {
 			return nil, fmt.Errorf("creating session file: %w", err)
 		}
-		sess.log = log
+		sess.conv.log = log
 		// Saved from the start, so a restart never gives the session
 		// the mode a later default would.
 		sess.saveState()
@@ -309,12 +341,19 @@ func (s *Service) provider() (Provider, error) {
 	p, perr := s.cfg.Provider, s.cfg.ProviderError
 	s.mu.Unlock()
 	if p == nil {
-		if perr != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNoProvider, perr)
-		}
-		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY (or OPENAI_API_KEY, with OPENAI_BASE_URL for other servers)", ErrNoProvider)
+		return nil, &noProviderError{msg: ProviderProblem(perr, errors.Is(perr, config.ErrNoAPIKey)), cause: perr}
 	}
 	return p, nil
+}
+
+// ProviderProblem returns what the user must fix before a prompt can
+// run, in the words of NoProviderMessage, or "" when a model provider is
+// configured.
+func (s *Service) ProviderProblem() string {
+	if _, err := s.provider(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // defaultModel is the model new sessions ask.

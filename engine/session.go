@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -24,7 +23,20 @@ import (
 // of the same session is running (other prompts steer the running turn).
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
-// Session is one conversation with the model in one workspace.
+// Session is one conversation with the model in one workspace. It is
+// made of four parts, each with its own rules:
+//   - what the session can do: its workspace, tools, permission gate,
+//     hooks, sandbox, MCP servers and code intelligence, set up by
+//     newSession (and updated when the folder becomes trusted);
+//   - conv, what was said: the history, its usage and cost, compaction
+//     and the session file (conversation.go);
+//   - turn, the running turn: its cancel, the prompts that steer it, a
+//     hook's stop request and what a command narrowed for it (turn.go,
+//     steer.go);
+//   - its settings as they change (model, cached system prompt, notices,
+//     loaded skills), under mu.
+//
+// The loop (loop.go) runs a turn: prepare, stream, run tools, persist.
 type Session struct {
 	ID string
 	// overrides are the client's options, set before the session is
@@ -51,54 +63,34 @@ type Session struct {
 	// classifierOff makes every Bash call that would ask run confined
 	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
 	classifierOff bool
-	log           *session.Log // nil when sessions are not persisted
-
-	stateMu    sync.Mutex     // serializes saveState
-	savedState *session.State // what the file holds last, guarded by stateMu
-
-	mu            sync.Mutex
-	history       []providers.Message // guarded by mu
-	model         string              // guarded by mu
-	cost          float64             // spent so far in USD, guarded by mu
-	started       bool                // SessionStart hooks ran, guarded by mu
-	resumed       bool                // the session was reopened from storage
-	notices       []Status            // queued until AnnounceCommands, guarded by mu
-	announced     bool                // AnnounceCommands ran, guarded by mu
-	saveFailed    bool                // the last write to the session file failed, guarded by mu
-	prompts       sync.WaitGroup      // the running prompt, for close to wait on
-	stopRequested string              // a hook asked to end the turn, guarded by mu
-	stopWatch     context.CancelFunc  // stops the workspace watcher, guarded by mu
-	watchDone     chan struct{}       // closed when the watcher has stopped
-	cancel        context.CancelFunc  // of the running prompt, guarded by mu
-	steerQueue    []*steered          // prompts sent while a turn runs, not yet given to the model, guarded by mu
-	steerTaken    []*steered          // prompts the running turn took, answered when it ends, guarded by mu
+	// conv is what was said and its file; turn is the running turn.
+	// Each guards itself.
+	conv conversation
+	turn turnState
 	// agent is set in a subagent's session (see agent.go).
-	agent    *agentRun
-	running  bool                    // guarded by mu
-	closed   bool                    // guarded by mu
-	titled   bool                    // the session has a title, guarded by mu
-	counted  int                     // history messages the last usage covers, guarded by mu
-	overhead int64                   // tokens of system prompt and tools, estimated, guarded by mu
-	usage    providers.Usage         // of the last model call, guarded by mu
-	system   []providers.SystemBlock // cached system prompt, guarded by mu
-	// shown are what finished file-changing calls did (toolUseResult),
-	// by tool_use_id, until their results are saved; guarded by mu.
-	shown      map[string]json.RawMessage
-	trustedMCP *mcp.Manager // servers started once the folder was trusted, guarded by mu
+	agent *agentRun
+	// resumed is set when the session was reopened from storage,
+	// before it is shared.
+	resumed bool
+
+	// mu guards the session's settings as they change, below.
+	mu      sync.Mutex
+	model   string // the model asked
+	started bool   // SessionStart hooks ran
+	// notices are queued until AnnounceCommands, which sets announced.
+	notices   []Status
+	announced bool
+	stopWatch context.CancelFunc      // stops the workspace watcher
+	watchDone chan struct{}           // closed when the watcher has stopped; set before it is shared
+	system    []providers.SystemBlock // cached system prompt
+	// trustedMCP are the servers started once the folder was trusted.
+	trustedMCP *mcp.Manager
 	// startSettings and startModel are the settings and default model the
 	// session started with; startSettings becomes the trusted folder's
-	// settings once they apply. Guarded by mu.
+	// settings once they apply.
 	startSettings *settings.Settings
 	startModel    string
-	// turnTools, when set, are the only tools the running turn may call
-	// (a command's or skill's allowed-tools, see restrictTools), and
-	// turnToolsBy names who narrowed them; turnModel is the model a
-	// command chose for the turn. Reset when the turn ends. Guarded by
-	// mu.
-	turnTools   map[string]bool
-	turnToolsBy string
-	turnModel   string
-	skillDirs   []string // folders of the skills loaded, guarded by mu
+	skillDirs     []string // folders of the skills loaded
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -176,69 +168,24 @@ func (s *Session) SetModel(model string) error {
 }
 
 // History returns a copy of the conversation.
-func (s *Session) History() []providers.Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]providers.Message(nil), s.history...)
-}
+func (s *Session) History() []providers.Message { return s.conv.messages() }
 
 // Cancel stops the running prompt, if any: the model stream and running
 // tools stop at once, pending permission requests resolve as cancelled,
 // and Prompt returns stop reason cancelled.
 func (s *Session) Cancel() {
-	s.mu.Lock()
-	cancel := s.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+	s.turn.cancelRunning()
 	// Background shells are part of the work being cancelled.
 	s.env.KillShells()
 }
 
-// begin marks a prompt as running and returns its context. While
-// another prompt runs, a prompt that can steer (steer not nil) is queued
-// for it and errSteered returned; any other gets ErrBusy.
+// begin starts a turn (see turnState.begin).
 func (s *Session) begin(ctx context.Context, steer *steered) (context.Context, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	ctx, err := s.turn.begin(ctx, steer)
+	if errors.Is(err, errClosed) {
 		return nil, fmt.Errorf("session %s is closed", s.ID)
 	}
-	if s.running {
-		if steer == nil {
-			return nil, ErrBusy
-		}
-		s.steerQueue = append(s.steerQueue, steer)
-		return nil, errSteered
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	s.running, s.cancel = true, cancel
-	s.prompts.Add(1)
-	return ctx, nil
-}
-
-// end marks the running prompt as done, with its outcome. Prompts it
-// took to steer it end with it; those still queued run next.
-func (s *Session) end(stop string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancel != nil {
-		s.cancel()
-	}
-	for _, st := range s.steerTaken {
-		st.done <- steerOutcome{stop: stop, err: err}
-	}
-	for _, st := range s.steerQueue {
-		if stop == schema.StopCancelled {
-			st.done <- steerOutcome{stop: stop}
-		} else {
-			st.done <- steerOutcome{retry: true}
-		}
-	}
-	s.steerTaken, s.steerQueue = nil, nil
-	s.running, s.cancel = false, nil
-	s.prompts.Done()
+	return ctx, err
 }
 
 // stopWait bounds how long closing a session waits for its running prompt
@@ -247,16 +194,11 @@ const stopWait = 5 * time.Second
 
 // close cancels the running prompt and stops what the session started.
 func (s *Session) close() {
-	s.mu.Lock()
-	s.closed = true
-	cancel := s.cancel
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if s.turn.close() {
 		// Let the turn stop its tools (killing their process groups)
 		// and save what happened before the session goes away.
 		stopped := make(chan struct{})
-		go func() { s.prompts.Wait(); close(stopped) }()
+		go func() { s.turn.wait(); close(stopped) }()
 		select {
 		case <-stopped:
 		case <-time.After(stopWait):
@@ -278,18 +220,16 @@ func (s *Session) close() {
 		trusted.Close()
 	}
 	s.stopWatching()
-	if s.log != nil {
-		if err := s.log.Close(); err != nil {
+	if s.conv.log != nil {
+		if err := s.conv.log.Close(); err != nil {
 			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
 		}
 	}
 }
 
-// appendMessage adds a message to the history, merging it into the last
-// one when both have the same role (the API wants roles to alternate), and
-// appends it to the session file.
+// appendMessage adds a message to the conversation and its file.
 func (s *Session) appendMessage(m providers.Message) {
-	s.record(m, nil)
+	s.saved(s.conv.add(m, nil))
 }
 
 // appendResponse is appendMessage for a model's response, saved with its
@@ -300,59 +240,14 @@ func (s *Session) appendResponse(resp *providers.Response) {
 	if model == "" {
 		model = s.Model()
 	}
-	s.record(resp.Message, &session.ResponseInfo{Model: model, StopReason: string(resp.StopReason), Usage: &u})
-}
-
-func (s *Session) record(m providers.Message, info *session.ResponseInfo) {
-	s.mu.Lock()
-	if n := len(s.history); n > 0 && s.history[n-1].Role == m.Role {
-		last := &s.history[n-1]
-		last.Content = append(append([]providers.Block(nil), last.Content...), m.Content...)
-	} else {
-		s.history = append(s.history, m)
-	}
-	var results map[string]json.RawMessage
-	for _, b := range m.Content {
-		if r, ok := s.shown[b.ToolUseID]; ok && b.Type == providers.BlockToolResult {
-			if results == nil {
-				results = make(map[string]json.RawMessage)
-			}
-			results[b.ToolUseID] = r
-			delete(s.shown, b.ToolUseID)
-		}
-	}
-	s.mu.Unlock()
-	switch {
-	case s.log == nil:
-	case info != nil:
-		s.saved(s.log.AppendResponse(m, *info))
-	default:
-		s.saved(s.log.AppendResults(m, results))
-	}
-}
-
-// remember keeps what a finished call did for display until its result
-// is saved with it.
-func (s *Session) remember(toolUseID string, result json.RawMessage) {
-	if result == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.shown == nil {
-		s.shown = make(map[string]json.RawMessage)
-	}
-	s.shown[toolUseID] = result
+	s.saved(s.conv.add(resp.Message, &session.ResponseInfo{Model: model, StopReason: string(resp.StopReason), Usage: &u}))
 }
 
 // saved reports the outcome of a write to the session file: the first
 // failure is shown to the user (the conversation goes on, unsaved), and a
 // later success says saving works again.
 func (s *Session) saved(err error) {
-	s.mu.Lock()
-	was := s.saveFailed
-	s.saveFailed = err != nil
-	s.mu.Unlock()
+	was := s.conv.noteSave(err)
 	switch {
 	case err != nil && !was:
 		s.svc.cfg.Logf("session %s: saving message: %v", s.ID, err)
@@ -366,12 +261,18 @@ func (s *Session) saved(err error) {
 
 // persist makes what the session wrote durable, at a turn boundary.
 func (s *Session) persist() {
-	if s.log == nil {
+	if s.conv.log == nil {
 		return
 	}
-	if err := s.log.Sync(); err != nil {
+	if err := s.conv.log.Sync(); err != nil {
 		s.svc.cfg.Logf("session %s: syncing session file: %v", s.ID, err)
 	}
+}
+
+// say sends text as the agent's message.
+func (s *Session) say(ctx context.Context, text string) {
+	b := schema.TextBlock(text)
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
 }
 
 // update sends a session update, logging a failure: a lost notification

@@ -143,29 +143,28 @@ var skillDescription string
 // skillTool is the Skill tool: it loads a skill's instructions.
 type skillTool struct{ s *Session }
 
+// skillInput is the Skill tool's input.
+type skillInput struct {
+	Skill string `json:"skill" jsonschema:"The skill name (no arguments). E.g., \"pdf\" or \"xlsx\""`
+	Args  string `json:"args,omitempty" jsonschema:"Optional arguments for the skill"`
+}
+
+var skillSchema = tools.InputSchema[skillInput](nil)
+
 func (t *skillTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        "Skill",
 		Description: skillDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "skill": {"type": "string", "description": "The skill name (no arguments). E.g., \"pdf\" or \"xlsx\""},
-    "args": {"type": "string", "description": "Optional arguments for the skill"}
-  },
-  "required": ["skill"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindRead,
-		ReadOnly: true,
+		InputSchema: skillSchema(),
+		Kind:        schema.KindRead,
+		ReadOnly:    true,
 	}
 }
 
 func (t *skillTool) Run(ctx context.Context, input json.RawMessage) *tools.Result {
 	var in struct {
-		Skill   string `json:"skill"`
-		Command string `json:"command"` // Claude Code's earlier name for it
-		Args    string `json:"args"`
+		skillInput
+		Command string `json:"command"` // Claude Code's earlier name for skill
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
 		return tools.Errorf("invalid input: %v", err)

@@ -30,19 +30,8 @@ func (s *Session) saveState() {
 		s.agent.parent.saveState() // the gate is the parent's
 		return
 	}
-	if s.log == nil {
-		return
-	}
-	s.stateMu.Lock()
-	defer s.stateMu.Unlock()
-	st := s.state()
-	if s.savedState != nil && s.savedState.Equal(&st) {
-		return
-	}
-	err := s.log.SetState(st)
-	s.saved(err)
-	if err == nil {
-		s.savedState = &st
+	if wrote, err := s.conv.saveState(s.state); wrote {
+		s.saved(err)
 	}
 }
 
@@ -76,10 +65,7 @@ func (s *Session) restoreState(st *session.State) {
 		s.gate.rejected[k] = true
 	}
 	s.gate.mu.Unlock()
-	s.stateMu.Lock()
-	saved := *st
-	s.savedState = &saved
-	s.stateMu.Unlock()
+	s.conv.restoredState(*st)
 }
 
 // rejectedKeys returns what the user rejected always, sorted.

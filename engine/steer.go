@@ -16,8 +16,10 @@ import (
 // alternate). The editor sees it then as a user_message_chunk. The
 // steering prompt returns when the turn that took it ends, with that
 // turn's stop reason; a prompt the turn did not take (it ended first)
-// runs as the next turn. Slash commands are not steered: they need the
-// session idle and get ErrBusy.
+// runs as the next turn. A prompt sent after the running turn was
+// cancelled, while it winds down, is not cancelled with it: it runs as
+// the next turn too. Slash commands are not steered: they need the
+// session idle and get ErrBusy. The queue lives in turnState (turn.go).
 
 // errSteered is begin's answer to a prompt queued to steer a running turn.
 var errSteered = errors.New("queued to steer the running turn")
@@ -26,6 +28,9 @@ var errSteered = errors.New("queued to steer the running turn")
 type steered struct {
 	msg  providers.Message
 	done chan steerOutcome // buffered: end sends exactly once
+	// afterCancel is set when the prompt came after the running turn
+	// was cancelled; guarded by the turnState's mu.
+	afterCancel bool
 }
 
 // steerOutcome ends a steering prompt: the outcome of the turn that took
@@ -51,21 +56,8 @@ func (s *Session) waitSteered(ctx context.Context, st *steered) steerOutcome {
 		return out
 	case <-ctx.Done():
 	}
-	s.mu.Lock()
-	for i, q := range s.steerQueue {
-		if q == st {
-			s.steerQueue = append(s.steerQueue[:i:i], s.steerQueue[i+1:]...)
-		}
-	}
-	s.mu.Unlock()
+	s.turn.dequeue(st)
 	return steerOutcome{stop: schema.StopCancelled}
-}
-
-// hasSteered reports whether prompts wait to steer the running turn.
-func (s *Session) hasSteered() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.steerQueue) > 0
 }
 
 // takeSteered gives the queued steering prompts to the model: they join
@@ -74,12 +66,7 @@ func (s *Session) takeSteered(ctx context.Context) {
 	if s.agent != nil {
 		return
 	}
-	s.mu.Lock()
-	queue := s.steerQueue
-	s.steerQueue = nil
-	s.steerTaken = append(s.steerTaken, queue...)
-	s.mu.Unlock()
-	for _, st := range queue {
+	for _, st := range s.turn.take() {
 		s.appendMessage(st.msg)
 		for _, b := range st.msg.Content {
 			if b.Type == providers.BlockText {

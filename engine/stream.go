@@ -116,10 +116,7 @@ func (s *Session) kindOf(name string) string {
 
 // reportUsage sends a usage_update after a model call.
 func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
-	s.mu.Lock()
-	s.usage = resp.Usage
-	s.counted = len(s.history)
-	s.mu.Unlock()
+	s.conv.counts(resp.Usage)
 	used := resp.Usage.ContextTokens()
 	size := s.svc.cfg.Window
 	u := schema.Update{SessionUpdate: schema.UpdateUsage, Used: &used, Size: &size}
@@ -128,10 +125,7 @@ func (s *Session) reportUsage(ctx context.Context, resp *providers.Response) {
 		if s.agent != nil {
 			owner = s.agent.parent
 		}
-		owner.mu.Lock()
-		owner.cost += price(resp.Usage)
-		cost := owner.cost
-		owner.mu.Unlock()
+		cost := owner.conv.addCost(price(resp.Usage))
 		if cost > 0 {
 			u.Cost = &schema.Cost{Amount: cost, Currency: "USD"}
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -155,7 +156,7 @@ func replayDiffs(name string, input, stored json.RawMessage) (out []schema.ToolC
 }
 
 // readLine is one line of Read's output: its number and text ("   12\tx").
-var readLine = regexp.MustCompile(`^ *(\d+)\t(.*)$`)
+var readLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *(\d+)\t(.*)$`) })
 
 // viewResult returns Claude Code's toolUseResult of a finished Read,
 // Bash, Grep or Glob call, rebuilt from what the model saw, so Claude
@@ -177,7 +178,7 @@ func viewResult(name string, input json.RawMessage, content string) json.RawMess
 		var text []string
 		start, last := 0, 0
 		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
-			m := readLine.FindStringSubmatch(l)
+			m := readLine().FindStringSubmatch(l)
 			if m == nil {
 				break // a note after the lines (truncation, ...)
 			}

@@ -285,9 +285,8 @@ func (s *Session) trusted(st *settings.Settings) bool {
 	if m := s.runMCP(st, fresh); m != nil {
 		s.mu.Lock()
 		s.trustedMCP = m
-		closed := s.closed
 		s.mu.Unlock()
-		if closed {
+		if s.turn.isClosed() {
 			m.Close()
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed websearch.md
@@ -28,31 +29,26 @@ func (t *webSearchTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        "WebSearch",
 		Description: webSearchDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "minLength": 2, "description": "The search query to use"},
-    "allowed_domains": {"type": "array", "items": {"type": "string"}, "description": "Only include search results from these domains"},
-    "blocked_domains": {"type": "array", "items": {"type": "string"}, "description": "Never include search results from these domains"}
-  },
-  "required": ["query"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindFetch,
-		ReadOnly: true,
+		InputSchema: webSearchSchema(),
+		Kind:        schema.KindFetch,
+		ReadOnly:    true,
 	}
 }
 
 type webSearchInput struct {
-	Query          string   `json:"query"`
-	AllowedDomains []string `json:"allowed_domains"`
-	BlockedDomains []string `json:"blocked_domains"`
+	Query          string   `json:"query" jsonschema:"The search query to use"`
+	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only include search results from these domains"`
+	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never include search results from these domains"`
 }
+
+var webSearchSchema = tools.InputSchema[webSearchInput](func(s *jsonschema.Schema) {
+	tools.Property(s, "query").MinLength = jsonschema.Ptr(2)
+})
 
 func (t *webSearchTool) parse(input json.RawMessage) (webSearchInput, error) {
 	var in webSearchInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return in, fmt.Errorf("invalid input: %v", err)
+	if err := tools.DecodeInput(input, &in); err != nil {
+		return in, fmt.Errorf("invalid input: %w", err)
 	}
 	in.Query = strings.TrimSpace(in.Query)
 	switch {
@@ -98,9 +94,7 @@ func (t *webSearchTool) Run(ctx context.Context, input json.RawMessage) *tools.R
 		return tools.Errorf("searching the web: %v", err)
 	}
 	if price := s.svc.cfg.Price; price != nil {
-		s.mu.Lock()
-		s.cost += price(resp.Usage)
-		s.mu.Unlock()
+		s.conv.addCost(price(resp.Usage))
 	}
 	var text, links strings.Builder
 	searches := 0

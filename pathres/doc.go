@@ -19,7 +19,7 @@
 //     are not paths, so such a path counts as outside every workspace;
 //   - more than MaxLinks links fail with ELOOP.
 //
-// Within and Inside answer whether a resolved path lies in a folder.
+// Within answers whether a resolved path lies in a folder.
 // The package imports nothing of the project: it sits at the bottom of the
 // layering, beside diffs and schema.
 package pathres

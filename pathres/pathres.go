@@ -100,19 +100,3 @@ func Within(root, p string) bool {
 	}
 	return strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }
-
-// Inside resolves p (relative to cwd) and reports whether it leads into
-// one of roots (absolute, resolved), with where it leads. A path that
-// cannot be resolved is not inside.
-func Inside(roots []string, cwd, p string) (string, bool) {
-	real, err := Resolve(cwd, p)
-	if err != nil {
-		return real, false
-	}
-	for _, r := range roots {
-		if Within(r, real) {
-			return real, true
-		}
-	}
-	return real, false
-}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // gitValued are git's global options that take a value, joined with "="
@@ -45,10 +46,10 @@ func gitStrip(words []word) ([]word, bool) {
 }
 
 // gitKnown are git's own commands; any other subcommand may be an alias
-// that runs anything, including what a deny rule forbids.
-var gitKnown = map[string]bool{}
-
-func init() {
+// that runs anything, including what a deny rule forbids. Built on first
+// use.
+var gitKnown = sync.OnceValue(func() map[string]bool {
+	known := map[string]bool{}
 	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bundle cat-file check-attr
 	check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone
 	column commit commit-graph commit-tree config count-objects credential describe diff diff-files diff-index
@@ -61,9 +62,10 @@ func init() {
 	shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch
 	symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit
 	verify-pack verify-tag version whatchanged worktree write-tree backfill replay refs`) {
-		gitKnown[c] = true
+		known[c] = true
 	}
-}
+	return known
+})
 
 const (
 	gitDiffShort = "pusRawbzWM?C?B?U:X?l:"
@@ -90,12 +92,20 @@ const (
 // gitSpecs are the read-only git subcommands and their options. What is
 // not here asks, notably --output, --ext-diff, --textconv, --no-index,
 // -O/--open-files-in-pager, --show-signature, --contents, --filters and
-// --ignore-revs-file.
-var gitSpecs = map[string]*cmdSpec{}
+// --ignore-revs-file. Built on first use.
+func gitSpecs() map[string]*cmdSpec {
+	gitSpecsOnce.Do(buildGitSpecs)
+	return gitSpecsTable
+}
 
-func init() {
+var (
+	gitSpecsOnce  sync.Once
+	gitSpecsTable map[string]*cmdSpec // written once, by buildGitSpecs
+)
+
+func buildGitSpecs() {
 	log := spec(gitDiffShort+gitLogShort, gitDiffLong+gitLogLong, numeric, text)
-	gitSpecs = map[string]*cmdSpec{
+	gitSpecsTable = map[string]*cmdSpec{
 		"status": spec("sbu?vz", "short branch show-stash porcelain? long verbose untracked-files? ignored? "+
 			"ignore-submodules? no-renames renames find-renames? column? no-column ahead-behind no-ahead-behind null", text),
 		"diff":        spec(gitDiffShort, gitDiffLong+"cached staged merge-base", text),
@@ -203,7 +213,7 @@ sub:
 		}
 	}
 	sub, rest := args[i].value, args[i+1:]
-	s, ok := gitSpecs[sub]
+	s, ok := gitSpecs()[sub]
 	if !ok {
 		return "git " + sub + " is not a read-only git command"
 	}
@@ -213,7 +223,7 @@ sub:
 			return "git stash changes the working tree"
 		}
 		if rest[0].value == "list" {
-			s = gitSpecs["log"]
+			s = gitSpecs()["log"]
 		}
 		rest = rest[1:]
 	case "remote":

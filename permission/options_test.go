@@ -6,7 +6,7 @@ import "testing"
 // option allowlist or by a parser of its own: an entry with neither
 // would let any option through.
 func TestReadOnlySpecs(t *testing.T) {
-	for name, s := range readOnlyCommands {
+	for name, s := range readOnlyCommands() {
 		if _, ok := special[name]; ok {
 			continue
 		}

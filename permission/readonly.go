@@ -10,10 +10,19 @@ import (
 // readOnlyCommands run without asking in default mode when their
 // arguments pass their spec. Each spec is an allowlist: options not on it
 // ask. Special commands (find, git, sed, jq, test, ...) parse their own
-// arguments in check.
-var readOnlyCommands map[string]*cmdSpec
+// arguments in check. The table is built on first use, not at start-up
+// (issue 21).
+func readOnlyCommands() map[string]*cmdSpec {
+	readOnlyOnce.Do(buildReadOnly)
+	return readOnlyTable
+}
 
-func init() {
+var (
+	readOnlyOnce  sync.Once
+	readOnlyTable map[string]*cmdSpec // written once, by buildReadOnly
+)
+
+func buildReadOnly() {
 	sums := spec("btz", "binary text zero tag", text, check(checkFiles))
 	grep := spec("iyEFGPwvxclLnhHoqsrRzZUabITA:B:C:m:e:f@",
 		"ignore-case no-ignore-case extended-regexp fixed-strings basic-regexp perl-regexp word-regexp line-regexp "+
@@ -23,7 +32,7 @@ func init() {
 			"max-count= regexp= file=@ label= line-buffered byte-offset initial-tab",
 		pattern("-e", "-f", "--regexp", "--file"),
 		recursiveWhen([]string{"-r", "-R", "--recursive", "--dereference-recursive"}, []string{"-R", "--dereference-recursive"}, true))
-	readOnlyCommands = map[string]*cmdSpec{
+	readOnlyTable = map[string]*cmdSpec{
 		"ls": spec("aAbBcCdfFgGhHiklmnNopqQrRsStuUvwxX1w:I:T:",
 			"all almost-all human-readable si classify directory reverse recursive sort= time= time-style= "+
 				"group-directories-first full-time inode size literal quoting-style= indicator-style= "+
@@ -156,7 +165,7 @@ var special = map[string]func(a *analysis, args []word) string{
 // readOnly reports whether the command name with args only reads, and
 // why not.
 func (a *analysis) readOnly(name string, args []word, open bool) (bool, string) {
-	s, ok := readOnlyCommands[name]
+	s, ok := readOnlyCommands()[name]
 	if !ok {
 		return false, name + " is not a known read-only command"
 	}
@@ -400,8 +409,10 @@ func checkDate(_ *analysis, p *parsedArgs) string {
 	return ""
 }
 
-var jqSpec = spec("rjcnseaSCMR", "raw-output join-output compact-output null-input slurp exit-status ascii-output sort-keys "+
-	"color-output monochrome-output raw-input tab indent= seq stream from-file=@ raw-output0 arg= argjson=")
+var jqSpec = sync.OnceValue(func() *cmdSpec {
+	return spec("rjcnseaSCMR", "raw-output join-output compact-output null-input slurp exit-status ascii-output sort-keys "+
+		"color-output monochrome-output raw-input tab indent= seq stream from-file=@ raw-output0 arg= argjson=")
+})
 
 // checkJq allows jq with a filter that loads no modules; --arg and
 // --argjson take two values.
@@ -417,7 +428,7 @@ func checkJq(a *analysis, args []word) string {
 		}
 		rest = append(rest, args[i])
 	}
-	s := *jqSpec
+	s := *jqSpec()
 	s.pattern = []string{"-f", "--from-file"}
 	s.check = func(a *analysis, p *parsedArgs) string {
 		if p.has("-f", "--from-file") || len(p.operands) == 0 {
@@ -435,12 +446,14 @@ func checkJq(a *analysis, args []word) string {
 	return a.judge("jq", &s, rest)
 }
 
-var sedSpec = spec("nErsuze:", "quiet silent regexp-extended separate unbuffered null-data posix debug expression= sandbox")
+var sedSpec = sync.OnceValue(func() *cmdSpec {
+	return spec("nErsuze:", "quiet silent regexp-extended separate unbuffered null-data posix debug expression= sandbox")
+})
 
 // checkSed allows sed scripts made only of commands that print or edit
 // the stream (no w, W, r, R, e, or s///w, s///e), without -i.
 func checkSed(a *analysis, args []word) string {
-	s := *sedSpec
+	s := *sedSpec()
 	s.pattern = []string{"-e", "--expression"}
 	s.check = func(_ *analysis, p *parsedArgs) string {
 		scripts := p.values("-e", "--expression")
@@ -615,23 +628,25 @@ func checkPs(a *analysis, args []word) string {
 			return "ps " + v + " may print processes' environments"
 		}
 	}
-	return a.judge("ps", psSpec, args)
+	return a.judge("ps", psSpec(), args)
 }
 
-var psSpec = spec("eAfFlyjHTMaxdNo:p:u:U:g:G:", "forest sort= pid= ppid= user= no-headers headers cols= columns= width=",
-	check(func(_ *analysis, p *parsedArgs) string {
-		for _, f := range p.values("-o") {
-			if strings.Contains(f, "env") {
-				return "ps -o " + f
+var psSpec = sync.OnceValue(func() *cmdSpec {
+	return spec("eAfFlyjHTMaxdNo:p:u:U:g:G:", "forest sort= pid= ppid= user= no-headers headers cols= columns= width=",
+		check(func(_ *analysis, p *parsedArgs) string {
+			for _, f := range p.values("-o") {
+				if strings.Contains(f, "env") {
+					return "ps -o " + f
+				}
 			}
-		}
-		for _, o := range p.operands {
-			if strings.Trim(o, "auxwfjlsvmrTU") != "" {
-				return "ps " + o
+			for _, o := range p.operands {
+				if strings.Trim(o, "auxwfjlsvmrTU") != "" {
+					return "ps " + o
+				}
 			}
-		}
-		return ""
-	}), text)
+			return ""
+		}), text)
+})
 
 // checkXxd: xxd has its own parser, which takes options by prefix
 // (-r is -revert, -s is -seek, and -ps is -postscript), so only exact

@@ -590,24 +590,27 @@ func (a *analysis) gitRules(c *command) {
 	case len(norm) < 2:
 	case !norm[1].literal:
 		a.denyRisk("git subcommand %s only known at run time, and Bash rules exist", norm[1].src)
-	case !gitKnown[norm[1].value]:
+	case !gitKnown()[norm[1].value]:
 		a.denyRisk("git %s may be an alias, which can run what Bash rules forbid", norm[1].value)
 	}
 }
 
 // wrapperSpecs are the options of the wrappers that run their first
 // operand as a command. Options not listed (env -S, env -C, ...) ask.
-var wrapperSpecs = map[string]*cmdSpec{
-	"exec":    spec("cla:", ""),
-	"builtin": spec("", ""),
-	"nohup":   spec("", ""),
-	"command": spec("pvV", ""),
-	"nice":    spec("n:", "adjustment="),
-	"time":    spec("pv", ""),
-	"timeout": spec("s:k:v", "signal= kill-after= preserve-status foreground verbose"),
-	"stdbuf":  spec("i:o:e:", "input= output= error="),
-	"env":     spec("i0vu:", "ignore-environment null unset= debug"),
-}
+// Built on first use.
+var wrapperSpecs = sync.OnceValue(func() map[string]*cmdSpec {
+	return map[string]*cmdSpec{
+		"exec":    spec("cla:", ""),
+		"builtin": spec("", ""),
+		"nohup":   spec("", ""),
+		"command": spec("pvV", ""),
+		"nice":    spec("n:", "adjustment="),
+		"time":    spec("pv", ""),
+		"timeout": spec("s:k:v", "signal= kill-after= preserve-status foreground verbose"),
+		"stdbuf":  spec("i:o:e:", "input= output= error="),
+		"env":     spec("i0vu:", "ignore-environment null unset= debug"),
+	}
+})
 
 // wrapper handles commands that run the rest of their words as another
 // command. With a literal command they are transparent; a command that
@@ -684,7 +687,7 @@ func (a *analysis) wrapper(c *command, args []word) {
 // wrapperOptions parses a wrapper's leading options against its spec
 // and returns the words from its command on.
 func (a *analysis) wrapperOptions(name string, args []word) ([]word, string) {
-	s := wrapperSpecs[name]
+	s := wrapperSpecs()[name]
 	for len(args) > 0 {
 		w := args[0]
 		if !w.literal {

@@ -44,9 +44,3 @@ func IsContextTooLong(err error) bool {
 func RetryableStatus(status int) bool {
 	return status == 408 || status == 409 || status == 429 || status >= 500
 }
-
-// IsRetryable reports whether err is an *Error marked retryable.
-func IsRetryable(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Retryable
-}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"go.lsp.dev/jsonrpc2"
@@ -142,6 +143,40 @@ type Peer struct {
 	// cancel an abandoned call with id; nil means LSP's
 	// $/cancelRequest {"id": id}. ACP peers use ACPCancelNotice.
 	CancelNotice func(id any) (method string, params any)
+	// Nudge, if set, is called while a call waits for its answer: after
+	// nudgeFirst, then at doubling intervals up to nudgeMax. It should
+	// write something harmless. Emacs 28's jsonrpc (eglot 1.9) leaves
+	// the messages that arrive in the same read as the answer to one of
+	// its synchronous requests unread until the peer writes again: a
+	// request of ours among them would wait forever.
+	Nudge func(ctx context.Context)
+}
+
+// Nudge intervals: the first wait is short enough that a stranded
+// approval shows almost at once, the longest keeps an unanswered
+// question (the user thinking) from filling the editor's log.
+const (
+	nudgeFirst = time.Second
+	nudgeMax   = 30 * time.Second
+)
+
+// nudgeWhileWaiting calls nudge at growing intervals until stop closes.
+func nudgeWhileWaiting(ctx context.Context, stop <-chan struct{}, nudge func(context.Context)) {
+	wait := nudgeFirst
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		nudge(ctx)
+		wait = min(2*wait, nudgeMax)
+		timer.Reset(wait)
+	}
 }
 
 // ACPCancelNotice is ACP's $/cancel_request {"requestId": id}.
@@ -165,6 +200,15 @@ func (p Peer) Call(ctx context.Context, method string, params, result any) error
 	raw, err := Raw(params)
 	if err != nil {
 		return err
+	}
+	if p.Nudge != nil {
+		stop := make(chan struct{})
+		nudged := make(chan struct{})
+		go func() {
+			defer close(nudged)
+			nudgeWhileWaiting(ctx, stop, p.Nudge)
+		}()
+		defer func() { close(stop); <-nudged }()
 	}
 	var out jsonrpc2.RawMessage
 	id, err := p.Conn.Call(ctx, method, raw, &out)

@@ -15,6 +15,9 @@ type PermissionOption struct {
 	OptionID string `json:"optionId"`
 	Name     string `json:"name"`
 	Kind     string `json:"kind"` // allow_once, allow_always, reject_once, reject_always
+	// Meta carries {"agent-lsp": {"rule": "Edit(/calc.go)"}}: the
+	// settings rule an "always" option adds, for a tooltip.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // Permission option kinds.

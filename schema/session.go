@@ -96,7 +96,28 @@ type NewSessionParams struct {
 type NewSessionResult struct {
 	SessionID     string         `json:"sessionId,omitempty"`
 	Modes         *ModeState     `json:"modes,omitempty"`
+	Models        *ModelState    `json:"models,omitempty"`
 	ConfigOptions []ConfigOption `json:"configOptions,omitempty"`
+	// Meta carries {"agent-lsp": {"providerProblem": text}} when no
+	// model provider is configured.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// ModelState lists the models a session can use, the current one first,
+// and names the current one (ACP's SessionModelState).
+type ModelState struct {
+	CurrentModelID  string      `json:"currentModelId"`
+	AvailableModels []ModelInfo `json:"availableModels"`
+}
+
+// ModelInfo is a model the user can pick: its id, a display name
+// ("Claude Opus 4.5") and a description; _meta["agent-lsp"].group names
+// its group in a picker ("Anthropic", "OpenAI-compatible").
+type ModelInfo struct {
+	ModelID     string         `json:"modelId"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
 // LoadSessionParams is the params of session/load, session/resume and

@@ -57,14 +57,25 @@ func (u Update) MarshalJSON() ([]byte, error) {
 		Meta          map[string]any `json:"_meta,omitempty"`
 		ToolCall
 	}
-	// The update's _meta and the tool call's share one object.
+	// The update's _meta and the tool call's share one object; a key
+	// both hold as objects ("agent-lsp": the subagent's ids and the
+	// call's description) keeps the fields of both.
 	meta := u.ToolCall.Meta
 	if len(u.Meta) > 0 {
 		meta = maps.Clone(u.ToolCall.Meta)
 		if meta == nil {
 			meta = make(map[string]any, len(u.Meta))
 		}
-		maps.Copy(meta, u.Meta)
+		for k, v := range u.Meta {
+			inner, ok1 := meta[k].(map[string]any)
+			add, ok2 := v.(map[string]any)
+			if ok1 && ok2 {
+				merged := maps.Clone(inner)
+				maps.Copy(merged, add)
+				v = merged
+			}
+			meta[k] = v
+		}
 	}
 	return json.Marshal(toolCallUpdate{u.SessionUpdate, meta, *u.ToolCall})
 }

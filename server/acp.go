@@ -30,10 +30,15 @@ import (
 // runs (the client's terminal, when it offers one) and the projects
 // sessions run in (services.go) differ.
 
-func init() {
-	acpMethods.register("initialize", (*Server).acpInitialize)
-	acpMethods.register("authenticate", (*Server).authenticate)
-	acpMethods.register("$/cancel_request", cancelRequestHandler("requestId"))
+// acpDoor is the ACP door of one connection.
+type acpDoor struct {
+	c *core
+
+	mu   sync.Mutex                // guards the fields below
+	caps schema.ClientCapabilities // what the client announced
+	// showsTerminals is set when the client renders embedded terminals
+	// (clientCapabilities._meta.terminal_output).
+	showsTerminals bool
 }
 
 // ServeACP serves the ACP door on rwc until the stream ends or ctx is
@@ -42,10 +47,26 @@ func init() {
 // session is closed (and every process it started stopped) before
 // ServeACP returns.
 func ServeACP(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
-	s := New(opts)
-	s.door, s.acp = acpMethods, true
-	s.Run(ctx, jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(rwc), s.logf))))
+	newACPDoor(opts).c.serveStream(ctx, rwc, rpc.NewNDJSONStream)
 	return 0
+}
+
+// newACPDoor returns the ACP door of a connection, with its method table:
+// initialize, authenticate, $/cancel_request and the session methods
+// (sessions.go). ACP's -32002 is "resource not found": a request before
+// initialize is an invalid request, and a request naming an unknown
+// session gets -32002.
+func newACPDoor(opts Options) *acpDoor {
+	c := newCore(opts, errorCodes{notInitialized: jsonrpc2.InvalidRequest, unknownSessionNotFound: true})
+	c.cancelNotice = rpc.ACPCancelNotice
+	d := &acpDoor{c: c}
+	c.methods = methodTable{
+		"initialize":       d.initialize,
+		"authenticate":     d.authenticate,
+		"$/cancel_request": c.cancelRequest("requestId"),
+	}
+	sessionMethods{c: c, door: d}.addTo(c.methods)
+	return d
 }
 
 // acpInitializeParams are ACP's InitializeRequest.
@@ -55,15 +76,7 @@ type acpInitializeParams struct {
 	ClientInfo         *schema.Implementation `json:"clientInfo,omitempty"`
 }
 
-// acpInitializeResult is ACP's InitializeResponse.
-type acpInitializeResult struct {
-	ProtocolVersion   int                      `json:"protocolVersion"`
-	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
-	AgentInfo         schema.Implementation    `json:"agentInfo"`
-	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
-}
-
-func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *acpDoor) initialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p acpInitializeParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -84,27 +97,21 @@ func (s *Server) acpInitialize(ctx context.Context, req *jsonrpc2.Request) (any,
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "initialize: the agent's working directory: %v", err)
 	}
-	svc, err := s.opts.NewService(InitOptions{Roots: []string{wd}})
+	svc, err := d.c.opts.NewService(InitOptions{Roots: []string{wd}})
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "initialize: %v", err)
 	}
-	s.mu.Lock()
-	s.svc, s.svcRoot, s.acpCaps, s.state = svc, filepath.Clean(wd), caps, stateInitialized
-	s.acpShowsTerminals = meta.Meta.TerminalOutput
-	s.mu.Unlock()
+	d.mu.Lock()
+	d.caps, d.showsTerminals = caps, meta.Meta.TerminalOutput
+	d.mu.Unlock()
+	d.c.initialized(svc, filepath.Clean(wd))
 	if p.ClientInfo != nil {
-		s.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",
+		d.c.logf("ACP client %s %s (protocol version %d; fs read %v, write %v; terminal %v)",
 			p.ClientInfo.Name, p.ClientInfo.Version, *p.ProtocolVersion, caps.FS.ReadTextFile, caps.FS.WriteTextFile, caps.Terminal)
 	}
-	info := s.agentInfo()
-	// We speak version 1 only: a client asking for another gets ours and
-	// decides whether to go on.
-	return acpInitializeResult{
-		ProtocolVersion:   schema.ProtocolVersion,
-		AgentCapabilities: info.AgentCapabilities,
-		AgentInfo:         info.AgentInfo,
-		AuthMethods:       info.AuthMethods,
-	}, nil
+	res := agentDescription(d.c.opts.Version)
+	res.Meta = svc.Meta()
+	return res, nil
 }
 
 // acpClientCapabilities decodes clientCapabilities the way ACP asks: a
@@ -131,7 +138,7 @@ func acpClientCapabilities(raw json.RawMessage) schema.ClientCapabilities {
 	return caps
 }
 
-func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *acpDoor) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p struct {
 		MethodID string `json:"methodId"`
 	}
@@ -142,7 +149,7 @@ func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, 
 		if m.ID != p.MethodID {
 			continue
 		}
-		if err := s.service().CheckProvider(); err != nil {
+		if err := d.c.service().CheckProvider(); err != nil {
 			return nil, jsonrpc2.Errorf(codeAuthRequired, "authenticate: %s (%v)", m.Description, err)
 		}
 		return struct{}{}, nil
@@ -154,26 +161,6 @@ func (s *Server) authenticate(ctx context.Context, req *jsonrpc2.Request) (any, 
 	return nil, rpc.InvalidParams("authenticate: unknown methodId %q (want one of %s)", p.MethodID, strings.Join(ids, ", "))
 }
 
-// acpClient is the editor over the ACP door: session/update and
-// session/request_permission as on the LSP door, but no status
-// notifications (it is not an engine.StatusClient, so the engine sends
-// notices as agent_thought_chunk).
-type acpClient struct{ s *Server }
-
-var _ engine.Client = acpClient{}
-
-// Update sends a session/update notification.
-func (c acpClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
-	return client(c).Update(ctx, sessionID, u)
-}
-
-// RequestPermission sends session/request_permission and waits for the
-// user's answer. When ctx ends first, the request is cancelled with
-// $/cancel_request.
-func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
-	return client(c).RequestPermission(ctx, p)
-}
-
 // acpFS is the file system of a session on the ACP door. When the client
 // offers fs/read_text_file, files are read through it (so the agent sees
 // the editor's buffers, unsaved text included); when it offers
@@ -183,7 +170,7 @@ func (c acpClient) RequestPermission(ctx context.Context, p *schema.RequestPermi
 // not to serve the method at all (-32601) is treated as one without the
 // capability.
 type acpFS struct {
-	s     *Server
+	c     *core
 	read  bool // the client offers fs/read_text_file
 	write bool // the client offers fs/write_text_file
 	ref   *sessionRef
@@ -248,10 +235,10 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 	var res struct {
 		Content string `json:"content"`
 	}
-	if err := f.s.peer.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": sid, "path": path}, &res); err != nil {
+	if err := f.c.peer.Call(ctx, "fs/read_text_file", map[string]any{"sessionId": sid, "path": path}, &res); err != nil {
 		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
 			f.noRead.Store(true)
-			f.s.logf("the client offers fs/read_text_file but does not serve it; files are read from the disk")
+			f.c.logf("the client offers fs/read_text_file but does not serve it; files are read from the disk")
 			return tools.DiskFS{}.ReadFile(path)
 		}
 		return nil, newClientError("fs/read_text_file", err)
@@ -274,10 +261,10 @@ func (f *acpFS) WriteFile(ctx context.Context, path string, before, content []by
 func (f *acpFS) ApplyEdit(ctx context.Context, c workspace.FileChange) error {
 	ctx, cancel := context.WithTimeout(ctx, acpIOTimeout)
 	defer cancel()
-	if err := f.s.peer.Call(ctx, "fs/write_text_file", map[string]any{"sessionId": f.session(), "path": c.Path, "content": c.After}, nil); err != nil {
+	if err := f.c.peer.Call(ctx, "fs/write_text_file", map[string]any{"sessionId": f.session(), "path": c.Path, "content": c.After}, nil); err != nil {
 		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
 			f.noWrite.Store(true)
-			f.s.logf("the client offers fs/write_text_file but does not serve it; files are written to the disk")
+			f.c.logf("the client offers fs/write_text_file but does not serve it; files are written to the disk")
 			return tools.WriteFileAtomic(c.Path, []byte(c.After))
 		}
 		return &workspace.EditRefusedError{Path: c.Path, Reason: rpcErrorText(err)}
@@ -288,17 +275,23 @@ func (f *acpFS) ApplyEdit(ctx context.Context, c workspace.FileChange) error {
 // IsOpen reports false: ACP does not say which files the editor has open.
 func (f *acpFS) IsOpen(string) bool { return false }
 
-// acpSessionOptions returns the options of a session on the ACP door, and
-// a function to call with the session's id once it is known.
-func (s *Server) acpSessionOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(id string)) {
-	s.mu.Lock()
-	caps, shows := s.acpCaps, s.acpShowsTerminals
-	s.mu.Unlock()
+// serviceFor returns the service of cwd's project (services.go).
+func (d *acpDoor) serviceFor(cwd string) (*engine.Service, error) {
+	return d.c.services.forProject(cwd)
+}
+
+// sessionOptions returns the options of a session on the ACP door: files
+// through the client's fs methods and commands in its terminal, when it
+// offers them.
+func (d *acpDoor) sessionOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(id string)) {
+	d.mu.Lock()
+	caps, shows := d.caps, d.showsTerminals
+	d.mu.Unlock()
 	ref := &sessionRef{}
-	opts := engine.SessionOptions{Cwd: cwd, Client: acpClient{s}, MCPServers: mcp}
-	opts.Files = &acpFS{s: s, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile, ref: ref}
+	opts := engine.SessionOptions{Cwd: cwd, Client: peerClient{d.c}, MCPServers: mcp}
+	opts.Files = &acpFS{c: d.c, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile, ref: ref}
 	if caps.Terminal {
-		opts.Terminal = &acpTerminal{s: s, ref: ref, shows: shows}
+		opts.Terminal = &acpTerminal{c: d.c, ref: ref, shows: shows}
 	}
 	return opts, ref.set
 }

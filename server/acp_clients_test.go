@@ -92,7 +92,7 @@ func TestACPToolNameInMeta(t *testing.T) {
 		t.Fatal("no tool call updates")
 	}
 	for _, r := range raw {
-		if !strings.Contains(string(r), `"_meta":{"claudeCode":{"toolName":"Write"}}`) {
+		if !strings.Contains(string(r), `"claudeCode":{"toolName":"Write"}`) {
 			t.Errorf("update without the tool name in _meta: %s", r)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -14,7 +15,7 @@ import (
 // (terminal/create, output, wait_for_exit, kill, release), so the user
 // watches them in the editor.
 type acpTerminal struct {
-	s   *Server
+	c   *core
 	ref *sessionRef
 	// shows is set when the client renders the terminals it embeds in
 	// tool calls (clientCapabilities._meta.terminal_output, as Zed
@@ -29,17 +30,13 @@ var _ tools.Terminal = (*acpTerminal)(nil)
 
 // Wire shapes of the terminal methods.
 type (
-	envVariable struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
 	createTerminalParams struct {
-		SessionID       string        `json:"sessionId"`
-		Command         string        `json:"command"`
-		Args            []string      `json:"args"`
-		Env             []envVariable `json:"env"`
-		Cwd             string        `json:"cwd"`
-		OutputByteLimit int           `json:"outputByteLimit,omitempty"`
+		SessionID       string               `json:"sessionId"`
+		Command         string               `json:"command"`
+		Args            []string             `json:"args"`
+		Env             []schema.EnvVariable `json:"env"`
+		Cwd             string               `json:"cwd"`
+		OutputByteLimit int                  `json:"outputByteLimit,omitempty"`
 	}
 	terminalParams struct {
 		SessionID  string `json:"sessionId"`
@@ -62,27 +59,27 @@ func (t *acpTerminal) Start(ctx context.Context, cmd tools.TerminalCommand) (too
 		return nil, fmt.Errorf("no command to run")
 	}
 	p := createTerminalParams{
-		SessionID: t.ref.get(), Command: cmd.Argv[0], Args: cmd.Argv[1:], Env: []envVariable{},
+		SessionID: t.ref.get(), Command: cmd.Argv[0], Args: cmd.Argv[1:], Env: []schema.EnvVariable{},
 		Cwd: cmd.Dir, OutputByteLimit: cmd.OutputLimit,
 	}
 	for _, k := range slices.Sorted(maps.Keys(cmd.Env)) {
-		p.Env = append(p.Env, envVariable{Name: k, Value: cmd.Env[k]})
+		p.Env = append(p.Env, schema.EnvVariable{Name: k, Value: cmd.Env[k]})
 	}
 	var res struct {
 		TerminalID string `json:"terminalId"`
 	}
-	if err := t.s.peer.Call(ctx, "terminal/create", p, &res); err != nil {
+	if err := t.c.peer.Call(ctx, "terminal/create", p, &res); err != nil {
 		return nil, err
 	}
 	if res.TerminalID == "" {
 		return nil, fmt.Errorf("terminal/create: the client answered without a terminalId")
 	}
-	return &acpTerminalProcess{s: t.s, params: terminalParams{SessionID: p.SessionID, TerminalID: res.TerminalID}}, nil
+	return &acpTerminalProcess{c: t.c, params: terminalParams{SessionID: p.SessionID, TerminalID: res.TerminalID}}, nil
 }
 
 // acpTerminalProcess is a command running in the client's terminal.
 type acpTerminalProcess struct {
-	s      *Server
+	c      *core
 	params terminalParams
 }
 
@@ -92,7 +89,7 @@ func (p *acpTerminalProcess) ID() string { return p.params.TerminalID }
 // cancelled ($/cancel_request) and the command keeps running until Kill.
 func (p *acpTerminalProcess) Wait(ctx context.Context) (tools.TerminalExit, error) {
 	var res terminalExitStatus
-	if err := p.s.peer.Call(ctx, "terminal/wait_for_exit", p.params, &res); err != nil {
+	if err := p.c.peer.Call(ctx, "terminal/wait_for_exit", p.params, &res); err != nil {
 		return tools.TerminalExit{}, err
 	}
 	return res.exit(), nil
@@ -101,7 +98,7 @@ func (p *acpTerminalProcess) Wait(ctx context.Context) (tools.TerminalExit, erro
 // Output sends terminal/output.
 func (p *acpTerminalProcess) Output(ctx context.Context) (string, bool, error) {
 	var res terminalOutputResult
-	if err := p.s.peer.Call(ctx, "terminal/output", p.params, &res); err != nil {
+	if err := p.c.peer.Call(ctx, "terminal/output", p.params, &res); err != nil {
 		return "", false, err
 	}
 	return res.Output, res.Truncated, nil
@@ -109,12 +106,12 @@ func (p *acpTerminalProcess) Output(ctx context.Context) (string, bool, error) {
 
 // Kill sends terminal/kill.
 func (p *acpTerminalProcess) Kill(ctx context.Context) error {
-	return p.s.peer.Call(ctx, "terminal/kill", p.params, nil)
+	return p.c.peer.Call(ctx, "terminal/kill", p.params, nil)
 }
 
 // Release sends terminal/release.
 func (p *acpTerminalProcess) Release(ctx context.Context) error {
-	return p.s.peer.Call(ctx, "terminal/release", p.params, nil)
+	return p.c.peer.Call(ctx, "terminal/release", p.params, nil)
 }
 
 func (e terminalExitStatus) exit() tools.TerminalExit {

@@ -825,6 +825,9 @@ func TestLoadHeldSession(t *testing.T) {
 		if !strings.Contains(e.Message, fmt.Sprint(os.Getpid())) {
 			t.Errorf("%s: message %q does not name the holding process", method, e.Message)
 		}
+		if strings.HasPrefix(e.Message, method) {
+			t.Errorf("%s: message %q starts with the method name", method, e.Message)
+		}
 		var data struct {
 			SessionID string `json:"sessionId"`
 			PID       int    `json:"pid"`

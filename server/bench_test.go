@@ -16,7 +16,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 )
@@ -45,14 +44,13 @@ func benchLoad(b *testing.B, delay time.Duration) {
 	writeHistory(b, store, root, id)
 
 	a, c := net.Pipe()
-	s := New(Options{Version: "bench", NewService: func(InitOptions) (*engine.Service, error) {
+	opts := Options{Version: "bench", NewService: func(InitOptions) (*engine.Service, error) {
 		return engine.NewService(engine.Config{Model: "claude-test", Home: root, Logf: func(string, ...any) {}, Store: store}), nil
-	}})
-	s.door, s.acp = acpMethods, true
+	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		s.Run(ctx, jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(a), s.logf))))
+		ServeACP(ctx, a, opts)
 		close(done)
 	}()
 	var calls, updates atomic.Int64

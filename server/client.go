@@ -15,30 +15,51 @@ import (
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
-// client is the editor as the engine sees it over the LSP door.
-type client struct{ s *Server }
+// peerClient is the editor as the engine sees it over a door that
+// speaks the session methods: session/update and
+// session/request_permission. The ACP door's sessions use it as it is:
+// it is no engine.StatusClient, so the engine sends notices as
+// agent_thought_chunk.
+type peerClient struct{ c *core }
 
-var (
-	_ engine.Client       = client{}
-	_ engine.StatusClient = client{}
-	_ workspace.Editor    = client{}
-)
+var _ engine.Client = peerClient{}
 
 // Update sends a session/update notification.
-func (c client) Update(ctx context.Context, sessionID string, u schema.Update) error {
-	return c.s.peer.Notify(ctx, "session/update", schema.SessionNotification{SessionID: sessionID, Update: u})
+func (pc peerClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
+	return pc.c.peer.Notify(ctx, "session/update", schema.SessionNotification{SessionID: sessionID, Update: u})
 }
 
 // RequestPermission sends session/request_permission and waits for the
-// user's answer. When ctx ends first, the request is cancelled with
-// $/cancelRequest and the outcome is "cancelled".
-func (c client) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
+// user's answer. When ctx ends first, the request is cancelled with the
+// door's cancel notice ($/cancelRequest, ACP's $/cancel_request) and the
+// outcome is "cancelled".
+func (pc peerClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
 	var res schema.RequestPermissionResult
-	if err := c.s.peer.Call(ctx, "session/request_permission", p, &res); err != nil {
+	if err := pc.c.peer.Call(ctx, "session/request_permission", p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
+
+// lspClient is the editor over the LSP door: a peerClient that also
+// shows agent/status notices, applies edits in its buffers and reports
+// its diagnostics.
+type lspClient struct {
+	peerClient
+	editorDiagnostics
+	d *lspDoor
+}
+
+func newLSPClient(d *lspDoor) lspClient {
+	return lspClient{peerClient: peerClient{d.c}, editorDiagnostics: editorDiagnostics{d}, d: d}
+}
+
+var (
+	_ engine.Client            = lspClient{}
+	_ engine.StatusClient      = lspClient{}
+	_ engine.EditorDiagnostics = lspClient{}
+	_ workspace.Editor         = lspClient{}
+)
 
 // statusParams is the params of the agent/status notification.
 type statusParams struct {
@@ -47,78 +68,50 @@ type statusParams struct {
 }
 
 // Status sends an agent/status notification.
-func (c client) Status(ctx context.Context, sessionID string, st engine.Status) error {
-	return c.s.peer.Notify(ctx, "agent/status", statusParams{SessionID: sessionID, Status: st})
+func (c lspClient) Status(ctx context.Context, sessionID string, st engine.Status) error {
+	return c.d.c.peer.Notify(ctx, "agent/status", statusParams{SessionID: sessionID, Status: st})
 }
-
-// Wire shapes of workspace/applyEdit.
-type (
-	applyEditParams struct {
-		Label string        `json:"label,omitempty"`
-		Edit  workspaceEdit `json:"edit"`
-	}
-	workspaceEdit struct {
-		Changes         map[string][]textEdit `json:"changes,omitempty"`
-		DocumentChanges []any                 `json:"documentChanges,omitempty"`
-	}
-	textEdit struct {
-		Range   protocol.Range `json:"range"`
-		NewText string         `json:"newText"`
-	}
-	textDocumentEdit struct {
-		TextDocument optionalVersionedDocument `json:"textDocument"`
-		Edits        []textEdit                `json:"edits"`
-	}
-	optionalVersionedDocument struct {
-		URI     string `json:"uri"`
-		Version *int32 `json:"version"`
-	}
-	createFile struct {
-		Kind    string            `json:"kind"`
-		URI     string            `json:"uri"`
-		Options createFileOptions `json:"options"`
-	}
-	createFileOptions struct {
-		Overwrite      bool `json:"overwrite"`
-		IgnoreIfExists bool `json:"ignoreIfExists"`
-	}
-	applyEditResult struct {
-		Applied       bool   `json:"applied"`
-		FailureReason string `json:"failureReason,omitempty"`
-	}
-)
 
 // ApplyEdit sends workspace/applyEdit so the change lands in the editor's
 // buffer, where the user can undo it.
-func (c client) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
-	s := c.s
-	s.mu.Lock()
-	caps := s.caps
-	s.mu.Unlock()
+func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
+	caps := c.d.capabilities()
 	if fc.Create && !(caps.documentChanges && caps.resourceOps) {
 		// The editor cannot create files through edits: write the disk.
 		return tools.WriteFileAtomic(fc.Path, []byte(fc.After))
 	}
-	docURI := string(uri.File(fc.Path))
+	docURI := uri.File(fc.Path)
 	edits := toTextEdits(diffs.TextEdits(fc.Before, fc.After))
-	var we workspaceEdit
+	var we protocol.WorkspaceEdit
 	switch {
 	case fc.Create:
-		we.DocumentChanges = []any{
-			createFile{Kind: "create", URI: docURI, Options: createFileOptions{IgnoreIfExists: true}},
-			textDocumentEdit{TextDocument: optionalVersionedDocument{URI: docURI}, Edits: []textEdit{{NewText: fc.After}}},
+		ignore := true
+		we.DocumentChanges = []protocol.DocumentChange{
+			&protocol.CreateFile{Kind: "create", URI: docURI, Options: &protocol.CreateFileOptions{IgnoreIfExists: &ignore}},
+			&protocol.TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: docURI}},
+				Edits:        []protocol.TextDocumentEditElement{&protocol.TextEdit{NewText: fc.After}},
+			},
 		}
 	case caps.documentChanges:
-		doc := optionalVersionedDocument{URI: docURI}
-		if v, ok := s.overlay.Version(fc.Path); ok {
+		doc := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: docURI}}
+		if v, ok := c.d.overlay.Version(fc.Path); ok {
 			doc.Version = &v
 		}
-		we.DocumentChanges = []any{textDocumentEdit{TextDocument: doc, Edits: edits}}
+		elems := make([]protocol.TextDocumentEditElement, len(edits))
+		for i := range edits {
+			elems[i] = &edits[i]
+		}
+		we.DocumentChanges = []protocol.DocumentChange{&protocol.TextDocumentEdit{TextDocument: doc, Edits: elems}}
 	default:
-		we.Changes = map[string][]textEdit{docURI: edits}
+		we.Changes = map[uri.URI][]protocol.TextEdit{docURI: edits}
 	}
-	var res applyEditResult
-	if err := s.peer.Call(ctx, "workspace/applyEdit", applyEditParams{Label: fc.Label, Edit: we}, &res); err != nil {
+	p := protocol.ApplyWorkspaceEditParams{Edit: we}
+	if fc.Label != "" {
+		p.Label = &fc.Label
+	}
+	var res protocol.ApplyWorkspaceEditResult
+	if err := c.d.c.peer.Call(ctx, "workspace/applyEdit", p, &res); err != nil {
 		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
 			// It announced applyEdit but does not serve it: as without
 			// the capability, the disk is written.
@@ -129,15 +122,19 @@ func (c client) ApplyEdit(ctx context.Context, fc workspace.FileChange) error {
 		return newClientError("workspace/applyEdit", err)
 	}
 	if !res.Applied {
-		return &workspace.EditRefusedError{Path: fc.Path, Reason: res.FailureReason}
+		reason := ""
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return &workspace.EditRefusedError{Path: fc.Path, Reason: reason}
 	}
 	return nil
 }
 
-func toTextEdits(edits []diffs.TextEdit) []textEdit {
-	out := make([]textEdit, len(edits))
+func toTextEdits(edits []diffs.TextEdit) []protocol.TextEdit {
+	out := make([]protocol.TextEdit, len(edits))
 	for i, e := range edits {
-		out[i] = textEdit{
+		out[i] = protocol.TextEdit{
 			Range: protocol.Range{
 				Start: protocol.Position{Line: e.Start.Line, Character: e.Start.Character},
 				End:   protocol.Position{Line: e.End.Line, Character: e.End.Character},

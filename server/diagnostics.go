@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
@@ -16,7 +17,12 @@ import (
 // agent/diagnostics (agent → editor): the editor's own diagnostics of a
 // document, for clients that announce experimental.agent.diagnostics.
 
-var _ engine.EditorDiagnostics = client{}
+// editorDiagnostics answers the engine's questions about the editor's
+// diagnostics, for the clients of the LSP and plain-LSP doors (wrap
+// mode's agent gets the wrapped server's diagnostics this way).
+type editorDiagnostics struct{ d *lspDoor }
+
+var _ engine.EditorDiagnostics = editorDiagnostics{}
 
 type agentDiagnosticsParams struct {
 	URI string `json:"uri"`
@@ -27,7 +33,7 @@ type agentDiagnosticsParams struct {
 }
 
 type editorDiagnostic struct {
-	Range    lspRange        `json:"range"`
+	Range    protocol.Range  `json:"range"`
 	Severity int             `json:"severity,omitempty"`
 	Code     json.RawMessage `json:"code,omitempty"`
 	Source   string          `json:"source,omitempty"`
@@ -36,37 +42,33 @@ type editorDiagnostic struct {
 
 // OffersDiagnostics reports whether the editor announced
 // experimental.agent.diagnostics.
-func (c client) OffersDiagnostics() bool {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	return c.s.caps.diagnostics
+func (e editorDiagnostics) OffersDiagnostics() bool {
+	return e.d.capabilities().diagnostics
 }
 
 // CoversDiagnostics reports whether the editor reports on path: it
 // announced the capability and has the file open.
-func (c client) CoversDiagnostics(path string) bool {
-	c.s.mu.Lock()
-	ok := c.s.caps.diagnostics
-	c.s.mu.Unlock()
-	return ok && c.s.overlay.IsOpen(path)
+func (e editorDiagnostics) CoversDiagnostics(path string) bool {
+	return e.d.capabilities().diagnostics && e.d.overlay.IsOpen(path)
 }
 
 // Diagnostics asks the editor for its diagnostics of path.
-func (c client) Diagnostics(ctx context.Context, path string, changed bool, wait time.Duration) ([]tools.Diagnostic, error) {
+func (e editorDiagnostics) Diagnostics(ctx context.Context, path string, changed bool, wait time.Duration) ([]tools.Diagnostic, error) {
+	d := e.d
 	p := agentDiagnosticsParams{URI: string(uri.File(path))}
 	// The editor's didChange for the edit may still be on its way, so
 	// the version to wait for is the one after the version seen before
 	// the edit.
-	v, open := c.s.overlay.Version(path)
-	c.s.mu.Lock()
-	if c.s.diagVersions == nil {
-		c.s.diagVersions = map[string]int32{}
+	v, open := d.overlay.Version(path)
+	d.mu.Lock()
+	if d.diagVersions == nil {
+		d.diagVersions = map[string]int32{}
 	}
-	before, known := c.s.diagVersions[path]
+	before, known := d.diagVersions[path]
 	if !changed && open {
-		c.s.diagVersions[path] = v
+		d.diagVersions[path] = v
 	}
-	c.s.mu.Unlock()
+	d.mu.Unlock()
 	if changed {
 		if !known {
 			before = v
@@ -78,7 +80,7 @@ func (c client) Diagnostics(ctx context.Context, path string, changed bool, wait
 	ctx, cancel := context.WithTimeout(ctx, wait+time.Second)
 	defer cancel()
 	var raw json.RawMessage
-	if err := c.s.peer.Call(ctx, "agent/diagnostics", p, &raw); err != nil {
+	if err := d.c.peer.Call(ctx, "agent/diagnostics", p, &raw); err != nil {
 		return nil, err
 	}
 	var res []editorDiagnostic
@@ -117,21 +119,4 @@ func severityName(n int) string {
 		return "info"
 	}
 	return "hint"
-}
-
-// The plain door's client answers like the LSP door's (wrap mode's
-// agent gets the wrapped server's diagnostics this way).
-var _ engine.EditorDiagnostics = (*plainClient)(nil)
-
-// OffersDiagnostics is client.OffersDiagnostics.
-func (pc *plainClient) OffersDiagnostics() bool { return client{pc.s}.OffersDiagnostics() }
-
-// CoversDiagnostics is client.CoversDiagnostics.
-func (pc *plainClient) CoversDiagnostics(path string) bool {
-	return client{pc.s}.CoversDiagnostics(path)
-}
-
-// Diagnostics is client.Diagnostics.
-func (pc *plainClient) Diagnostics(ctx context.Context, path string, changed bool, wait time.Duration) ([]tools.Diagnostic, error) {
-	return client{pc.s}.Diagnostics(ctx, path, changed, wait)
 }

@@ -115,12 +115,12 @@ func (d *dispatcher) run(stop <-chan struct{}, serve func(context.Context, *json
 
 // handle is the connection's handler. It runs on jsonrpc2's read loop,
 // so it never runs a method itself: see the comment at the top.
-func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *core) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if !req.IsCall() {
-		s.dispatch.enqueue(jsonrpc2.DetachContext(ctx), req.Clone())
+		c.dispatch.enqueue(jsonrpc2.DetachContext(ctx), req.Clone())
 		return nil, nil
 	}
-	after, done := s.dispatch.order(lifecycleMethods[req.Method()])
+	after, done := c.dispatch.order(lifecycleMethods[req.Method()])
 	if done != nil {
 		defer close(done)
 	}
@@ -129,35 +129,35 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	// It is registered before the read loop moves on, so a cancellation
 	// read next finds it.
 	hctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
-	hctx, ticket := s.takePromptTicket(hctx, req)
+	hctx, ticket := c.takePromptTicket(hctx, req)
 	if ticket != nil {
 		defer ticket.release() // if the method ends before the engine took the prompt in
 	}
 	id := req.ID()
 	hctx = context.WithValue(hctx, requestIDKey{}, id)
-	s.callsMu.Lock()
-	s.calls[id] = cancel
-	s.received++
-	s.callsMu.Unlock()
+	c.callsMu.Lock()
+	c.calls[id] = cancel
+	c.received++
+	c.callsMu.Unlock()
 	defer func() {
-		s.callsMu.Lock()
-		delete(s.calls, id)
-		s.callsMu.Unlock()
+		c.callsMu.Lock()
+		delete(c.calls, id)
+		c.callsMu.Unlock()
 		cancel()
 	}()
 	// Release the read loop: from here the request runs concurrently
 	// with the messages that follow it.
 	jsonrpc2.Async(ctx)
-	if err := s.waitTurn(hctx, req.Method(), after); err != nil {
+	if err := c.waitTurn(hctx, req.Method(), after); err != nil {
 		return nil, err
 	}
-	return s.serve(hctx, req)
+	return c.serve(hctx, req)
 }
 
 // waitTurn waits until the ordered messages before a request have been
 // applied. A request whose turn has come runs even if it was cancelled
 // meanwhile (the method sees its context's end).
-func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struct{}) error {
+func (c *core) waitTurn(ctx context.Context, method string, after <-chan struct{}) error {
 	select {
 	case <-after:
 		return nil
@@ -168,7 +168,7 @@ func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struc
 		return nil
 	case <-ctx.Done():
 		return jsonrpc2.Errorf(codeRequestCancelled, "%s was cancelled", method)
-	case <-s.closing:
+	case <-c.closing:
 		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the connection is closing", method)
 	}
 }
@@ -180,12 +180,12 @@ func (s *Server) waitTurn(ctx context.Context, method string, after <-chan struc
 // has quit. jsonrpc2 writes nothing once its reader
 // has seen the end of the input, so watchInput holds that end back until
 // drain returns.
-func (s *Server) drain(bound time.Duration) {
+func (c *core) drain(bound time.Duration) {
 	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) {
-		s.callsMu.Lock()
-		done := s.answered >= s.received
-		s.callsMu.Unlock()
+		c.callsMu.Lock()
+		done := c.answered >= c.received
+		c.callsMu.Unlock()
 		if done {
 			return
 		}
@@ -196,28 +196,28 @@ func (s *Server) drain(bound time.Duration) {
 // answerCounter counts the responses written, for drain.
 type answerCounter struct {
 	jsonrpc2.Stream
-	s *Server
+	c *core
 }
 
 // countAnswers wraps the connection's stream so that drain knows when
 // every request received has been answered.
-func (s *Server) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
-	return answerCounter{Stream: stream, s: s}
+func (c *core) countAnswers(stream jsonrpc2.Stream) jsonrpc2.Stream {
+	return answerCounter{Stream: stream, c: c}
 }
 
 func (c answerCounter) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	n, err := c.Stream.Write(ctx, msg)
 	if isResponse(msg) {
 		var then func()
-		c.s.callsMu.Lock()
-		c.s.answered++
-		if len(c.s.answerHooks) > 0 {
+		c.c.callsMu.Lock()
+		c.c.answered++
+		if len(c.c.answerHooks) > 0 {
 			if id, ok := responseID(msg); ok {
-				then = c.s.answerHooks[id]
-				delete(c.s.answerHooks, id)
+				then = c.c.answerHooks[id]
+				delete(c.c.answerHooks, id)
 			}
 		}
-		c.s.callsMu.Unlock()
+		c.c.callsMu.Unlock()
 		if then != nil {
 			then()
 		}
@@ -232,18 +232,18 @@ type requestIDKey struct{}
 // afterAnswer runs f once the response to the request ctx belongs to has
 // been written (at once when ctx belongs to no request). f runs on the
 // writing goroutine: it must not block.
-func (s *Server) afterAnswer(ctx context.Context, f func()) {
+func (c *core) afterAnswer(ctx context.Context, f func()) {
 	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
 	if !ok {
 		f()
 		return
 	}
-	s.callsMu.Lock()
-	if s.answerHooks == nil {
-		s.answerHooks = make(map[jsonrpc2.ID]func())
+	c.callsMu.Lock()
+	if c.answerHooks == nil {
+		c.answerHooks = make(map[jsonrpc2.ID]func())
 	}
-	s.answerHooks[id] = f
-	s.callsMu.Unlock()
+	c.answerHooks[id] = f
+	c.callsMu.Unlock()
 }
 
 // responseID returns the id a response answers. jsonrpc2 writes its
@@ -281,33 +281,33 @@ func isResponse(msg jsonrpc2.Message) bool {
 
 // serveNotification runs a queued notification. Its error is logged,
 // never returned to jsonrpc2 (which would end the connection).
-func (s *Server) serveNotification(ctx context.Context, req *jsonrpc2.Request) {
-	if _, err := s.serve(ctx, req); err != nil {
-		s.logf("notification %s: %v", req.Method(), err)
+func (c *core) serveNotification(ctx context.Context, req *jsonrpc2.Request) {
+	if _, err := c.serve(ctx, req); err != nil {
+		c.logf("notification %s: %v", req.Method(), err)
 	}
 }
 
 // serve runs a method, recovering from panics so one bad message never
 // ends the connection.
-func (s *Server) serve(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+func (c *core) serve(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 	method := req.Method()
 	defer func() {
 		if r := recover(); r != nil {
-			s.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
+			c.logf("panic handling %s: %v\n%s", method, r, debug.Stack())
 			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
 		}
 	}()
-	m, ok := s.lookup(method)
+	m, ok := c.methods[method]
 	if !ok {
 		if !req.IsCall() {
 			return nil, nil // unknown notifications ($/setTrace, ...) are ignored
 		}
 		return nil, rpc.MethodNotFound(method)
 	}
-	if err := s.checkState(method); err != nil {
+	if err := c.checkState(method); err != nil {
 		return nil, err
 	}
-	result, err = m(s, ctx, req)
+	result, err = m(ctx, req)
 	if err != nil || !req.IsCall() {
 		return result, err
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
-	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 )
@@ -98,7 +98,7 @@ func newSlowEditor(t *testing.T, root string, rwc net.Conn, stream func(net.Conn
 func (e *slowEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if !req.IsCall() {
 		e.mu.Lock()
-		e.notes = append(e.notes, note{req.Method(), append(json.RawMessage(nil), req.Params()...)})
+		e.notes = append(e.notes, note{strings.Clone(req.Method()), append(json.RawMessage(nil), req.Params()...)})
 		if req.Method() == "session/update" {
 			var n schema.SessionNotification
 			if json.Unmarshal(req.Params(), &n) == nil {
@@ -114,7 +114,7 @@ func (e *slowEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 	// loop.
 	jsonrpc2.Async(ctx)
 	e.mu.Lock()
-	e.requests = append(e.requests, req.Method())
+	e.requests = append(e.requests, strings.Clone(req.Method()))
 	e.mu.Unlock()
 	time.Sleep(editorDelay)
 	return e.answer(req.Method(), json.RawMessage(req.Params()))
@@ -397,7 +397,15 @@ func (e *slowEditor) waitNote(what string, match func(note) bool) {
 		select {
 		case <-ch:
 		case <-deadline:
-			e.t.Fatalf("timed out waiting for %s", what)
+			var seen strings.Builder
+			e.mu.Lock()
+			for _, n := range e.notes {
+				fmt.Fprintf(&seen, "%s %.300s\n", n.method, n.params)
+			}
+			e.mu.Unlock()
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			e.t.Fatalf("timed out waiting for %s; notifications:\n%s\ngoroutines:\n%s", what, seen.String(), buf)
 		}
 	}
 }
@@ -469,18 +477,14 @@ func serveDoor(t *testing.T, acp bool, root, claudeDir string, turns ...fake.Tur
 		return engine.NewService(engine.Config{Provider: provider, Model: "claude-test", Home: root, Logf: t.Logf, Store: store}), nil
 	}}
 	a, b := net.Pipe()
-	s := New(opts)
-	var conn jsonrpc2.Conn
-	if acp {
-		s.door, s.acp = acpMethods, true
-		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewNDJSONStream(s.watchInput(a), s.logf)))
-	} else {
-		conn = jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(a), s.logf)))
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		s.Run(ctx, conn)
+		if acp {
+			ServeACP(ctx, a, opts)
+		} else {
+			Serve(ctx, a, opts)
+		}
 		close(done)
 	}()
 	t.Cleanup(func() {
@@ -767,19 +771,17 @@ func TestEveryMethodAgainstASlowEditor(t *testing.T) {
 		steps  []step
 		prompt int // model turns the plain-LSP prompt takes
 	}{
-		{name: "lsp", table: lspMethods, steps: concat(lspSteps(), sessionSteps(), lspTailSteps()), prompt: 1},
-		{name: "acp", acp: true, table: acpMethods, steps: concat(acpSteps(), sessionSteps())},
+		{name: "lsp", table: newLSPDoor(Options{}).c.methods, steps: concat(lspSteps(), sessionSteps(), lspTailSteps()), prompt: 1},
+		{name: "acp", acp: true, table: newACPDoor(Options{}).c.methods, steps: concat(acpSteps(), sessionSteps())},
 	} {
 		t.Run(door.name, func(t *testing.T) {
 			covered := map[string]bool{}
 			for _, s := range door.steps {
 				covered[s.method] = true
 			}
-			for _, table := range []methodTable{door.table, sessionMethods} {
-				for name := range table {
-					if !covered[name] {
-						t.Errorf("method %s has no step in this test: add one to the %s door's steps", name, door.name)
-					}
+			for name := range door.table {
+				if !covered[name] {
+					t.Errorf("method %s has no step in this test: add one to the %s door's steps", name, door.name)
 				}
 			}
 			if t.Failed() {
@@ -881,3 +883,20 @@ func TestAnswersAfterInputEnds(t *testing.T) {
 		}
 	}
 }
+
+// The slow editor's shapes of workspace/applyEdit (once the server's own
+// hand-written copies; it now sends go.lsp.dev/protocol's types).
+type (
+	workspaceEdit struct {
+		Changes         map[string][]textEdit `json:"changes,omitempty"`
+		DocumentChanges []any                 `json:"documentChanges,omitempty"`
+	}
+	textEdit struct {
+		Range   protocol.Range `json:"range"`
+		NewText string         `json:"newText"`
+	}
+	applyEditResult struct {
+		Applied       bool   `json:"applied"`
+		FailureReason string `json:"failureReason,omitempty"`
+	}
+)

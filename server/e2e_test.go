@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/internal/editortest"
 	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
+	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/server"
@@ -451,12 +453,58 @@ func TestBadInput(t *testing.T) {
 func TestNoAPIKey(t *testing.T) {
 	root := t.TempDir()
 	ed := editortest.New(t, server.Options{NewService: func(server.InitOptions) (*engine.Service, error) {
-		return engine.NewService(engine.Config{ProviderError: fmt.Errorf("set ANTHROPIC_API_KEY")}), nil
+		return engine.NewService(engine.Config{ProviderError: fmt.Errorf("no API key for anthropic: %w", config.ErrNoAPIKey)}), nil
 	}})
-	ed.Initialize(root, nil)
-	sid := ed.NewSession(root)
-	_, err := ed.Prompt(sid, "hi")
-	wantCode(t, err, -32000, "ANTHROPIC_API_KEY")
+	// The editor learns at start that no model is configured: from the
+	// initialize result and the session/new result.
+	var init struct {
+		Meta         map[string]map[string]string `json:"_meta"`
+		Capabilities struct {
+			Experimental struct {
+				Agent struct {
+					Meta map[string]map[string]string `json:"_meta"`
+				} `json:"agent"`
+			} `json:"experimental"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(ed.Initialize(root, nil), &init); err != nil {
+		t.Fatal(err)
+	}
+	if got := init.Meta["agent-lsp"]["providerProblem"]; got != engine.NoProviderMessage {
+		t.Errorf("initialize _meta providerProblem = %q, want %q", got, engine.NoProviderMessage)
+	}
+	if got := init.Capabilities.Experimental.Agent.Meta["agent-lsp"]["providerProblem"]; got != engine.NoProviderMessage {
+		t.Errorf("initialize capabilities.experimental.agent._meta providerProblem = %q", got)
+	}
+	var res struct {
+		SessionID string                       `json:"sessionId"`
+		Meta      map[string]map[string]string `json:"_meta"`
+	}
+	ed.MustCall("session/new", schema.NewSessionParams{Cwd: root, MCPServers: []schema.MCPServer{}}, &res)
+	if got := res.Meta["agent-lsp"]["providerProblem"]; got != engine.NoProviderMessage {
+		t.Errorf("session/new _meta providerProblem = %q", got)
+	}
+	// The prompt's error is the same words, with no method name before them.
+	_, err := ed.Prompt(res.SessionID, "hi")
+	wantCode(t, err, -32000, engine.NoProviderMessage)
+	if rpcErr := new(jsonrpc2.Error); errors.As(err, &rpcErr) && rpcErr.Message != engine.NoProviderMessage {
+		t.Errorf("error message %q, want exactly %q", rpcErr.Message, engine.NoProviderMessage)
+	}
+}
+
+// TestProviderConfiguredHasNoProblem: with a provider, initialize and
+// session/new carry no providerProblem.
+func TestProviderConfiguredHasNoProblem(t *testing.T) {
+	e := newEnv(t, nil)
+	raw := e.editor.Initialize(e.root, nil)
+	if strings.Contains(string(raw), "providerProblem") {
+		t.Errorf("initialize result names a provider problem: %s", raw)
+	}
+	var res json.RawMessage
+	e.editor.MustCall("session/new", schema.NewSessionParams{Cwd: e.root, MCPServers: []schema.MCPServer{}}, &res)
+	if strings.Contains(string(res), "providerProblem") {
+		t.Errorf("session/new result names a provider problem: %s", res)
+	}
 }
 
 // wantCode checks a JSON-RPC error's code (0: any) and message.

@@ -12,13 +12,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-func init() {
-	lspMethods.register("initialize", (*Server).initialize)
-	lspMethods.register("initialized", func(*Server, context.Context, *jsonrpc2.Request) (any, error) { return nil, nil })
-	lspMethods.register("shutdown", (*Server).shutdown)
-	lspMethods.register("exit", (*Server).exit)
-}
-
 // clientCapabilities are the parts of the editor's capabilities the server
 // acts on.
 type clientCapabilities struct {
@@ -36,10 +29,13 @@ type clientCapabilities struct {
 	diagnostics bool
 }
 
-// initializeResult is the result of initialize.
+// initializeResult is the result of initialize: a copy of the parts of
+// protocol.InitializeResult the server sends, on purpose (doc.go, Wire
+// types).
 type initializeResult struct {
 	Capabilities serverCapabilities `json:"capabilities"`
 	ServerInfo   serverInfo         `json:"serverInfo"`
+	Meta         map[string]any     `json:"_meta,omitempty"` // engine.Service.Meta
 }
 
 type serverInfo struct {
@@ -55,14 +51,6 @@ type serverCapabilities struct {
 	ExecuteCommandProvider *executeCommandOptions `json:"executeCommandProvider,omitempty"`
 }
 
-type codeActionOptions struct {
-	CodeActionKinds []string `json:"codeActionKinds"`
-}
-
-type executeCommandOptions struct {
-	Commands []string `json:"commands"`
-}
-
 type textDocumentSync struct {
 	OpenClose bool        `json:"openClose"`
 	Change    int         `json:"change"` // 2: incremental
@@ -73,20 +61,13 @@ type saveOptions struct {
 	IncludeText bool `json:"includeText"`
 }
 
+// experimental announces the agent: ACP's initialize result, inside the
+// LSP one.
 type experimental struct {
-	Agent agentInfo `json:"agent"`
+	Agent acpInitializeResult `json:"agent"`
 }
 
-// agentInfo is what initialize announces of the agent: ACP's initialize
-// result, inside the LSP one.
-type agentInfo struct {
-	ProtocolVersion   int                      `json:"protocolVersion"`
-	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
-	AgentInfo         schema.Implementation    `json:"agentInfo"`
-	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
-}
-
-func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *lspDoor) initialize(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p initializeParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -118,32 +99,50 @@ func (s *Server) initialize(ctx context.Context, req *jsonrpc2.Request) (any, er
 		diagnostics:        announcesDiagnostics(agent) || len(p.Capabilities.Experimental[plainDiagnosticsCapability]) > 0,
 	}
 	init.Roots = tools.ResolveRoots(roots...)
-	svc, err := s.opts.NewService(init)
+	svc, err := d.c.opts.NewService(init)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: %v", err)
 	}
-	s.mu.Lock()
-	s.svc, s.roots, s.caps, s.state = svc, tools.ResolveRoots(roots...), caps, stateInitialized
-	s.mu.Unlock()
+	d.mu.Lock()
+	d.roots, d.caps = init.Roots, caps
+	d.mu.Unlock()
+	d.c.initialized(svc, "")
 
+	announced := agentDescription(d.c.opts.Version)
+	announced.Meta = svc.Meta()
 	res := initializeResult{
 		Capabilities: serverCapabilities{
 			TextDocumentSync: textDocumentSync{OpenClose: true, Change: 2, Save: saveOptions{IncludeText: true}},
-			Experimental:     experimental{Agent: s.agentInfo()},
+			Experimental:     experimental{Agent: announced},
 		},
-		ServerInfo: serverInfo{Name: "agent-lsp", Version: s.opts.Version},
+		ServerInfo: serverInfo{Name: "agent-lsp", Version: d.c.opts.Version},
+		Meta:       announced.Meta,
 	}
 	if !caps.agent {
 		// No agent plugin: offer the agent through standard features.
-		res.Capabilities.CodeActionProvider = &codeActionOptions{CodeActionKinds: []string{"quickfix", "refactor", "refactor.rewrite"}}
-		res.Capabilities.ExecuteCommandProvider = &executeCommandOptions{Commands: plainCommands}
+		d.plain.announce(&res.Capabilities)
 	}
 	return res, nil
 }
 
-// agentInfo describes the agent's capabilities.
-func (s *Server) agentInfo() agentInfo {
-	return agentInfo{
+// acpInitializeResult is ACP's InitializeResponse: the ACP door's answer
+// to initialize, and what the LSP door announces in
+// experimental.agent.
+type acpInitializeResult struct {
+	ProtocolVersion   int                      `json:"protocolVersion"`
+	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
+	AgentInfo         schema.Implementation    `json:"agentInfo"`
+	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
+	// Meta is engine.Service.Meta: the providerProblem, when no model
+	// provider is configured.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// agentDescription describes the agent of this version: its protocol
+// version and capabilities. We speak ACP version 1 only: a client asking
+// for another gets ours and decides whether to go on.
+func agentDescription(version string) acpInitializeResult {
+	return acpInitializeResult{
 		ProtocolVersion: schema.ProtocolVersion,
 		AgentCapabilities: schema.AgentCapabilities{
 			LoadSession:        true,
@@ -153,7 +152,7 @@ func (s *Server) agentInfo() agentInfo {
 				List: &struct{}{}, Resume: &struct{}{}, Close: &struct{}{}, Fork: &struct{}{},
 			},
 		},
-		AgentInfo:   schema.Implementation{Name: "agent-lsp", Title: "agent-lsp", Version: s.opts.Version},
+		AgentInfo:   schema.Implementation{Name: "agent-lsp", Title: "agent-lsp", Version: version},
 		AuthMethods: authMethods,
 	}
 }
@@ -165,7 +164,8 @@ var authMethods = []schema.AuthMethod{
 }
 
 // initializeParams are the parts of LSP's InitializeParams the server
-// reads.
+// reads: a copy on purpose, as protocol's decoder refuses initialize over
+// fields the server never reads (doc.go, Wire types).
 type initializeParams struct {
 	ProcessID        *int   `json:"processId"`
 	RootURI          string `json:"rootUri"`
@@ -193,22 +193,10 @@ type initializeParams struct {
 	InitializationOptions json.RawMessage `json:"initializationOptions"`
 }
 
-func (s *Server) shutdown(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	s.closeServices()
-	return nil, nil
-}
-
-func (s *Server) exit(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	s.mu.Lock()
-	if s.state == stateShutdown {
-		s.exitCode = 0
-	}
-	s.mu.Unlock()
-	select {
-	case <-s.exited:
-	default:
-		close(s.exited)
-	}
+// shutdown closes the sessions; exit (core.exit) then ends the
+// connection with exit code 0.
+func (d *lspDoor) shutdown(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	d.c.closeServices()
 	return nil, nil
 }
 

@@ -216,13 +216,16 @@ func TestPlainApprovalsShowWhatTheyApprove(t *testing.T) {
 	if len(asked) != 2 {
 		t.Fatalf("approvals = %q, want the edit and the command", asked)
 	}
-	for _, want := range []string{"Edit", "calc.py", "-    return sum(values) / 2", "+    return sum(values) / len(values)"} {
+	for _, want := range []string{"Edit", "calc.py", "-    return sum(values) / 2", "+    return sum(values) / len(values)", `"Always allow" allows edits to calc.py from now on.`} {
 		if !strings.Contains(asked[0], want) {
 			t.Errorf("edit approval lacks %q:\n%s", want, asked[0])
 		}
 	}
 	if !strings.Contains(asked[1], "Bash") || !strings.Contains(asked[1], "$ python3 -c 'print(1)'") || strings.Contains(asked[1], "Check the interpreter") {
 		t.Errorf("Bash approval must name the tool and show the command, not the description:\n%s", asked[1])
+	}
+	if !strings.Contains(asked[1], `"Always allow" allows `+"`python3 -c 'print(1)'` commands") {
+		t.Errorf("Bash approval must say what \"Always allow\" allows in words:\n%s", asked[1])
 	}
 }
 

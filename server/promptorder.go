@@ -67,7 +67,7 @@ type promptTicketKey struct{}
 
 // takePromptTicket gives a session/prompt request its ticket, on the read
 // loop, in arrival order. It returns ctx unchanged for other requests.
-func (s *Server) takePromptTicket(ctx context.Context, req *jsonrpc2.Request) (context.Context, *promptTicket) {
+func (c *core) takePromptTicket(ctx context.Context, req *jsonrpc2.Request) (context.Context, *promptTicket) {
 	if req.Method() != "session/prompt" {
 		return ctx, nil
 	}
@@ -75,7 +75,7 @@ func (s *Server) takePromptTicket(ctx context.Context, req *jsonrpc2.Request) (c
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(req.Params(), &p) // a bad request fails later, in its method
-	t := s.prompts.take(p.SessionID)
+	t := c.prompts.take(p.SessionID)
 	return context.WithValue(ctx, promptTicketKey{}, t), t
 }
 

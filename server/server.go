@@ -14,11 +14,9 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/rpc"
-	"github.com/agent-lsp/agent-lsp/schema"
-	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
-// Options configure a Server.
+// Options configure a connection.
 type Options struct {
 	// NewService builds the session service once the editor's
 	// initialization options are known.
@@ -33,7 +31,7 @@ type Options struct {
 	// Interrupt, when it receives or is closed, ends the connection the
 	// way SIGINT should on the ACP door: the requests in flight are
 	// cancelled (a prompt answers stopReason "cancelled"), get up to
-	// interruptWait to answer, and then Run returns.
+	// interruptWait to answer, and then Serve or ServeACP returns.
 	Interrupt <-chan struct{}
 }
 
@@ -49,45 +47,42 @@ type InitOptions struct {
 	Roots []string `json:"-"`
 }
 
-// Server serves one editor connection.
-type Server struct {
-	opts Options
-	logf func(string, ...any)
-	peer rpc.Peer
+// core is what every door of one editor connection shares: the
+// connection itself (dispatch.go orders its messages), its lifecycle
+// state, the requests in flight and the session services. A door
+// (lspDoor, acpDoor) builds one with its own method table, error codes
+// and cancel notice, and serves its methods over it.
+type core struct {
+	opts  Options
+	logf  func(string, ...any)
+	peer  rpc.Peer
+	codes errorCodes
+	// methods is the door's method table, built by its constructor.
+	methods methodTable
+	// cancelNotice is the notification that cancels a call to the
+	// editor that the agent abandons (nil: LSP's $/cancelRequest).
+	cancelNotice func(id any) (string, any)
+	// nudge, if set, writes something harmless while a call to the
+	// editor waits for its answer (rpc.Peer.Nudge).
+	nudge func(ctx context.Context)
+	// atClose runs once run has stopped serving, before it returns (the
+	// plain door waits for its turns there).
+	atClose func()
 
-	overlay *workspace.Overlay
-	plain   plainDoor
-	// door is the table of this connection's own methods (lspMethods or
-	// acpMethods); the session methods are shared.
-	door methodTable
-	// acp is set on the ACP door's connections.
-	acp bool
+	services serviceSet
 
 	mu       sync.Mutex
-	state    state                      // guarded by mu
-	svc      *engine.Service            // set by initialize, guarded by mu
-	svcRoot  string                     // the project of svc on the ACP door, guarded by mu
-	projects map[string]*projectService // ACP door: the services of other session cwds, guarded by mu
-	roots    []string                   // workspace folders, guarded by mu
-	caps     clientCapabilities         // guarded by mu
-	// diagVersions is, per file, the document's version when the editor
-	// last reported its diagnostics before an edit (agent/diagnostics);
-	// guarded by mu.
-	diagVersions map[string]int32
-	acpCaps      schema.ClientCapabilities // ACP door, guarded by mu
-	// acpShowsTerminals is set when the ACP client renders embedded
-	// terminals (clientCapabilities._meta.terminal_output); guarded by mu.
-	acpShowsTerminals bool
-	exitCode          int // guarded by mu
-	exited            chan struct{}
-	// inputEnded is closed when the editor's stream ends (nil when Run
+	state    state // guarded by mu
+	exitCode int   // guarded by mu
+	exited   chan struct{}
+	// inputEnded is closed when the editor's stream ends (nil when run
 	// was handed a connection without watchInput); releaseInput then lets
 	// jsonrpc2 see that end.
 	inputEnded   <-chan struct{}
 	releaseInput func()
 
-	closing chan struct{}  // closed when Run ends
-	bg      sync.WaitGroup // goroutines Run waits for
+	closing chan struct{}  // closed when run ends
+	bg      sync.WaitGroup // goroutines run waits for
 
 	dispatch *dispatcher // orders the messages (dispatch.go)
 	prompts  promptOrder // hands each session its prompts in order (promptorder.go)
@@ -101,6 +96,7 @@ type Server struct {
 	answerHooks map[jsonrpc2.ID]func()
 }
 
+// state is a connection's lifecycle state.
 type state int
 
 const (
@@ -109,14 +105,27 @@ const (
 	stateShutdown
 )
 
-// Serve serves the LSP door on rwc until the editor sends exit, the stream
-// ends or ctx is cancelled. It returns the process exit code LSP asks for:
-// 0 after shutdown then exit, 1 otherwise. Every session is closed (and
-// every process it started stopped) before Serve returns.
-func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
-	s := New(opts)
-	conn := jsonrpc2.NewConn(s.countAnswers(rpc.NewHeaderStream(s.watchInput(rwc), s.logf)))
-	return s.Run(ctx, conn)
+func (s state) String() string {
+	switch s {
+	case stateNew:
+		return "new"
+	case stateInitialized:
+		return "initialized"
+	case stateShutdown:
+		return "shut down"
+	}
+	return "unknown"
+}
+
+// errorCodes are the codes a door answers with where LSP and ACP give
+// the same number different meanings.
+type errorCodes struct {
+	// notInitialized answers a request before initialize.
+	notInitialized jsonrpc2.Code
+	// unknownSessionNotFound answers a request naming an unknown session
+	// with ACP's -32002 "resource not found" (data.sessionId) instead of
+	// invalid params.
+	unknownSessionNotFound bool
 }
 
 // inputWatch closes ended when a read of the editor's stream fails: the
@@ -124,7 +133,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 // requests in flight, which a running prompt may never finish on its own.
 // The failure itself reaches jsonrpc2 only once hold is closed (by
 // releaseInput, or Close): jsonrpc2 writes nothing after its reader has
-// seen it, and the requests in flight get to answer first (Server.drain).
+// seen it, and the requests in flight get to answer first (core.drain).
 type inputWatch struct {
 	io.ReadWriteCloser
 	once    sync.Once
@@ -160,16 +169,16 @@ func (w *inputWatch) Close() error {
 	return w.ReadWriteCloser.Close()
 }
 
-// watchInput makes Run stop serving when rwc's input ends, even with
+// watchInput makes run stop serving when rwc's input ends, even with
 // requests in flight, once they have answered.
-func (s *Server) watchInput(rwc io.ReadWriteCloser) io.ReadWriteCloser {
+func (c *core) watchInput(rwc io.ReadWriteCloser) io.ReadWriteCloser {
 	w := &inputWatch{ReadWriteCloser: rwc, ended: make(chan struct{}), hold: make(chan struct{})}
-	s.inputEnded, s.releaseInput = w.ended, w.releaseInput
+	c.inputEnded, c.releaseInput = w.ended, w.releaseInput
 	return w
 }
 
-// New returns a Server.
-func New(opts Options) *Server {
+// newCore returns the core of a connection; the door sets its methods.
+func newCore(opts Options, codes errorCodes) *core {
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -177,11 +186,11 @@ func New(opts Options) *Server {
 	if opts.TranscriptDir == "" {
 		opts.TranscriptDir = filepath.Join(os.TempDir(), "agent-lsp-transcripts")
 	}
-	return &Server{
+	return &core{
 		opts:     opts,
 		logf:     logf,
-		door:     lspMethods,
-		overlay:  workspace.NewOverlay(),
+		codes:    codes,
+		services: serviceSet{build: opts.NewService},
 		exitCode: 1,
 		exited:   make(chan struct{}),
 		closing:  make(chan struct{}),
@@ -190,51 +199,56 @@ func New(opts Options) *Server {
 	}
 }
 
-// Run serves conn until exit, the end of the stream or ctx's end.
-func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
-	s.peer = rpc.Peer{Conn: conn}
-	if s.acp {
-		s.peer.CancelNotice = rpc.ACPCancelNotice
-	}
-	s.bg.Add(1)
+// serveStream serves the door's methods on rwc, framed by frame, until exit,
+// the end of the stream or ctx's end, and returns the exit code.
+func (c *core) serveStream(ctx context.Context, rwc io.ReadWriteCloser, frame func(io.ReadWriteCloser, func(string, ...any)) jsonrpc2.Stream) int {
+	return c.run(ctx, jsonrpc2.NewConn(c.countAnswers(frame(c.watchInput(rwc), c.logf))))
+}
+
+// run serves conn until exit, the end of the stream or ctx's end.
+func (c *core) run(ctx context.Context, conn jsonrpc2.Conn) int {
+	c.peer = rpc.Peer{Conn: conn, CancelNotice: c.cancelNotice, Nudge: c.nudge}
+	c.bg.Add(1)
 	go func() {
-		defer s.bg.Done()
-		s.dispatch.run(s.closing, s.serveNotification)
+		defer c.bg.Done()
+		c.dispatch.run(c.closing, c.serveNotification)
 	}()
-	conn.Go(ctx, s.handle)
+	conn.Go(ctx, c.handle)
 	// leaving is set when the process is about to end (exit, an
-	// interrupt): nothing is left to read, so Run does not wait for the
+	// interrupt): nothing is left to read, so run does not wait for the
 	// reader, which may sit in a read of stdin that nothing interrupts.
 	leaving := false
 	select {
 	case <-conn.Done():
 		if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
-			s.logf("connection ended: %v", err)
+			c.logf("connection ended: %v", err)
 		}
-	case <-s.inputEnded:
-		s.drain(closeWait)
-	case <-s.exited:
+	case <-c.inputEnded:
+		c.drain(closeWait)
+	case <-c.exited:
 		leaving = true
-	case <-s.opts.Interrupt:
-		s.logf("interrupted: cancelling the requests in flight")
-		s.cancelCalls()
-		s.drain(interruptWait)
+	case <-c.opts.Interrupt:
+		c.logf("interrupted: cancelling the requests in flight")
+		c.cancelCalls()
+		c.drain(interruptWait)
 		leaving = true
 	case <-ctx.Done():
 	}
-	if s.releaseInput != nil {
-		s.releaseInput()
+	if c.releaseInput != nil {
+		c.releaseInput()
 	}
-	close(s.closing)
-	s.bg.Wait()
-	s.mu.Lock()
-	if s.state == stateShutdown {
+	close(c.closing)
+	c.bg.Wait()
+	c.mu.Lock()
+	if c.state == stateShutdown {
 		// The end of the stream after shutdown is a clean exit.
-		s.exitCode = 0
+		c.exitCode = 0
 	}
-	s.mu.Unlock()
-	s.closeServices()
-	s.plain.turns.Wait()
+	c.mu.Unlock()
+	c.closeServices()
+	if c.atClose != nil {
+		c.atClose()
+	}
 	// Closing the connection waits for its reader, which may sit in a
 	// read of stdin that nothing can interrupt: do not let that keep the
 	// process from exiting after exit or a signal.
@@ -245,21 +259,21 @@ func (s *Server) Run(ctx context.Context, conn jsonrpc2.Conn) int {
 	}()
 	if leaving {
 		// The process ends now; the close finishes or dies with it.
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.exitCode
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.exitCode
 	}
 	select {
 	case <-closed:
 	case <-time.After(closeWait):
-		s.logf("connection did not close within %s; exiting anyway", closeWait)
+		c.logf("connection did not close within %s; exiting anyway", closeWait)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exitCode
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exitCode
 }
 
-// closeWait bounds how long Run waits for the connection to close.
+// closeWait bounds how long run waits for the connection to close.
 const closeWait = 500 * time.Millisecond
 
 // interruptWait bounds how long an interrupt waits for the cancelled
@@ -271,35 +285,13 @@ const interruptWait = 15 * time.Second
 // never returned to jsonrpc2 (which would end the connection). A handler
 // may call the editor and wait for its answer: none runs on jsonrpc2's
 // read loop (dispatch.go).
-type handler func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error)
+type handler func(ctx context.Context, req *jsonrpc2.Request) (any, error)
 
-// methodTable maps method names to handlers; see the files per group.
-// Every method, whatever it does, is dispatched as dispatch.go describes.
+// methodTable maps a door's method names to its handlers. Each door
+// builds its own in its constructor (lspDoor, acpDoor), with the session
+// methods they share (sessions.go). Every method, whatever it does, is
+// dispatched as dispatch.go describes.
 type methodTable map[string]handler
-
-func (t methodTable) register(name string, h handler) { t[name] = h }
-
-// Each door serves a table of its own and the session methods they share.
-var (
-	// sessionMethods are the session/* methods of both doors (sessions.go).
-	sessionMethods = methodTable{}
-	// lspMethods are the LSP door's own: lifecycle (lifecycle.go),
-	// document sync (textsync.go), the plain-LSP features (plain.go) and
-	// $/cancelRequest.
-	lspMethods = methodTable{}
-	// acpMethods are the ACP door's own: initialize, authenticate and
-	// $/cancel_request (acp.go).
-	acpMethods = methodTable{}
-)
-
-// lookup returns the handler of a method on this connection's door.
-func (s *Server) lookup(name string) (handler, bool) {
-	if m, ok := s.door[name]; ok {
-		return m, true
-	}
-	m, ok := sessionMethods[name]
-	return m, ok
-}
 
 // Error codes beyond JSON-RPC's.
 const (
@@ -310,31 +302,57 @@ const (
 	codeRequestFailed jsonrpc2.Code = -32803
 )
 
-// checkState refuses requests the server is not ready for.
-func (s *Server) checkState(method string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// checkState refuses requests the connection is not ready for.
+func (c *core) checkState(method string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
 	case method == "exit":
 		return nil
-	case s.state == stateNew && method != "initialize":
-		code := codeServerNotInitialized
-		if s.acp {
-			code = jsonrpc2.InvalidRequest // ACP's -32002 means "resource not found"
-		}
-		return jsonrpc2.Errorf(code, "%s before initialize: send initialize first", method)
-	case s.state != stateNew && method == "initialize":
+	case c.state == stateNew && method != "initialize":
+		return jsonrpc2.Errorf(c.codes.notInitialized, "%s before initialize: send initialize first", method)
+	case c.state != stateNew && method == "initialize":
 		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already received")
-	case s.state == stateShutdown:
+	case c.state == stateShutdown:
 		return jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown", method)
 	}
 	return nil
 }
 
-func (s *Server) service() *engine.Service {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.svc
+// initialized records the service initialize built, for the project
+// root, and moves the connection to the initialized state.
+func (c *core) initialized(svc *engine.Service, root string) {
+	c.services.setMain(svc, root)
+	c.mu.Lock()
+	c.state = stateInitialized
+	c.mu.Unlock()
+}
+
+// service returns the service initialize built.
+func (c *core) service() *engine.Service { return c.services.main() }
+
+// closeServices moves the connection to the shut down state and closes
+// every session service.
+func (c *core) closeServices() {
+	c.mu.Lock()
+	c.state = stateShutdown
+	c.mu.Unlock()
+	c.services.close()
+}
+
+// exit ends the connection: Serve returns 0 after shutdown, 1 otherwise.
+func (c *core) exit(context.Context, *jsonrpc2.Request) (any, error) {
+	c.mu.Lock()
+	if c.state == stateShutdown {
+		c.exitCode = 0
+	}
+	c.mu.Unlock()
+	select {
+	case <-c.exited:
+	default:
+		close(c.exited)
+	}
+	return nil, nil
 }
 
 // decode decodes a request's params, naming the bad field on error.
@@ -347,40 +365,36 @@ func failed(format string, args ...any) error {
 	return jsonrpc2.Errorf(codeRequestFailed, format, args...)
 }
 
-func init() {
-	lspMethods.register("$/cancelRequest", cancelRequestHandler("id"))
-}
-
-// cancelRequestHandler returns the handler of a request cancellation
+// cancelRequest returns the handler of a request cancellation
 // notification whose params name the request in field: LSP's
 // $/cancelRequest {id}, ACP's $/cancel_request {requestId}.
-func cancelRequestHandler(field string) handler {
-	return func(s *Server, ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (c *core) cancelRequest(field string) handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		var p map[string]json.RawMessage
 		if err := decode(req, &p); err != nil {
 			return nil, err
 		}
 		if id, ok := rpc.ParseID(p[field]); ok {
-			s.cancelCall(id)
+			c.cancelCall(id)
 		}
 		return nil, nil
 	}
 }
 
 // cancelCalls cancels every running request.
-func (s *Server) cancelCalls() {
-	s.callsMu.Lock()
-	defer s.callsMu.Unlock()
-	for _, cancel := range s.calls {
+func (c *core) cancelCalls() {
+	c.callsMu.Lock()
+	defer c.callsMu.Unlock()
+	for _, cancel := range c.calls {
 		cancel()
 	}
 }
 
 // cancelCall cancels the running request with id, if any.
-func (s *Server) cancelCall(id jsonrpc2.ID) {
-	s.callsMu.Lock()
-	cancel := s.calls[id]
-	s.callsMu.Unlock()
+func (c *core) cancelCall(id jsonrpc2.ID) {
+	c.callsMu.Lock()
+	cancel := c.calls[id]
+	c.callsMu.Unlock()
 	if cancel != nil {
 		cancel()
 	}

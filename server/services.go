@@ -24,26 +24,50 @@ import (
 // the agent's own working directory; it also answers authenticate and
 // session/list.
 
+// serviceSet holds the session services of one connection: the one
+// initialize built and, on the ACP door, those of other projects.
+type serviceSet struct {
+	build func(InitOptions) (*engine.Service, error)
+
+	mu       sync.Mutex                 // guards the fields below and the projects' svc and err
+	first    *engine.Service            // built by initialize
+	root     string                     // the project of first
+	projects map[string]*projectService // the services of other session cwds
+	closed   bool                       // set once the connection shuts down
+}
+
 // projectService is the service of one project directory, built once.
 type projectService struct {
 	once sync.Once
-	svc  *engine.Service // guarded by Server.mu
-	err  error           // guarded by Server.mu
+	svc  *engine.Service // guarded by serviceSet.mu
+	err  error           // guarded by serviceSet.mu
 }
 
-// serviceFor returns the service that sessions in cwd run in. Its error
-// is the client's: cwd is not an absolute path to a directory.
-func (s *Server) serviceFor(cwd string) (*engine.Service, error) {
-	if !s.acp {
-		return s.service(), nil
-	}
+// setMain records the service initialize built for root.
+func (s *serviceSet) setMain(svc *engine.Service, root string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.first, s.root = svc, root
+}
+
+// main returns the service initialize built.
+func (s *serviceSet) main() *engine.Service {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.first
+}
+
+// forProject returns the service that sessions in cwd run in, building
+// it on first use. Its error is the client's: cwd is not an absolute
+// path to a directory.
+func (s *serviceSet) forProject(cwd string) (*engine.Service, error) {
 	if err := engine.CheckCwd(cwd); err != nil {
 		return nil, err
 	}
 	root := filepath.Clean(cwd)
 	s.mu.Lock()
-	if s.svc != nil && root == s.svcRoot {
-		svc := s.svc
+	if s.first != nil && root == s.root {
+		svc := s.first
 		s.mu.Unlock()
 		return svc, nil
 	}
@@ -59,10 +83,10 @@ func (s *Server) serviceFor(cwd string) (*engine.Service, error) {
 	// Building a service reads settings and may run an apiKeyHelper:
 	// other directories' sessions do not wait for it.
 	p.once.Do(func() {
-		svc, err := s.opts.NewService(InitOptions{Roots: []string{root}})
+		svc, err := s.build(InitOptions{Roots: []string{root}})
 		s.mu.Lock()
 		p.svc, p.err = svc, err
-		closed := s.state == stateShutdown
+		closed := s.closed
 		s.mu.Unlock()
 		if err == nil && closed {
 			// The connection ended while it was being built.
@@ -71,7 +95,7 @@ func (s *Server) serviceFor(cwd string) (*engine.Service, error) {
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state == stateShutdown {
+	if s.closed {
 		return nil, fmt.Errorf("the agent is shutting down")
 	}
 	if p.err != nil {
@@ -80,13 +104,13 @@ func (s *Server) serviceFor(cwd string) (*engine.Service, error) {
 	return p.svc, nil
 }
 
-// services returns every session service of the connection.
-func (s *Server) services() []*engine.Service {
+// all returns every session service.
+func (s *serviceSet) all() []*engine.Service {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*engine.Service
-	if s.svc != nil {
-		out = append(out, s.svc)
+	if s.first != nil {
+		out = append(out, s.first)
 	}
 	for _, p := range s.projects {
 		// A service still being built is not listed; it has no session.
@@ -97,20 +121,21 @@ func (s *Server) services() []*engine.Service {
 	return out
 }
 
-// closeServices closes every session service of the connection.
-func (s *Server) closeServices() {
+// close closes every session service; services built later close at
+// once.
+func (s *serviceSet) close() {
 	s.mu.Lock()
-	s.state = stateShutdown
+	s.closed = true
 	s.mu.Unlock()
-	for _, svc := range s.services() {
+	for _, svc := range s.all() {
 		svc.Close()
 	}
 }
 
 // openSession returns the open session with id and its service.
-func (s *Server) openSession(id string) (*engine.Session, *engine.Service, error) {
+func (s *serviceSet) openSession(id string) (*engine.Session, *engine.Service, error) {
 	err := fmt.Errorf("%w %q", engine.ErrUnknownSession, id)
-	for _, svc := range s.services() {
+	for _, svc := range s.all() {
 		sess, serr := svc.Session(id)
 		if serr == nil {
 			return sess, svc, nil
@@ -145,7 +170,7 @@ type sessionInUseData struct {
 // with data.sessionId; on the LSP door (where -32002 means "server not
 // initialized") it is invalid params. A session held by another process
 // is codeSessionInUse on both. Other failures are invalid params.
-func (s *Server) sessionError(method, id string, err error) error {
+func (c *core) sessionError(method, id string, err error) error {
 	var inUse *session.InUseError
 	if errors.As(err, &inUse) {
 		holder := "another process"
@@ -160,13 +185,13 @@ func (s *Server) sessionError(method, id string, err error) error {
 		data, _ := json.Marshal(sessionInUseData{SessionID: id, PID: inUse.PID, Command: inUse.Command, Path: inUse.Path})
 		return &jsonrpc2.Error{
 			Code:    codeSessionInUse,
-			Message: fmt.Sprintf("%s: session %s is open in %s; close it there (or end that process) and try again", method, id, holder),
+			Message: fmt.Sprintf("session %s is open in %s; close it there (or end that process) and try again", id, holder),
 			Data:    data,
 		}
 	}
-	if s.acp && errors.Is(err, engine.ErrUnknownSession) {
+	if c.codes.unknownSessionNotFound && errors.Is(err, engine.ErrUnknownSession) {
 		data, _ := json.Marshal(map[string]string{"sessionId": id})
-		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("%s: %v", method, err), Data: data}
+		return &jsonrpc2.Error{Code: codeResourceNotFound, Message: err.Error(), Data: data}
 	}
 	return rpc.InvalidParams("%s: %v", method, err)
 }

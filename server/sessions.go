@@ -11,20 +11,39 @@ import (
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
-	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
-func init() {
-	sessionMethods.register("session/new", (*Server).newSession)
-	sessionMethods.register("session/prompt", (*Server).prompt)
-	sessionMethods.register("session/cancel", (*Server).cancelSession)
-	sessionMethods.register("session/close", (*Server).closeSession)
-	sessionMethods.register("session/set_model", (*Server).setModel)
-	sessionMethods.register("session/set_mode", (*Server).setMode)
-	sessionMethods.register("session/set_config_option", (*Server).setConfigOption)
+// sessionDoor is what the session methods need of the door they serve:
+// the service a session in cwd runs in, and the options of a session on
+// this door (its client, file system and terminal), with a function to
+// call with the session's id once it is known.
+type sessionDoor interface {
+	serviceFor(cwd string) (*engine.Service, error)
+	sessionOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(id string))
 }
 
-func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+// sessionMethods serves the session/* methods that both doors share.
+type sessionMethods struct {
+	c    *core
+	door sessionDoor
+}
+
+// addTo adds the session methods to a door's table.
+func (h sessionMethods) addTo(t methodTable) {
+	t["session/new"] = h.newSession
+	t["session/prompt"] = h.prompt
+	t["session/cancel"] = h.cancel
+	t["session/close"] = h.close
+	t["session/set_model"] = h.setModel
+	t["session/set_mode"] = h.setMode
+	t["session/set_config_option"] = h.setConfigOption
+	t["session/list"] = h.list
+	t["session/load"] = h.load
+	t["session/resume"] = h.resume
+	t["session/fork"] = h.fork
+}
+
+func (h sessionMethods) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.NewSessionParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -35,83 +54,62 @@ func (s *Server) newSession(ctx context.Context, req *jsonrpc2.Request) (any, er
 	if !filepath.IsAbs(p.Cwd) {
 		return nil, rpc.InvalidParams("session/new: field \"cwd\" must be an absolute path, got %q", p.Cwd)
 	}
-	svc, err := s.serviceFor(p.Cwd)
+	svc, err := h.door.serviceFor(p.Cwd)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/new: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
-	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts, bind := h.door.sessionOptions(p.Cwd, p.MCPServers)
 	opts.Overrides = sessionOverrides(req)
 	opts.Model = p.Model
 	sess, err := svc.NewSession(ctx, opts)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/new: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	bind(sess.ID)
-	s.announce(ctx, sess)
+	h.announce(ctx, sess)
 	return sessionResult(sess), nil
 }
 
 // sessionResult is the result of session/new, load and resume.
 func sessionResult(sess *engine.Session) schema.NewSessionResult {
-	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), ConfigOptions: sess.ConfigOptions()}
+	return schema.NewSessionResult{SessionID: sess.ID, Modes: sess.Modes(), Models: sess.Models(), ConfigOptions: sess.ConfigOptions(), Meta: sess.Meta()}
 }
 
 // announce sends a new session's slash commands once the response that
 // names the session has been written, so editors know the session id the
-// updates carry. The goroutine is the server's: Run stops and waits for it.
-func (s *Server) announce(ctx context.Context, sess *engine.Session) {
+// updates carry. The goroutine is the connection's: core.run stops and waits for it.
+func (h sessionMethods) announce(ctx context.Context, sess *engine.Session) {
 	written := make(chan struct{})
-	s.afterAnswer(ctx, func() { close(written) })
-	s.bg.Add(1)
+	h.c.afterAnswer(ctx, func() { close(written) })
+	h.c.bg.Add(1)
 	go func() {
-		defer s.bg.Done()
+		defer h.c.bg.Done()
 		select {
 		case <-written:
 			sess.AnnounceCommands(context.Background())
-		case <-s.closing:
+		case <-h.c.closing:
 		}
 	}()
 }
 
-// doorOptions returns the options of a session on this connection's door,
-// and a function to call with the session's id once it exists.
-func (s *Server) doorOptions(cwd string, mcp []schema.MCPServer) (engine.SessionOptions, func(string)) {
-	if s.acp {
-		return s.acpSessionOptions(cwd, mcp)
-	}
-	return s.sessionOptions(cwd, mcp), func(string) {}
-}
-
-// sessionOptions returns the options of a session on the LSP door.
-func (s *Server) sessionOptions(cwd string, mcp []schema.MCPServer) engine.SessionOptions {
-	s.mu.Lock()
-	roots, caps := s.roots, s.caps
-	s.mu.Unlock()
-	fs := &workspace.FS{Overlay: s.overlay}
-	if caps.applyEdit {
-		fs.Editor = client{s}
-	}
-	return engine.SessionOptions{Cwd: cwd, Roots: roots, Client: client{s}, Files: fs, MCPServers: mcp}
-}
-
 // session returns the session a request names.
-func (s *Server) session(method, id string) (*engine.Session, error) {
+func (h sessionMethods) session(method, id string) (*engine.Session, error) {
 	if err := rpc.Required(method, "sessionId", id); err != nil {
 		return nil, err
 	}
-	sess, _, err := s.openSession(id)
+	sess, _, err := h.c.services.openSession(id)
 	if err != nil {
-		return nil, s.sessionError(method, id, err)
+		return nil, h.c.sessionError(method, id, err)
 	}
 	return sess, nil
 }
 
-func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.PromptParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	sess, err := s.session(req.Method(), p.SessionID)
+	sess, err := h.session(req.Method(), p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -125,21 +123,21 @@ func (s *Server) prompt(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	stop, err := sess.Prompt(ctx, p.Prompt)
 	switch {
 	case errors.Is(err, engine.ErrBusy):
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "session/prompt: %v", err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
 	case errors.Is(err, engine.ErrNoProvider):
-		return nil, jsonrpc2.Errorf(codeAuthRequired, "session/prompt: %v", err)
+		return nil, jsonrpc2.Errorf(codeAuthRequired, "%v", err)
 	case err != nil:
-		return nil, failed("session/prompt: %v", err)
+		return nil, failed("%v", err)
 	}
 	return schema.PromptResult{StopReason: stop}, nil
 }
 
-func (s *Server) cancelSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) cancel(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SessionIDParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	sess, err := s.session(req.Method(), p.SessionID)
+	sess, err := h.session(req.Method(), p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +145,7 @@ func (s *Server) cancelSession(ctx context.Context, req *jsonrpc2.Request) (any,
 	return nil, nil
 }
 
-func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) close(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SessionIDParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -155,22 +153,22 @@ func (s *Server) closeSession(ctx context.Context, req *jsonrpc2.Request) (any, 
 	if err := rpc.Required(req.Method(), "sessionId", p.SessionID); err != nil {
 		return nil, err
 	}
-	_, svc, err := s.openSession(p.SessionID)
+	_, svc, err := h.c.services.openSession(p.SessionID)
 	if err == nil {
 		err = svc.CloseSession(p.SessionID)
 	}
 	if err != nil {
-		return nil, s.sessionError(req.Method(), p.SessionID, err)
+		return nil, h.c.sessionError(req.Method(), p.SessionID, err)
 	}
 	return struct{}{}, nil
 }
 
-func (s *Server) setModel(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) setModel(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SetModelParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	sess, err := s.session(req.Method(), p.SessionID)
+	sess, err := h.session(req.Method(), p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -178,28 +176,21 @@ func (s *Server) setModel(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, err
 	}
 	if err := sess.SetModel(p.ModelID); err != nil {
-		return nil, rpc.InvalidParams("session/set_model: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return struct{}{}, nil
 }
 
-func init() {
-	sessionMethods.register("session/list", (*Server).listSessions)
-	sessionMethods.register("session/load", (*Server).loadSession)
-	sessionMethods.register("session/resume", (*Server).resumeSession)
-	sessionMethods.register("session/fork", (*Server).forkSession)
-}
-
-func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) list(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.ListSessionsParams
 	if len(req.Params()) > 0 && string(req.Params()) != "null" {
 		if err := decode(req, &p); err != nil {
 			return nil, err
 		}
 	}
-	infos, next, err := s.service().ListSessions(p.Cwd, p.Cursor)
+	infos, next, err := h.c.service().ListSessions(p.Cwd, p.Cursor)
 	if err != nil {
-		return nil, failed("session/list: %v", err)
+		return nil, failed("%v", err)
 	}
 	res := schema.ListSessionsResult{Sessions: make([]schema.SessionInfo, 0, len(infos)), NextCursor: next}
 	for _, in := range infos {
@@ -213,22 +204,22 @@ func (s *Server) listSessions(ctx context.Context, req *jsonrpc2.Request) (any, 
 	return res, nil
 }
 
-func (s *Server) loadSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.reopen(ctx, req, true)
+func (h sessionMethods) load(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return h.reopen(ctx, req, true)
 }
 
-func (s *Server) resumeSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.reopen(ctx, req, false)
+func (h sessionMethods) resume(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return h.reopen(ctx, req, false)
 }
 
-// forkSession serves session/fork: session/resume of a copy under a new
+// fork serves session/fork: session/resume of a copy under a new
 // id, as _meta {"agent-lsp": {"fork": true}} asks of load and resume.
-func (s *Server) forkSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	return s.reopen(ctx, req, false)
+func (h sessionMethods) fork(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	return h.reopen(ctx, req, false)
 }
 
 // reopen serves session/load (replay) and session/resume (no replay).
-func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
+func (h sessionMethods) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool) (any, error) {
 	var p schema.LoadSessionParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -240,13 +231,13 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 		return nil, err
 	}
 	// A session already open (in any project's service) is handed over.
-	_, svc, err := s.openSession(p.SessionID)
+	_, svc, err := h.c.services.openSession(p.SessionID)
 	if err != nil {
-		if svc, err = s.serviceFor(p.Cwd); err != nil {
+		if svc, err = h.door.serviceFor(p.Cwd); err != nil {
 			return nil, rpc.InvalidParams("%s: %v", req.Method(), err)
 		}
 	}
-	opts, bind := s.doorOptions(p.Cwd, p.MCPServers)
+	opts, bind := h.door.sessionOptions(p.Cwd, p.MCPServers)
 	opts.Overrides = sessionOverrides(req)
 	opts.Fork = req.Method() == "session/fork" || p.Meta != nil && p.Meta.AgentLSP.Fork
 	if !opts.Fork {
@@ -254,19 +245,19 @@ func (s *Server) reopen(ctx context.Context, req *jsonrpc2.Request, replay bool)
 	}
 	sess, err := svc.ResumeSession(ctx, p.SessionID, opts, replay)
 	if err != nil {
-		return nil, s.sessionError(req.Method(), p.SessionID, err)
+		return nil, h.c.sessionError(req.Method(), p.SessionID, err)
 	}
 	bind(sess.ID)
-	s.announce(ctx, sess)
+	h.announce(ctx, sess)
 	return sessionResult(sess), nil
 }
 
-func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SetModeParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	sess, err := s.session(req.Method(), p.SessionID)
+	sess, err := h.session(req.Method(), p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +265,7 @@ func (s *Server) setMode(ctx context.Context, req *jsonrpc2.Request) (any, error
 		return nil, err
 	}
 	if err := sess.SetMode(ctx, p.ModeID); err != nil {
-		return nil, rpc.InvalidParams("session/set_mode: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return struct{}{}, nil
 }
@@ -284,12 +275,12 @@ type setConfigOptionResult struct {
 	ConfigOptions []schema.ConfigOption `json:"configOptions"`
 }
 
-func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (h sessionMethods) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SetConfigOptionParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	sess, err := s.session(req.Method(), p.SessionID)
+	sess, err := h.session(req.Method(), p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +289,7 @@ func (s *Server) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (an
 	}
 	opts, err := sess.SetConfigOption(ctx, p.ConfigID, p.Value)
 	if err != nil {
-		return nil, rpc.InvalidParams("session/set_config_option: %v", err)
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	return setConfigOptionResult{ConfigOptions: opts}, nil
 }

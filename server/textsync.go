@@ -15,21 +15,6 @@ import (
 // Document sync keeps the overlay of the editor's open documents. The
 // params are go.lsp.dev/protocol's types.
 
-func init() {
-	lspMethods.register("textDocument/didOpen", (*Server).didOpen)
-	lspMethods.register("textDocument/didChange", (*Server).didChange)
-	lspMethods.register("textDocument/didClose", (*Server).didClose)
-	lspMethods.register("textDocument/didSave", (*Server).didSave)
-}
-
-// lspRange and lspPosition are the protocol's types. The aliases keep
-// code other work is changing now (plain.go, wrap_diags.go) as it is; they
-// can go once that code names the protocol types itself.
-type (
-	lspRange    = protocol.Range
-	lspPosition = protocol.Position
-)
-
 // overlayRange converts a protocol range.
 func overlayRange(r protocol.Range) *workspace.Range {
 	return &workspace.Range{
@@ -50,7 +35,7 @@ func documentPath(method string, u string) (string, error) {
 	return parsed.FsPath(), nil
 }
 
-func (s *Server) didOpen(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *lspDoor) didOpen(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p protocol.DidOpenTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -59,11 +44,11 @@ func (s *Server) didOpen(ctx context.Context, req *jsonrpc2.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	s.overlay.Open(path, p.TextDocument.Text, p.TextDocument.Version)
+	d.overlay.Open(path, p.TextDocument.Text, p.TextDocument.Version)
 	return nil, nil
 }
 
-func (s *Server) didChange(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *lspDoor) didChange(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p protocol.DidChangeTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -81,10 +66,10 @@ func (s *Server) didChange(ctx context.Context, req *jsonrpc2.Request) (any, err
 			changes = append(changes, workspace.Change{Text: c.Text})
 		}
 	}
-	return nil, s.overlay.Change(path, p.TextDocument.Version, changes)
+	return nil, d.overlay.Change(path, p.TextDocument.Version, changes)
 }
 
-func (s *Server) didClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *lspDoor) didClose(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p protocol.DidCloseTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -93,11 +78,11 @@ func (s *Server) didClose(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	s.overlay.Close(path)
+	d.overlay.Close(path)
 	return nil, nil
 }
 
-func (s *Server) didSave(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (d *lspDoor) didSave(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p protocol.DidSaveTextDocumentParams
 	if err := decode(req, &p); err != nil {
 		return nil, err
@@ -106,6 +91,6 @@ func (s *Server) didSave(ctx context.Context, req *jsonrpc2.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	s.overlay.Saved(path, p.Text)
+	d.overlay.Saved(path, p.Text)
 	return nil, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/rpc"
@@ -538,8 +539,8 @@ func (w *wrapper) track(env envelope) {
 			Text       string `json:"text"`
 		} `json:"textDocument"`
 		ContentChanges []struct {
-			Range *lspRange `json:"range"`
-			Text  string    `json:"text"`
+			Range *protocol.Range `json:"range"`
+			Text  string          `json:"text"`
 		} `json:"contentChanges"`
 		Text *string `json:"text"`
 	}
@@ -741,7 +742,7 @@ func (w *wrapper) shutdown(ctx context.Context, env envelope, ch chan envelope) 
 // fromAgent forwards the agent's requests and notifications to the
 // editor, and answers agent/diagnostics from the real server's.
 func (w *wrapper) fromAgent(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method, params := req.Method(), json.RawMessage(bytes.Clone(req.Params()))
+	method, params := strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))
 	if method == "agent/diagnostics" {
 		jsonrpc2.Async(ctx)
 		var p agentDiagnosticsParams

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
@@ -16,7 +18,7 @@ import (
 // speaking the session methods: wrap mode tells its agent so.
 const plainDiagnosticsCapability = "agentDiagnostics"
 
-func toDiffsPos(p lspPosition) diffs.Position {
+func toDiffsPos(p protocol.Position) diffs.Position {
 	return diffs.Position{Line: p.Line, Character: p.Character}
 }
 

@@ -103,7 +103,7 @@ func (e *wrapEditor) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, nil // progress create, registerCapability, showDocument
 	}
 	e.mu.Lock()
-	e.notes = append(e.notes, note{req.Method(), params})
+	e.notes = append(e.notes, note{strings.Clone(req.Method()), params})
 	e.event()
 	e.mu.Unlock()
 	return nil, nil

@@ -25,6 +25,7 @@ const (
 	typeCustomTitle = "custom-title"
 	typeTombstone   = "tombstone"
 	typeState       = "agent-lsp-state"
+	typePermission  = "agent-lsp-permission"
 
 	subtypeCompactBoundary = "compact_boundary"
 )
@@ -56,10 +57,13 @@ type entry struct {
 	APIError       bool // isApiErrorMessage: a synthetic error, not a model turn
 	Summary        string
 	CustomTitle    string
-	State          *State   // an agent-lsp-state line's state
-	Deleted        []string // tombstone: uuids of deleted lines
-	MessageID      string   // message.id: Claude Code splits one response over several lines sharing it
-	Model          string   // message.model of an assistant line
+	State          *State // an agent-lsp-state line's state
+	ToolUseID      string // an agent-lsp-permission line's tool call
+	Permission     *Permission
+	Deleted        []string         // tombstone: uuids of deleted lines
+	MessageID      string           // message.id: Claude Code splits one response over several lines sharing it
+	Model          string           // message.model of an assistant line
+	Usage          *providers.Usage // message.usage of an assistant line
 	Message        *providers.Message
 	// ToolUseResult is Claude Code's toolUseResult: what a tool call did,
 	// for display (an edit's file and patch), beside the tool_result the
@@ -234,6 +238,7 @@ type wireMessage struct {
 	Model   string            `json:"model"`
 	Role    providers.Role    `json:"role"`
 	Content []providers.Block `json:"content"`
+	Usage   *providers.Usage  `json:"usage"`
 }
 
 // parseLine decodes one line.
@@ -288,6 +293,17 @@ func (e *entry) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			var st State
 			if err = json.UnmarshalDecode(dec, &st); err == nil {
 				e.State = &st
+			}
+		case "toolUseId":
+			e.ToolUseID, err = readString(dec)
+		case "permission":
+			if dec.PeekKind() != '{' {
+				err = dec.SkipValue()
+				break
+			}
+			var pm Permission
+			if err = json.UnmarshalDecode(dec, &pm); err == nil {
+				e.Permission = &pm
 			}
 		case "isSidechain":
 			e.Sidechain, err = readBool(dec)
@@ -356,7 +372,7 @@ func (e *entry) decodeMessage(dec *jsontext.Decoder) error {
 	if err := json.UnmarshalDecode(dec, &m); err != nil {
 		return err
 	}
-	e.MessageID, e.Model = m.ID, m.Model
+	e.MessageID, e.Model, e.Usage = m.ID, m.Model, m.Usage
 	e.Message = &providers.Message{Role: m.Role, Content: m.Content}
 	return nil
 }
@@ -472,15 +488,17 @@ type compactMetadata struct {
 
 // metaLine is a line outside the chain: a title, a tombstone or a state.
 type metaLine struct {
-	Type        string   `json:"type"`
-	Summary     string   `json:"summary,omitempty"`
-	LeafUUID    string   `json:"leafUuid,omitempty"`
-	CustomTitle string   `json:"customTitle,omitempty"`
-	Deleted     []string `json:"deleted,omitempty"`
-	State       *State   `json:"state,omitempty"`
-	SessionID   string   `json:"sessionId"`
-	Cwd         string   `json:"cwd,omitempty"`
-	Timestamp   string   `json:"timestamp"`
+	Type        string      `json:"type"`
+	Summary     string      `json:"summary,omitempty"`
+	LeafUUID    string      `json:"leafUuid,omitempty"`
+	CustomTitle string      `json:"customTitle,omitempty"`
+	Deleted     []string    `json:"deleted,omitempty"`
+	State       *State      `json:"state,omitempty"`
+	ToolUseID   string      `json:"toolUseId,omitempty"`
+	Permission  *Permission `json:"permission,omitempty"`
+	SessionID   string      `json:"sessionId"`
+	Cwd         string      `json:"cwd,omitempty"`
+	Timestamp   string      `json:"timestamp"`
 }
 
 // lineEncoder appends lines to a buffer. It uses encoding/json, whose

@@ -264,6 +264,15 @@ type History struct {
 	// structuredPatch; a Write's type, content and originalFile; ...).
 	// Only Load fills it, for replaying.
 	ToolUseResults map[string]stdjson.RawMessage
+	// Permissions are, by tool_use_id, the user's answers to the
+	// permission requests of tool calls (SetPermission). Only Load
+	// fills it, for replaying.
+	Permissions map[string]Permission
+	// Usage is what the model's responses used, one entry per response
+	// in order (the lines of one response counted once), subagents'
+	// included, for the context size and the cost shown after a
+	// replay. From Resume: only the responses since the last compaction.
+	Usage []ResponseUsage
 }
 
 // Resume opens a session to continue it. It reads only from the last
@@ -396,7 +405,7 @@ func readResume(r io.ReaderAt, size int64) (*resumed, tail, error) {
 	for i := range p.entries {
 		ti.add(&p.entries[i].e)
 	}
-	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result()}
+	h := &History{Messages: b.messages, Title: ti.title(), Summary: b.summary, Warnings: warn.result(), Usage: usageOf(entries)}
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := &entries[i].e; e.Type == typeAssistant && e.Model != "" && e.Model != "<synthetic>" && !e.Sidechain {
 			h.Model = e.Model
@@ -504,6 +513,8 @@ func (p *parser) history(warn *warnings) *History {
 	}
 	h.Title = ti.title()
 	h.ToolUseResults = toolUseResults(p.entries)
+	h.Permissions = permissionsOf(p.entries)
+	h.Usage = usageOf(p.entries)
 	for _, seg := range splitSegments(p.entries) {
 		b := build(seg, warn, true)
 		h.ContextStart = len(h.Messages)

@@ -20,6 +20,9 @@ type Options struct {
 	Project string
 	// Home is the user's home directory; empty means os.UserHomeDir.
 	Home string
+	// NoUser leaves out the user's settings file (~/.claude/settings.json):
+	// it is neither read nor watched. Home still expands "~" in rules.
+	NoUser bool
 	// ManagedPath is the managed policy file, if any (see
 	// DefaultManagedPath). A missing file is not a problem.
 	ManagedPath string
@@ -96,7 +99,7 @@ func (o Options) sources() []source {
 			source{scopeLocal, LocalPath(o.Project)},
 			source{scopeProject, ProjectPath(o.Project)})
 	}
-	if h := o.home(); h != "" {
+	if h := o.home(); h != "" && !o.NoUser {
 		srcs = append(srcs, source{scopeUser, UserPath(h)})
 	}
 	return srcs

@@ -337,6 +337,29 @@ func TestWatcher(t *testing.T) {
 	}
 }
 
+func TestNoUserLeavesOutTheUserFile(t *testing.T) {
+	f := newFixture(t)
+	write(t, UserPath(f.home), `{"model": "from-user", "permissions": {"allow": ["Bash(make:*)"]}}`)
+	for _, tc := range []struct {
+		noUser    bool
+		wantModel string
+		wantFiles int
+	}{
+		{noUser: false, wantModel: "from-user", wantFiles: 1},
+		{noUser: true, wantModel: "", wantFiles: 0},
+	} {
+		opts := f.opts()
+		opts.NoUser = tc.noUser
+		s, problems := Load(opts)
+		if len(problems) > 0 {
+			t.Fatalf("NoUser=%v: problems %v", tc.noUser, problems)
+		}
+		if s.Model != tc.wantModel || len(s.Files) != tc.wantFiles {
+			t.Errorf("NoUser=%v: model %q from %v, want %q from %d files", tc.noUser, s.Model, s.Files, tc.wantModel, tc.wantFiles)
+		}
+	}
+}
+
 func TestPositionIndex(t *testing.T) {
 	data := []byte("{\n  \"a\": [1, {\"b\": \"é\"}],\n  \"c\": \"x\"\n}")
 	idx := indexValues(data)

@@ -40,6 +40,13 @@ type Watcher struct {
 // Watcher's own goroutine, with the new settings and their problems each
 // time the content of a settings file changes. The goroutine stops, and
 // the Watcher releases its resources, when ctx ends.
+//
+// Watch returns once the files are read: the watches are added by the
+// Watcher's goroutine, because adding one can take milliseconds (the
+// kernel walks the directory's cached entries; a shared /tmp has many)
+// and a caller answering an editor's initialize should not wait for it.
+// The goroutine reads the files again once its watches are in place, so
+// a change made in between is reported like any other.
 func Watch(ctx context.Context, opts Options, onChange func(*Settings, []Problem)) (w *Watcher, initial *Settings, problems []Problem, err error) {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -57,8 +64,6 @@ func Watch(ctx context.Context, opts Options, onChange func(*Settings, []Problem
 			w.files = append(w.files, src.name)
 		}
 	}
-	// Watch before the first load, so no change falls between the two.
-	w.updateWatches()
 	initial, problems, w.last = w.loader.load()
 	go w.run(ctx)
 	return w, initial, problems, nil
@@ -70,6 +75,12 @@ func (w *Watcher) Done() <-chan struct{} { return w.done }
 func (w *Watcher) run(ctx context.Context) {
 	defer close(w.done)
 	defer w.fsw.Close()
+	// Watch, then read again, so no change falls between the first read
+	// and the watches. Twice: a directory created while the first pass
+	// added its parent's watch sent no event, and the second pass sees it.
+	w.updateWatches()
+	w.updateWatches()
+	w.reload()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -92,14 +103,19 @@ func (w *Watcher) run(ctx context.Context) {
 			timer.Reset(debounce)
 		case <-timer.C:
 			w.updateWatches()
-			s, problems, sum := w.loader.load()
-			if sum == w.last {
-				continue
-			}
-			w.last = sum
-			w.onChange(s, problems)
+			w.reload()
 		}
 	}
+}
+
+// reload reads the settings files and reports them if they changed.
+func (w *Watcher) reload() {
+	s, problems, sum := w.loader.load()
+	if sum == w.last {
+		return
+	}
+	w.last = sum
+	w.onChange(s, problems)
 }
 
 // relevant reports whether an event on name may change the settings: a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 var (
@@ -33,15 +34,20 @@ const (
 type bashTool struct{ env *Env }
 
 type bashInput struct {
-	Command         string `json:"command"`
-	Timeout         *int   `json:"timeout"`
-	Description     string `json:"description"`
-	RunInBackground bool   `json:"run_in_background"`
+	Command         string `json:"command" jsonschema:"The command to execute"`
+	Timeout         *int   `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Description     string `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words, in active voice."`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
 	// DangerouslyDisableSandbox asks the user to approve a command that
 	// would otherwise run, unasked, in the confining sandbox (the engine
 	// reads it; see DisablesSandbox).
-	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox"`
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."`
 }
+
+var bashSchema = InputSchema[bashInput](func(s *jsonschema.Schema) {
+	t := Property(s, "timeout")
+	t.Minimum, t.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(BashMaxTimeout.Milliseconds()))
+})
 
 // DisablesSandbox reports whether a Bash call's input asks to run outside
 // the confining sandbox, which takes the user's approval.
@@ -56,25 +62,14 @@ func (t *bashTool) Spec() Spec {
 	return Spec{
 		Name:        "Bash",
 		Description: bashDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command to execute"},
-    "timeout": {"type": "integer", "minimum": 0, "maximum": 600000, "description": "Optional timeout in milliseconds (max 600000)"},
-    "description": {"type": "string", "description": "Clear, concise description of what this command does in 5-10 words, in active voice."},
-    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."},
-    "dangerouslyDisableSandbox": {"type": "boolean", "description": "Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindExecute,
+		InputSchema: bashSchema(),
+		Kind:        schema.KindExecute,
 	}
 }
 
 func (t *bashTool) parse(input json.RawMessage) (bashInput, time.Duration, error) {
 	var in bashInput
-	if err := decodeInput(input, &in, "command"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, 0, err
 	}
 	if strings.TrimSpace(in.Command) == "" {
@@ -103,16 +98,27 @@ func (t *bashTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 	return &Preview{Title: bashTitle(in), Command: in.Command, Paths: []string{t.env.Cwd}}, nil
 }
 
+// bashTitle names a command call in the user's words: "Run `go test
+// ./...`", the command itself (its first line, cut to bashTitleMax
+// characters with "…"). The model's description of the call is shown
+// beside it, not instead of it.
 func bashTitle(in bashInput) string {
-	if in.Description != "" {
-		return in.Description
-	}
-	cmd := in.Command
+	cmd := strings.TrimSpace(in.Command)
+	cut := false
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
-		cmd = cmd[:i] + " ..."
+		cmd, cut = strings.TrimSpace(cmd[:i]), true
 	}
-	return "Run " + cmd
+	if r := []rune(cmd); len(r) > bashTitleMax {
+		cmd, cut = strings.TrimSpace(string(r[:bashTitleMax-1])), true
+	}
+	if cut {
+		cmd += " …"
+	}
+	return "Run " + schema.InlineCode(cmd)
 }
+
+// bashTitleMax bounds the command shown in a Bash call's title.
+const bashTitleMax = 80
 
 // argv is the command line that runs command, through the sandbox
 // wrapper when the session has one, and what to call once it has ended.
@@ -180,7 +186,7 @@ func (t *bashTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		output: s.out.String(), cancelled: err != nil, timedOut: timedOut,
 		timeout: timeout, code: code, state: state,
 	})
-	res.Display = []schema.ToolCallContent{schema.TextContent("```console\n$ " + in.Command + "\n" + res.Content + "```")}
+	res.Display = []schema.ToolCallContent{schema.TextContent(schema.ConsoleBlock(in.Command, res.Content))}
 	return res
 }
 
@@ -237,30 +243,26 @@ func (t *bashTool) Close() { t.env.Close() }
 // bashOutputTool is the BashOutput tool.
 type bashOutputTool struct{ env *Env }
 
+type bashOutputInput struct {
+	BashID string `json:"bash_id" jsonschema:"The ID of the background shell to retrieve output from"`
+	Filter string `json:"filter,omitempty" jsonschema:"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."`
+}
+
+var bashOutputSchema = InputSchema[bashOutputInput](nil)
+
 func (t *bashOutputTool) Spec() Spec {
 	return Spec{
 		Name:        "BashOutput",
 		Description: bashOutputDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "bash_id": {"type": "string", "description": "The ID of the background shell to retrieve output from"},
-    "filter": {"type": "string", "description": "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."}
-  },
-  "required": ["bash_id"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindExecute,
-		ReadOnly: true,
+		InputSchema: bashOutputSchema(),
+		Kind:        schema.KindExecute,
+		ReadOnly:    true,
 	}
 }
 
 func (t *bashOutputTool) Run(_ context.Context, input json.RawMessage) *Result {
-	var in struct {
-		BashID string `json:"bash_id"`
-		Filter string `json:"filter"`
-	}
-	if err := decodeInput(input, &in, "bash_id"); err != nil {
+	var in bashOutputInput
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	var filter *regexp.Regexp
@@ -318,27 +320,24 @@ func unknownShell(env *Env, field, id string) *Result {
 // killBashTool is the KillBash tool.
 type killBashTool struct{ env *Env }
 
+type killBashInput struct {
+	ShellID string `json:"shell_id" jsonschema:"The ID of the background shell to kill"`
+}
+
+var killBashSchema = InputSchema[killBashInput](nil)
+
 func (t *killBashTool) Spec() Spec {
 	return Spec{
 		Name:        "KillBash",
 		Description: killBashDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "shell_id": {"type": "string", "description": "The ID of the background shell to kill"}
-  },
-  "required": ["shell_id"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindExecute,
+		InputSchema: killBashSchema(),
+		Kind:        schema.KindExecute,
 	}
 }
 
 func (t *killBashTool) Run(_ context.Context, input json.RawMessage) *Result {
-	var in struct {
-		ShellID string `json:"shell_id"`
-	}
-	if err := decodeInput(input, &in, "shell_id"); err != nil {
+	var in killBashInput
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	s, ok := t.env.shells.get(in.ShellID)

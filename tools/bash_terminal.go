@@ -67,7 +67,7 @@ func (t *bashTool) runInTerminal(ctx context.Context, in bashInput, argv []strin
 	if !showsOutput(t.env.Terminal) && strings.TrimSpace(end.output) != "" {
 		// Clients that do not render terminals show only its id: give
 		// them the output as text too.
-		res.Display = append(res.Display, schema.TextContent("```console\n"+strings.TrimRight(Truncate(end.output, terminalTextBudget), "\n")+"\n```"))
+		res.Display = append(res.Display, schema.TextContent(schema.ConsoleBlock(in.Command, Truncate(end.output, terminalTextBudget))))
 	}
 	if end.cancelled || end.timedOut {
 		// The terminal shows the output, not why the agent stopped it.

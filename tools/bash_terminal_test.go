@@ -194,7 +194,7 @@ func TestBashInTerminalOutputTextOnlyWhereNotShown(t *testing.T) {
 		switch {
 		case shows && len(texts) != 0:
 			t.Errorf("a client that renders terminals got the output twice: %q", texts)
-		case !shows && (len(texts) != 1 || texts[0] != "```console\nhello\n```"):
+		case !shows && (len(texts) != 1 || texts[0] != "```console\n$ echo hello\nhello\n```"):
 			t.Errorf("display text %q, want the output in a console block", texts)
 		}
 	}

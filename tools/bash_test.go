@@ -163,8 +163,41 @@ func TestBashWrapCommand(t *testing.T) {
 func TestBashPreview(t *testing.T) {
 	te := newTestEnv(t)
 	p, err := Find(te.tools, "Bash").(Previewer).Preview(context.Background(), rawInput(t, obj{"command": "go test ./...", "description": "Run tests"}))
-	if err != nil || p.Command != "go test ./..." || p.Title != "Run tests" {
+	if err != nil || p.Command != "go test ./..." || p.Title != "Run `go test ./...`" {
 		t.Fatalf("preview %+v, %v", p, err)
+	}
+}
+
+// TestBashTitle: a call is named by its command, not the model's
+// description of it, cut to one line of at most 80 characters, in a code
+// span that holds any backticks of the command.
+func TestBashTitle(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, tt := range []struct{ command, want string }{
+		{"go test ./...", "Run `go test ./...`"},
+		{"make\nmake install", "Run `make …`"},
+		{long, "Run `" + long[:79] + " …`"},
+		{"echo `date`", "Run `` echo `date` ``"},
+		{"ls ``x``", "Run ``` ls ``x`` ```"},
+	} {
+		if got := bashTitle(bashInput{Command: tt.command, Description: "does things"}); got != tt.want {
+			t.Errorf("bashTitle(%q) = %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}
+
+// TestBashDisplayFence: the console block of a command whose output
+// holds backtick fences is fenced with a longer run, so the output never
+// ends the block early or nests in it.
+func TestBashDisplayFence(t *testing.T) {
+	te := newTestEnv(t)
+	res := te.run(t, "Bash", obj{"command": "printf '%s\\n' '```go' 'x' '```'"})
+	if len(res.Display) != 1 || res.Display[0].Content == nil {
+		t.Fatalf("display %+v, want one text", res.Display)
+	}
+	want := "````console\n$ printf '%s\\n' '```go' 'x' '```'\n```go\nx\n```\n````"
+	if got := res.Display[0].Content.Text; got != want {
+		t.Errorf("display\n%s\nwant\n%s", got, want)
 	}
 }
 

@@ -18,8 +18,10 @@ var diagnosticsDescription string
 type diagnosticsTool struct{ env *Env }
 
 type diagnosticsInput struct {
-	FilePath string `json:"file_path"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"The absolute path of the file to check; omit it for every file the language servers know"`
 }
+
+var diagnosticsSchema = InputSchema[diagnosticsInput](nil)
 
 // WorkspaceDiagnosticsCap is the most problems the Diagnostics tool lists
 // for the whole workspace.
@@ -29,21 +31,15 @@ func (t *diagnosticsTool) Spec() Spec {
 	return Spec{
 		Name:        "Diagnostics",
 		Description: diagnosticsDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The absolute path of the file to check; omit it for every file the language servers know"}
-  },
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindRead,
-		ReadOnly: true,
+		InputSchema: diagnosticsSchema(),
+		Kind:        schema.KindRead,
+		ReadOnly:    true,
 	}
 }
 
 func (t *diagnosticsTool) parse(input json.RawMessage) (string, error) {
 	var in diagnosticsInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return "", err
 	}
 	if in.FilePath == "" {

@@ -14,9 +14,13 @@
 //
 // New returns, in this order: Read, Write, Edit, MultiEdit, Glob, Grep, LS,
 // Bash, BashOutput, KillBash, TodoWrite, WebFetch and NotebookEdit. Each
-// tool's description is the .md file beside it; its input schema is in its
-// Spec. Inputs are decoded strictly: a missing or wrong-typed field is an
-// error result naming it ("file_path: expected string, got number"). Every path goes through
+// tool's description is the .md file beside it. Its input struct is the
+// one source of its input schema and of the decoding rules: InputSchema
+// infers the schema from the struct's json and jsonschema tags, as the MCP
+// go-sdk does for typed tools (testdata/input_schemas.json shows the
+// result), and inputs are decoded strictly by the same tags: a missing or
+// wrong-typed field is an error result naming it ("file_path: expected
+// string, got number"). Every path goes through
 // Env.Resolve, which refuses paths outside the workspace roots, symbolic
 // links included.
 //

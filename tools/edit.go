@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed edit.md
@@ -18,34 +19,28 @@ var editDescription string
 type editTool struct{ env *Env }
 
 type editInput struct {
-	FilePath   string `json:"file_path"`
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	FilePath   string `json:"file_path" jsonschema:"The absolute path to the file to modify"`
+	OldString  string `json:"old_string" jsonschema:"The text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with (must be different from old_string)"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurrences of old_string (default false)"`
 }
+
+var editSchema = InputSchema[editInput](func(s *jsonschema.Schema) {
+	Property(s, "replace_all").Default = json.RawMessage("false")
+})
 
 func (t *editTool) Spec() Spec {
 	return Spec{
 		Name:        "Edit",
 		Description: editDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
-    "old_string": {"type": "string", "description": "The text to replace"},
-    "new_string": {"type": "string", "description": "The text to replace it with (must be different from old_string)"},
-    "replace_all": {"type": "boolean", "default": false, "description": "Replace all occurrences of old_string (default false)"}
-  },
-  "required": ["file_path", "old_string", "new_string"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindEdit,
+		InputSchema: editSchema(),
+		Kind:        schema.KindEdit,
 	}
 }
 
 func (t *editTool) plan(input json.RawMessage) (*change, error) {
 	var in editInput
-	if err := decodeInput(input, &in, "file_path", "old_string", "new_string"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	if in.OldString == in.NewString {

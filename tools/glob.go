@@ -26,25 +26,19 @@ const GlobLimit = 100
 type globTool struct{ env *Env }
 
 type globInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
+	Pattern string `json:"pattern" jsonschema:"The glob pattern to match files against"`
+	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."`
 }
+
+var globSchema = InputSchema[globInput](nil)
 
 func (t *globTool) Spec() Spec {
 	return Spec{
 		Name:        "Glob",
 		Description: globDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
-    "path": {"type": "string", "description": "The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindSearch,
-		ReadOnly: true,
+		InputSchema: globSchema(),
+		Kind:        schema.KindSearch,
+		ReadOnly:    true,
 	}
 }
 
@@ -71,7 +65,7 @@ func (e *Env) searchDir(p string) (string, error) {
 
 func (t *globTool) parse(input json.RawMessage) (pattern, dir string, err error) {
 	var in globInput
-	if err := decodeInput(input, &in, "pattern"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return "", "", err
 	}
 	pattern = in.Pattern

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed grep.md
@@ -59,45 +60,34 @@ var rgPath = sync.OnceValue(func() string {
 })
 
 type grepInput struct {
-	Pattern    string `json:"pattern"`
-	Path       string `json:"path"`
-	Glob       string `json:"glob"`
-	Type       string `json:"type"`
-	OutputMode string `json:"output_mode"`
-	I          bool   `json:"-i"`
-	N          *bool  `json:"-n"`
-	A          *int   `json:"-A"`
-	B          *int   `json:"-B"`
-	C          *int   `json:"-C"`
-	Multiline  bool   `json:"multiline"`
-	HeadLimit  *int   `json:"head_limit"`
+	Pattern    string `json:"pattern" jsonschema:"The regular expression pattern to search for in file contents"`
+	Path       string `json:"path,omitempty" jsonschema:"File or directory to search in (rg PATH). Defaults to current working directory."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob"`
+	Type       string `json:"type,omitempty" jsonschema:"File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."`
+	OutputMode string `json:"output_mode,omitempty" jsonschema:"Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."`
+	I          bool   `json:"-i,omitempty" jsonschema:"Case insensitive search (rg -i)"`
+	N          *bool  `json:"-n,omitempty" jsonschema:"Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true."`
+	A          *int   `json:"-A,omitempty" jsonschema:"Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise."`
+	B          *int   `json:"-B,omitempty" jsonschema:"Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise."`
+	C          *int   `json:"-C,omitempty" jsonschema:"Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise."`
+	Multiline  bool   `json:"multiline,omitempty" jsonschema:"Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."`
+	HeadLimit  *int   `json:"head_limit,omitempty" jsonschema:"Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes. Defaults to no limit."`
 }
+
+var grepSchema = InputSchema[grepInput](func(s *jsonschema.Schema) {
+	Property(s, "output_mode").Enum = []any{grepContent, grepFiles, grepCount}
+	for _, p := range []string{"-A", "-B", "-C", "head_limit"} {
+		Property(s, p).Minimum = jsonschema.Ptr(0.0)
+	}
+})
 
 func (t *grepTool) Spec() Spec {
 	return Spec{
 		Name:        "Grep",
 		Description: grepDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The regular expression pattern to search for in file contents"},
-    "path": {"type": "string", "description": "File or directory to search in (rg PATH). Defaults to current working directory."},
-    "glob": {"type": "string", "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\") - maps to rg --glob"},
-    "type": {"type": "string", "description": "File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."},
-    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."},
-    "-i": {"type": "boolean", "description": "Case insensitive search (rg -i)"},
-    "-n": {"type": "boolean", "description": "Show line numbers in output (rg -n). Requires output_mode: \"content\", ignored otherwise. Defaults to true."},
-    "-A": {"type": "integer", "minimum": 0, "description": "Number of lines to show after each match (rg -A). Requires output_mode: \"content\", ignored otherwise."},
-    "-B": {"type": "integer", "minimum": 0, "description": "Number of lines to show before each match (rg -B). Requires output_mode: \"content\", ignored otherwise."},
-    "-C": {"type": "integer", "minimum": 0, "description": "Number of lines to show before and after each match (rg -C). Requires output_mode: \"content\", ignored otherwise."},
-    "multiline": {"type": "boolean", "description": "Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."},
-    "head_limit": {"type": "integer", "minimum": 0, "description": "Limit output to first N lines/entries, equivalent to \"| head -N\". Works across all output modes. Defaults to no limit."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindSearch,
-		ReadOnly: true,
+		InputSchema: grepSchema(),
+		Kind:        schema.KindSearch,
+		ReadOnly:    true,
 	}
 }
 
@@ -133,7 +123,7 @@ func (q *grepQuery) hidden(p string) bool {
 
 func (t *grepTool) parse(input json.RawMessage) (*grepQuery, error) {
 	var in grepInput
-	if err := decodeInput(input, &in, "pattern"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, err
 	}
 	q := &grepQuery{pattern: in.Pattern, typ: in.Type, mode: in.OutputMode, ignoreCase: in.I, multiline: in.Multiline, lineNums: true}

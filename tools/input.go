@@ -6,20 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 )
 
-// decodeInput decodes a tool's JSON input into v, which must point to a
-// struct. The input must be a JSON object; each name in required must be
-// present and not null; each field must have its declared JSON type. The
-// error names the offending field ("file_path: expected string, got
-// number") so the model can correct its call. Unknown fields are ignored.
-func decodeInput(input json.RawMessage, v any, required ...string) error {
-	return decodeField("", input, v, required...)
+// DecodeInput decodes a tool's JSON input into v, which must point to
+// its input struct, and checks it against the rules the struct's schema
+// states (InputSchema): the input must be a JSON object; each field whose
+// json tag lacks omitempty must be present and not null; each field must
+// have its declared JSON type, and so must each field of the items of a
+// slice of structs. The error names the offending field ("file_path:
+// expected string, got number", "edits[2].old_string: required field is
+// missing") so the model can correct its call. Unknown fields are ignored.
+func DecodeInput(input json.RawMessage, v any) error {
+	return decodeField("", input, v)
 }
 
-// decodeField is decodeInput for a value nested under prefix (such as
+// decodeField is DecodeInput for a value nested under prefix (such as
 // "edits[2]"), which is prepended to field names in errors.
-func decodeField(prefix string, input json.RawMessage, v any, required ...string) error {
+func decodeField(prefix string, input json.RawMessage, v any) error {
 	name := func(field string) string {
 		switch {
 		case prefix == "":
@@ -41,10 +45,33 @@ func decodeField(prefix string, input json.RawMessage, v any, required ...string
 		}
 		return fmt.Errorf("%s: expected a JSON object, got %s", what, jsonKind(data))
 	}
-	for _, f := range required {
-		raw, ok := fields[f]
-		if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-			return fmt.Errorf("%s: required field is missing", name(f))
+	typ := reflect.TypeOf(v).Elem()
+	for f := range typ.Fields() {
+		tag, required := jsonName(f)
+		if tag == "" {
+			continue
+		}
+		raw, ok := fields[tag]
+		if !ok || isNull(raw) {
+			if required {
+				return fmt.Errorf("%s: required field is missing", name(tag))
+			}
+			continue
+		}
+		// Items of a slice of structs are checked one by one, so that an
+		// error names the item.
+		if f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return fmt.Errorf("%s: expected array, got %s", name(tag), jsonKind(bytes.TrimSpace(raw)))
+		}
+		for i, item := range items {
+			elem := reflect.New(f.Type.Elem()).Interface()
+			if err := decodeField(fmt.Sprintf("%s[%d]", name(tag), i), item, elem); err != nil {
+				return err
+			}
 		}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
@@ -55,6 +82,33 @@ func decodeField(prefix string, input json.RawMessage, v any, required ...string
 		return fmt.Errorf("%s: %v", name(""), err)
 	}
 	return nil
+}
+
+// jsonName returns the JSON name of a struct field, "" when JSON leaves
+// it out, and whether the field is required: its tag lacks omitempty
+// and omitzero, as jsonschema.For infers it.
+func jsonName(f reflect.StructField) (name string, required bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	tag, opts, found := strings.Cut(f.Tag.Get("json"), ",")
+	if tag == "-" && !found {
+		return "", false
+	}
+	if tag == "" {
+		tag = f.Name
+	}
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == "omitempty" || o == "omitzero" {
+			return tag, false
+		}
+	}
+	return tag, true
+}
+
+// isNull reports whether a raw JSON value is null.
+func isNull(raw json.RawMessage) bool {
+	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
 
 // jsonKind names the JSON type of a value for error messages.

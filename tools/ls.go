@@ -24,30 +24,25 @@ const LSLimit = 1000
 type lsTool struct{ env *Env }
 
 type lsInput struct {
-	Path   string   `json:"path"`
-	Ignore []string `json:"ignore"`
+	Path   string   `json:"path,omitempty" jsonschema:"The absolute path to the directory to list"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"List of glob patterns to ignore"`
 }
+
+var lsSchema = InputSchema[lsInput](nil)
 
 func (t *lsTool) Spec() Spec {
 	return Spec{
 		Name:        "LS",
 		Description: lsDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The absolute path to the directory to list"},
-    "ignore": {"type": "array", "items": {"type": "string"}, "description": "List of glob patterns to ignore"}
-  },
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindSearch,
-		ReadOnly: true,
+		InputSchema: lsSchema(),
+		Kind:        schema.KindSearch,
+		ReadOnly:    true,
 	}
 }
 
 func (t *lsTool) parse(input json.RawMessage) (lsInput, string, error) {
 	var in lsInput
-	if err := decodeInput(input, &in); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	for i, p := range in.Ignore {

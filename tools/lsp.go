@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed lsp.md
@@ -20,40 +21,35 @@ type lspTool struct{ env *Env }
 // lspInput is Claude Code's LSP tool input, plus query for
 // workspaceSymbol.
 type lspInput struct {
-	Operation string `json:"operation"`
-	FilePath  string `json:"filePath"`
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
-	Query     string `json:"query"`
+	Operation string `json:"operation" jsonschema:"What to ask"`
+	FilePath  string `json:"filePath" jsonschema:"The absolute path of the file"`
+	Line      int    `json:"line,omitempty" jsonschema:"1-based line of the symbol"`
+	Character int    `json:"character,omitempty" jsonschema:"1-based column of the symbol"`
+	Query     string `json:"query,omitempty" jsonschema:"The symbol name to look for (workspaceSymbol)"`
 }
 
 // LSPOperations are the operations of the LSP tool.
 var LSPOperations = []string{"goToDefinition", "findReferences", "hover", "documentSymbol", "workspaceSymbol", "goToImplementation"}
 
+var lspSchema = InputSchema[lspInput](func(s *jsonschema.Schema) {
+	Property(s, "operation").Enum = Enum(LSPOperations)
+	Property(s, "line").Minimum = jsonschema.Ptr(1.0)
+	Property(s, "character").Minimum = jsonschema.Ptr(1.0)
+})
+
 func (t *lspTool) Spec() Spec {
 	return Spec{
 		Name:        "LSP",
 		Description: lspDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "operation": {"type": "string", "enum": ["goToDefinition", "findReferences", "hover", "documentSymbol", "workspaceSymbol", "goToImplementation"], "description": "What to ask"},
-    "filePath": {"type": "string", "description": "The absolute path of the file"},
-    "line": {"type": "integer", "minimum": 1, "description": "1-based line of the symbol"},
-    "character": {"type": "integer", "minimum": 1, "description": "1-based column of the symbol"},
-    "query": {"type": "string", "description": "The symbol name to look for (workspaceSymbol)"}
-  },
-  "required": ["operation", "filePath"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindSearch,
-		ReadOnly: true,
+		InputSchema: lspSchema(),
+		Kind:        schema.KindSearch,
+		ReadOnly:    true,
 	}
 }
 
 func (t *lspTool) parse(input json.RawMessage) (lspInput, string, error) {
 	var in lspInput
-	if err := decodeInput(input, &in, "operation", "filePath"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	if !slices.Contains(LSPOperations, in.Operation) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed multiedit.md
@@ -16,60 +17,41 @@ var multiEditDescription string
 type multiEditTool struct{ env *Env }
 
 type multiEditInput struct {
-	FilePath string            `json:"file_path"`
-	Edits    []json.RawMessage `json:"edits"`
+	FilePath string    `json:"file_path" jsonschema:"The absolute path to the file to modify"`
+	Edits    []oneEdit `json:"edits" jsonschema:"Array of edit operations to perform sequentially on the file"`
 }
 
 type oneEdit struct {
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	OldString  string `json:"old_string" jsonschema:"The text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurrences of old_string (default false)."`
 }
+
+var multiEditSchema = InputSchema[multiEditInput](func(s *jsonschema.Schema) {
+	edits := Property(s, "edits")
+	edits.MinItems = jsonschema.Ptr(1)
+	Property(edits.Items, "replace_all").Default = json.RawMessage("false")
+})
 
 func (t *multiEditTool) Spec() Spec {
 	return Spec{
 		Name:        "MultiEdit",
 		Description: multiEditDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The absolute path to the file to modify"},
-    "edits": {
-      "type": "array",
-      "minItems": 1,
-      "description": "Array of edit operations to perform sequentially on the file",
-      "items": {
-        "type": "object",
-        "properties": {
-          "old_string": {"type": "string", "description": "The text to replace"},
-          "new_string": {"type": "string", "description": "The text to replace it with"},
-          "replace_all": {"type": "boolean", "default": false, "description": "Replace all occurrences of old_string (default false)."}
-        },
-        "required": ["old_string", "new_string"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["file_path", "edits"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindEdit,
+		InputSchema: multiEditSchema(),
+		Kind:        schema.KindEdit,
 	}
 }
 
 func (t *multiEditTool) plan(input json.RawMessage) (*change, error) {
 	var in multiEditInput
-	if err := decodeInput(input, &in, "file_path", "edits"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
-	if len(in.Edits) == 0 {
+	edits := in.Edits
+	if len(edits) == 0 {
 		return nil, fmt.Errorf("invalid input: edits: must hold at least one edit")
 	}
-	edits := make([]oneEdit, len(in.Edits))
-	for i, raw := range in.Edits {
-		if err := decodeField(fmt.Sprintf("edits[%d]", i), raw, &edits[i], "old_string", "new_string"); err != nil {
-			return nil, fmt.Errorf("invalid input: %w", err)
-		}
+	for i := range edits {
 		if edits[i].OldString == edits[i].NewString {
 			return nil, fmt.Errorf("edits[%d]: no changes to make: old_string and new_string are exactly the same", i)
 		}

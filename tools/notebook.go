@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed notebookedit.md
@@ -26,30 +29,30 @@ const notebookOutputMax = 4000
 type notebookEditTool struct{ env *Env }
 
 type notebookEditInput struct {
-	NotebookPath string `json:"notebook_path"`
-	CellID       string `json:"cell_id"`
-	NewSource    string `json:"new_source"`
-	CellType     string `json:"cell_type"`
-	EditMode     string `json:"edit_mode"`
+	NotebookPath string `json:"notebook_path" jsonschema:"The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"`
+	CellID       string `json:"cell_id,omitempty" jsonschema:"The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."`
+	NewSource    string `json:"new_source" jsonschema:"The new source for the cell"`
+	CellType     string `json:"cell_type,omitempty" jsonschema:"The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required."`
+	EditMode     string `json:"edit_mode,omitempty" jsonschema:"The type of edit to make (replace, insert, delete). Defaults to replace."`
 }
+
+// The values of NotebookEdit's cell_type and edit_mode.
+var (
+	notebookCellTypes = []string{"code", "markdown"}
+	notebookEditModes = []string{"replace", "insert", "delete"}
+)
+
+var notebookEditSchema = InputSchema[notebookEditInput](func(s *jsonschema.Schema) {
+	Property(s, "cell_type").Enum = Enum(notebookCellTypes)
+	Property(s, "edit_mode").Enum = Enum(notebookEditModes)
+})
 
 func (t *notebookEditTool) Spec() Spec {
 	return Spec{
 		Name:        "NotebookEdit",
 		Description: notebookEditDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "notebook_path": {"type": "string", "description": "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)"},
-    "cell_id": {"type": "string", "description": "The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified."},
-    "new_source": {"type": "string", "description": "The new source for the cell"},
-    "cell_type": {"type": "string", "enum": ["code", "markdown"], "description": "The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required."},
-    "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"], "description": "The type of edit to make (replace, insert, delete). Defaults to replace."}
-  },
-  "required": ["notebook_path", "new_source"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindEdit,
+		InputSchema: notebookEditSchema(),
+		Kind:        schema.KindEdit,
 	}
 }
 
@@ -88,7 +91,7 @@ func sourceLines(src string) []string {
 
 func (t *notebookEditTool) plan(input json.RawMessage) (*change, error) {
 	var in notebookEditInput
-	if err := decodeInput(input, &in, "notebook_path", "new_source"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	mode := in.EditMode
@@ -96,9 +99,9 @@ func (t *notebookEditTool) plan(input json.RawMessage) (*change, error) {
 		mode = "replace"
 	}
 	switch {
-	case mode != "replace" && mode != "insert" && mode != "delete":
+	case !slices.Contains(notebookEditModes, mode):
 		return nil, fmt.Errorf("edit_mode: must be replace, insert or delete, got %q", mode)
-	case in.CellType != "" && in.CellType != "code" && in.CellType != "markdown":
+	case in.CellType != "" && !slices.Contains(notebookCellTypes, in.CellType):
 		return nil, fmt.Errorf("cell_type: must be code or markdown, got %q", in.CellType)
 	case mode == "insert" && in.CellType == "":
 		return nil, fmt.Errorf("cell_type is required when edit_mode is insert")
@@ -221,7 +224,7 @@ func (t *notebookEditTool) Run(ctx context.Context, input json.RawMessage) *Resu
 	return runChange(ctx, t.env, t.plan, "Edit notebook", input)
 }
 
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]") })
 
 // renderNotebook shows a notebook cell by cell with its outputs, for Read.
 func renderNotebook(path string, content []byte) (string, error) {
@@ -260,7 +263,7 @@ func renderNotebook(path string, content []byte) (string, error) {
 			if text == "" {
 				continue
 			}
-			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape.ReplaceAllString(text, ""), notebookOutputMax))
+			fmt.Fprintf(&b, "<output cell=%q>\n%s", id, Truncate(ansiEscape().ReplaceAllString(text, ""), notebookOutputMax))
 			if !strings.HasSuffix(text, "\n") {
 				b.WriteByte('\n')
 			}

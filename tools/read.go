@@ -41,27 +41,20 @@ var imageTypes = map[string]string{
 type readTool struct{ env *Env }
 
 type readInput struct {
-	FilePath string `json:"file_path"`
-	Offset   int    `json:"offset"`
-	Limit    int    `json:"limit"`
+	FilePath string `json:"file_path" jsonschema:"The absolute path to the file to read"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"The line number to start reading from (1-based). Only provide if the file is too large to read at once"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"The number of lines to read. Only provide if the file is too large to read at once."`
 }
+
+var readSchema = InputSchema[readInput](nil)
 
 func (t *readTool) Spec() Spec {
 	return Spec{
 		Name:        "Read",
 		Description: readDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The absolute path to the file to read"},
-    "offset": {"type": "integer", "description": "The line number to start reading from (1-based). Only provide if the file is too large to read at once"},
-    "limit": {"type": "integer", "description": "The number of lines to read. Only provide if the file is too large to read at once."}
-  },
-  "required": ["file_path"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindRead,
-		ReadOnly: true,
+		InputSchema: readSchema(),
+		Kind:        schema.KindRead,
+		ReadOnly:    true,
 	}
 }
 
@@ -70,12 +63,13 @@ func (t *readTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 	if err != nil {
 		return nil, err
 	}
-	return &Preview{Title: readTitle(path, in), Paths: []string{path}, Locations: []schema.Location{{Path: path}}}, nil
+	// The line where the read starts, as the result's location says.
+	return &Preview{Title: readTitle(path, in), Paths: []string{path}, Locations: []schema.Location{{Path: path, Line: intPtr(max(in.Offset, 1) - 1)}}}, nil
 }
 
 func (t *readTool) parse(input json.RawMessage) (readInput, string, error) {
 	var in readInput
-	if err := decodeInput(input, &in, "file_path"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, "", err
 	}
 	switch {

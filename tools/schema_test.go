@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"reflect"
-	"slices"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,62 +30,20 @@ func parseSchema(t *testing.T, tool Tool) toolSchema {
 	return s
 }
 
-// TestSchemasMatchInputStructs checks that the schema the model sees names
-// exactly the fields the tool decodes: a property the struct lacks would
-// be silently ignored, a struct field the schema lacks is never sent.
-func TestSchemasMatchInputStructs(t *testing.T) {
-	inputs := map[string]any{
-		"Bash":      bashInput{},
-		"Edit":      editInput{},
-		"Glob":      globInput{},
-		"Grep":      grepInput{},
-		"LS":        lsInput{},
-		"MultiEdit": multiEditInput{},
-		"Read":      readInput{},
-		"Write":     writeInput{},
-	}
-	te := newTestEnv(t)
-	for _, tool := range te.tools {
-		name := tool.Spec().Name
-		in, ok := inputs[name]
-		if !ok {
-			continue
-		}
-		delete(inputs, name)
-		s := parseSchema(t, tool)
-		var props []string
-		for p := range s.Properties {
-			props = append(props, p)
-		}
-		slices.Sort(props)
-		fields := jsonFields(reflect.TypeOf(in))
-		if !slices.Equal(props, fields) {
-			t.Errorf("%s: schema properties %v, input struct fields %v", name, props, fields)
-		}
-	}
-	for name := range inputs {
-		t.Errorf("no tool named %s", name)
-	}
-}
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// jsonFields returns the sorted JSON names of a struct's fields.
-func jsonFields(typ reflect.Type) []string {
-	var out []string
-	for f := range typ.Fields() {
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, name)
+// TestInputSchemasGolden shows the input schemas the model sees, inferred
+// from the input structs, in testdata/input_schemas.json, so that a change
+// to a struct that changes a schema shows in review. Run with -update to
+// rewrite the file after such a change.
+func TestInputSchemasGolden(t *testing.T) {
+	env := newTestEnv(t).Env
+	env.Code = &fakeCode{} // the language-server tools too
+	schemas := map[string]json.RawMessage{}
+	for _, tool := range New(env) {
+		schemas[tool.Spec().Name] = tool.Spec().InputSchema
 	}
-	slices.Sort(out)
-	return out
+	checkGolden(t, "testdata/input_schemas.json", schemas)
 }
 
 // TestSchemasRequireWhatToolsRequire checks the required list of every
@@ -141,4 +101,30 @@ func dummy(typ string) any {
 		return map[string]any{}
 	}
 	return "x"
+}
+
+// checkGolden compares schemas, indented, with the file golden, or
+// rewrites it under -update.
+func checkGolden(t *testing.T, golden string, schemas map[string]json.RawMessage) {
+	t.Helper()
+	got, err := json.MarshalIndent(schemas, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("input schemas differ from %s (run go test -run %s -update to accept the change):\n%s", golden, t.Name(), got)
+	}
 }

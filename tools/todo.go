@@ -5,9 +5,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed todo.md
@@ -16,66 +18,52 @@ var todoDescription string
 // todoTool is the TodoWrite tool: it hands the model's plan to env.OnPlan.
 type todoTool struct{ env *Env }
 
+type todoInput struct {
+	Todos []todoItem `json:"todos" jsonschema:"The updated todo list"`
+}
+
 type todoItem struct {
 	Content    string `json:"content"`
 	Status     string `json:"status"`
 	ActiveForm string `json:"activeForm"`
 }
 
+// todoStatuses are the values of a todo's status.
+var todoStatuses = []string{schema.StatusPending, schema.StatusInProgress, schema.StatusCompleted}
+
+var todoSchema = InputSchema[todoInput](func(s *jsonschema.Schema) {
+	item := Property(s, "todos").Items
+	Property(item, "content").MinLength = jsonschema.Ptr(1)
+	Property(item, "status").Enum = Enum(todoStatuses)
+	Property(item, "activeForm").MinLength = jsonschema.Ptr(1)
+})
+
 func (t *todoTool) Spec() Spec {
 	return Spec{
 		Name:        "TodoWrite",
 		Description: todoDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "todos": {
-      "type": "array",
-      "description": "The updated todo list",
-      "items": {
-        "type": "object",
-        "properties": {
-          "content": {"type": "string", "minLength": 1},
-          "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
-          "activeForm": {"type": "string", "minLength": 1}
-        },
-        "required": ["content", "status", "activeForm"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["todos"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindThink,
-		ReadOnly: true,
+		InputSchema: todoSchema(),
+		Kind:        schema.KindThink,
+		ReadOnly:    true,
 	}
 }
 
 func (t *todoTool) Run(_ context.Context, input json.RawMessage) *Result {
-	var in struct {
-		Todos []json.RawMessage `json:"todos"`
-	}
-	if err := decodeInput(input, &in, "todos"); err != nil {
+	var in todoInput
+	if err := DecodeInput(input, &in); err != nil {
 		return inputError(err)
 	}
 	entries := make([]schema.PlanEntry, len(in.Todos))
 	var b strings.Builder
-	for i, raw := range in.Todos {
-		var item todoItem
+	for i, item := range in.Todos {
 		name := fmt.Sprintf("todos[%d]", i)
-		if err := decodeField(name, raw, &item, "content", "status", "activeForm"); err != nil {
-			return inputError(err)
-		}
 		switch {
 		case strings.TrimSpace(item.Content) == "":
 			return Errorf("invalid input: %s.content: must not be empty", name)
 		case strings.TrimSpace(item.ActiveForm) == "":
 			return Errorf("invalid input: %s.activeForm: must not be empty", name)
 		}
-		switch item.Status {
-		case schema.StatusPending, schema.StatusInProgress, schema.StatusCompleted:
-		default:
+		if !slices.Contains(todoStatuses, item.Status) {
 			return Errorf("invalid input: %s.status: must be pending, in_progress or completed, got %q", name, item.Status)
 		}
 		entries[i] = schema.PlanEntry{Content: item.Content, Priority: "medium", Status: item.Status}

@@ -18,6 +18,7 @@ import (
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:embed webfetch.md
@@ -45,9 +46,13 @@ type webFetchTool struct {
 }
 
 type webFetchInput struct {
-	URL    string `json:"url"`
-	Prompt string `json:"prompt"`
+	URL    string `json:"url" jsonschema:"The URL to fetch content from"`
+	Prompt string `json:"prompt" jsonschema:"The prompt to run on the fetched content"`
 }
+
+var webFetchSchema = InputSchema[webFetchInput](func(s *jsonschema.Schema) {
+	Property(s, "url").Format = "uri"
+})
 
 func newWebFetchTool(env *Env) *webFetchTool {
 	if env.HTTP != nil {
@@ -62,17 +67,9 @@ func (t *webFetchTool) Spec() Spec {
 	return Spec{
 		Name:        "WebFetch",
 		Description: webFetchDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "url": {"type": "string", "format": "uri", "description": "The URL to fetch content from"},
-    "prompt": {"type": "string", "description": "The prompt to run on the fetched content"}
-  },
-  "required": ["url", "prompt"],
-  "additionalProperties": false
-}`),
-		Kind:     schema.KindFetch,
-		ReadOnly: true,
+		InputSchema: webFetchSchema(),
+		Kind:        schema.KindFetch,
+		ReadOnly:    true,
 	}
 }
 
@@ -80,7 +77,7 @@ func (t *webFetchTool) Spec() Spec {
 // to https except on loopback addresses.
 func (t *webFetchTool) parse(input json.RawMessage) (webFetchInput, *url.URL, error) {
 	var in webFetchInput
-	if err := decodeInput(input, &in, "url", "prompt"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return in, nil, err
 	}
 	u, err := url.Parse(strings.TrimSpace(in.URL))
@@ -116,7 +113,13 @@ func (t *webFetchTool) Preview(_ context.Context, input json.RawMessage) (*Previ
 	if err != nil {
 		return nil, err
 	}
-	return &Preview{Title: "Fetch " + u.String()}, nil
+	return &Preview{Title: fetchTitle(u)}, nil
+}
+
+// fetchTitle names a fetch in the user's words: "Fetch example.com/page"
+// (an https URL without its scheme; others keep it).
+func fetchTitle(u *url.URL) string {
+	return "Fetch " + strings.TrimSuffix(strings.TrimPrefix(u.String(), "https://"), "/")
 }
 
 // errRedirect stops the client at a redirect to another host.
@@ -129,7 +132,7 @@ func (t *webFetchTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	title := "Fetch " + u.String()
+	title := fetchTitle(u)
 	page, status, redirect, err := t.fetch(ctx, u)
 	switch {
 	case redirect != nil:

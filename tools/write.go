@@ -16,30 +16,24 @@ var writeDescription string
 type writeTool struct{ env *Env }
 
 type writeInput struct {
-	FilePath string `json:"file_path"`
-	Content  string `json:"content"`
+	FilePath string `json:"file_path" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
+	Content  string `json:"content" jsonschema:"The content to write to the file"`
 }
+
+var writeSchema = InputSchema[writeInput](nil)
 
 func (t *writeTool) Spec() Spec {
 	return Spec{
 		Name:        "Write",
 		Description: writeDescription,
-		InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "The absolute path to the file to write (must be absolute, not relative)"},
-    "content": {"type": "string", "description": "The content to write to the file"}
-  },
-  "required": ["file_path", "content"],
-  "additionalProperties": false
-}`),
-		Kind: schema.KindEdit,
+		InputSchema: writeSchema(),
+		Kind:        schema.KindEdit,
 	}
 }
 
 func (t *writeTool) plan(input json.RawMessage) (*change, error) {
 	var in writeInput
-	if err := decodeInput(input, &in, "file_path", "content"); err != nil {
+	if err := DecodeInput(input, &in); err != nil {
 		return nil, fmt.Errorf("invalid input: %w", err)
 	}
 	path, err := t.env.Resolve(in.FilePath)

@@ -41,8 +41,7 @@ type Watcher struct {
 	mu      sync.Mutex // guards the fields below
 	subs    map[int]func(string)
 	nextSub int
-	dirs    map[string]bool                // watched directory -> its subdirectories are watched too
-	files   map[string]bool                // files watched alone (AddFile)
+	dirs    map[string]bool                // watched directories
 	ignores map[string][]gitignore.Pattern // directory -> the patterns in force in it
 	tops    map[string]string              // root -> the top of its repository (or the root)
 	limited bool                           // the watch limit was reached: add no more
@@ -63,7 +62,6 @@ func New(ctx context.Context, roots []string, logf func(string, ...any)) (*Watch
 		done:    make(chan struct{}),
 		subs:    map[int]func(string){},
 		dirs:    map[string]bool{},
-		files:   map[string]bool{},
 		ignores: map[string][]gitignore.Pattern{},
 		tops:    map[string]string{},
 	}
@@ -117,31 +115,6 @@ func (w *Watcher) Subscribe(fn func(path string)) (unsubscribe func()) {
 		delete(w.subs, id)
 		w.mu.Unlock()
 	}
-}
-
-// AddFile watches one file, which need not exist yet, outside the roots
-// (for example ~/.claude/settings.json): its directory is watched
-// without descending into it, and only that file's changes are reported.
-func (w *Watcher) AddFile(path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("watching %s: %w", path, err)
-	}
-	dir := filepath.Dir(abs)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	abs = filepath.Join(dir, filepath.Base(abs))
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.files[abs] = true
-	if _, ok := w.dirs[dir]; ok {
-		return nil
-	}
-	if err := w.watchLocked(dir, false); err != nil {
-		return fmt.Errorf("watching %s: %w", path, err)
-	}
-	return nil
 }
 
 // Close stops the watcher and waits for its goroutine. No callback runs
@@ -239,12 +212,11 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event, pending map[str
 	dir, name := filepath.Split(path)
 	dir = filepath.Clean(dir)
 	w.mu.Lock()
-	recursive, watched := w.dirs[dir]
-	wanted := w.files[path]
-	_, isDir := w.dirs[path]
+	watched := w.dirs[dir]
+	isDir := w.dirs[path]
 	w.mu.Unlock()
-	if !recursive && !wanted {
-		return // a sibling of a file watched alone, or a stale event
+	if !watched {
+		return // a stale event
 	}
 	if vcsDirs[name] {
 		return
@@ -260,7 +232,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event, pending map[str
 		pending[path] = true
 	case ev.Has(fsnotify.Create):
 		fi, err := os.Lstat(path)
-		if err == nil && fi.IsDir() && watched && recursive {
+		if err == nil && fi.IsDir() {
 			if w.ignored(path) {
 				return
 			}
@@ -307,7 +279,7 @@ func (w *Watcher) walk(ctx context.Context, dir string, report map[string]bool) 
 			return filepath.SkipDir
 		}
 		w.mu.Lock()
-		err = w.watchLocked(path, true)
+		err = w.watchLocked(path)
 		limited := w.limited
 		w.mu.Unlock()
 		if limited {
@@ -325,7 +297,7 @@ func (w *Watcher) walk(ctx context.Context, dir string, report map[string]bool) 
 
 // watchLocked adds a watch on dir. At the watch limit it logs once and
 // stops adding watches.
-func (w *Watcher) watchLocked(dir string, recursive bool) error {
+func (w *Watcher) watchLocked(dir string) error {
 	if w.limited {
 		return errLimited
 	}
@@ -340,7 +312,7 @@ func (w *Watcher) watchLocked(dir string, recursive bool) error {
 		}
 		return err
 	}
-	w.dirs[dir] = recursive || w.dirs[dir]
+	w.dirs[dir] = true
 	return nil
 }
 

@@ -280,27 +280,6 @@ func TestWatchLimit(t *testing.T) {
 	}
 }
 
-func TestAddFile(t *testing.T) {
-	root, home := tempRoot(t), tempRoot(t)
-	os.MkdirAll(filepath.Join(home, "projects", "p"), 0o755)
-	w, r := start(t, root, nil)
-	settings := filepath.Join(home, "settings.json")
-	if err := w.AddFile(settings); err != nil {
-		t.Fatal(err)
-	}
-	if w.watching(filepath.Join(home, "projects")) {
-		t.Fatal("AddFile descended into the file's directory")
-	}
-	other := filepath.Join(home, "other.json")
-	write(t, other, "{}")
-	write(t, settings, "{}") // created after AddFile
-	r.wait(t, settings)
-	settle(t, r, root)
-	if r.saw(other) {
-		t.Fatal("a sibling of the watched file was reported")
-	}
-}
-
 // TestStops: the goroutine ends with the context, and nothing is reported
 // after Close.
 func TestStops(t *testing.T) {

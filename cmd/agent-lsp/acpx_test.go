@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 )
 
@@ -18,19 +19,8 @@ import (
 // `make test` does), when it fails.
 func acpxPath(t *testing.T) string {
 	t.Helper()
-	cache := os.Getenv("AGENT_LSP_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "agent-lsp")
-	}
-	p := filepath.Join(cache, "acpx", "node_modules", ".bin", "acpx")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatalf("acpx is not installed at %s: run scripts/install-acpx.sh", p)
-		}
-		t.Skipf("acpx is not installed at %s: run scripts/install-acpx.sh", p)
-	}
-	return p
+	p := filepath.Join(testenv.CacheDir(), "acpx", "node_modules", ".bin", "acpx")
+	return testenv.NeedFile(t, p, "acpx", "run scripts/install-acpx.sh")
 }
 
 // acpxRun runs acpx with agent-lsp as its agent in root, as its users run

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
@@ -114,6 +115,7 @@ func runDoctor(ctx context.Context, project string, o doctorOptions) doctorRepor
 	st, problems := settings.Load(settings.Options{
 		Project:      project,
 		Home:         userHome(),
+		NoUser:       noUserSettings(),
 		ManagedPath:  managedPath(),
 		CheckRule:    permission.CheckRule,
 		TrustProject: trusted,
@@ -172,10 +174,12 @@ func checkProvider(ctx context.Context, st *settings.Settings, offline bool) doc
 	defer cancel()
 	res, err := config.Resolve(rctx, config.Source{Name: "settings", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper})
 	if err != nil {
-		c.Status, c.Message = statusError, err.Error()
+		// The words the editors show for a prompt without a model.
+		noKey := errors.Is(err, config.ErrNoAPIKey)
+		c.Status, c.Message = statusError, engine.ProviderProblem(err, noKey)
 		switch {
-		case errors.Is(err, config.ErrNoAPIKey):
-			c.Fix = "set ANTHROPIC_API_KEY (or OPENAI_API_KEY), apiKeyHelper in ~/.claude/settings.json, or the key in the editor (VS Code: \"Agent: Set API Key\")"
+		case noKey:
+			c.Fix = err.Error() + "; or set the key in the editor (VS Code: \"Agent: Set API Key\")"
 		case st.APIKeyHelper != "":
 			c.Fix = "make the apiKeyHelper command of the settings print the key"
 		default:

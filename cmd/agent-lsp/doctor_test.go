@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -52,7 +53,8 @@ func TestDoctor(t *testing.T) {
 		},
 		{
 			name: "no key", exit: 1,
-			want: []want{{name: "provider", status: "error", message: "no API key", fix: "ANTHROPIC_API_KEY"}},
+			// The same words as the prompt's error and the editors.
+			want: []want{{name: "provider", status: "error", message: engine.NoProviderMessage, fix: "ANTHROPIC_API_KEY"}},
 		},
 		{
 			name: "bad JSON", key: "k", exit: 1,

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // TestEditorExamples checks the example configurations under editors/ that
@@ -66,25 +68,19 @@ func TestEditorExamples(t *testing.T) {
 }
 
 // nvimForTests is Neovim (the one scripts/install-nvim.sh installs, else
-// nvim on PATH). Without one the test is skipped, unless
-// AGENT_LSP_REQUIRE_EDITORS is set (make test sets it).
+// nvim on PATH). Without one the test ends through testenv.Missing:
+// skipped, or failed when AGENT_LSP_REQUIRE_EDITORS is set (make test
+// sets it).
 func nvimForTests(t *testing.T) string {
-	home, _ := os.UserHomeDir()
-	cache := os.Getenv("AGENT_LSP_CACHE")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache", "agent-lsp")
-	}
-	for _, p := range []string{filepath.Join(cache, "bin", "nvim")} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("nvim"); err == nil {
+	t.Helper()
+	if p := filepath.Join(testenv.CacheDir(), "bin", "nvim"); isFile(p) {
 		return p
 	}
-	if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-		t.Fatal("no Neovim: run scripts/install-nvim.sh")
-	}
-	t.Skip("no Neovim (scripts/install-nvim.sh installs it)")
-	return ""
+	return testenv.NeedTool(t, "nvim")
+}
+
+// isFile reports whether p names an existing file.
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/internal/proctest"
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 )
 
@@ -22,10 +23,7 @@ func emacsWithEglot(t *testing.T) string {
 		err = exec.Command(emacs, "--batch", "--no-init-file", "--eval", "(require 'eglot)").Run()
 	}
 	if err != nil {
-		if os.Getenv("AGENT_LSP_REQUIRE_EDITORS") != "" {
-			t.Fatalf("Emacs with eglot is not installed (%v): run scripts/install-test-deps.sh", err)
-		}
-		t.Skipf("Emacs with eglot is not installed (%v): run scripts/install-test-deps.sh", err)
+		testenv.Missing(t, "Emacs with eglot is not installed (%v): run scripts/install-test-deps.sh", err)
 	}
 	return emacs
 }

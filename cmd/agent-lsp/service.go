@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -76,6 +77,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	opts := settings.Options{
 		Project:               project,
 		Home:                  userHome(),
+		NoUser:                noUserSettings(),
 		ManagedPath:           managedPath(),
 		InitializationOptions: init.Raw,
 		CheckRule:             permission.CheckRule,
@@ -133,9 +135,10 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	table := config.DefaultTable()
 	for _, m := range table.Models() {
 		if m.Provider == resolved.Provider || resolved.Provider == "" {
-			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: m.ID})
+			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: config.DisplayName(m.ID), Description: config.ModelDescription(m), Group: config.ModelGroup(m.Provider, m.Known)})
 		}
 	}
+	slices.SortStableFunc(cfg.Models, func(a, b engine.ModelInfo) int { return config.CompareForPicker(a.Group, a.Name, b.Group, b.Name) })
 	if rerr != nil {
 		cfg.ProviderError = rerr
 		return cfg
@@ -202,7 +205,8 @@ func settingsFiles(st *settings.Settings) string {
 // tests and the demo).
 func noUserSettings() bool { return os.Getenv("AGENT_LSP_NO_USER_SETTINGS") != "" }
 
-// userHome is where the user's ~/.claude settings are read from.
+// userHome is the home that "~" in settings rules expands to. With
+// AGENT_LSP_NO_USER_SETTINGS no file is read there (settings.Options.NoUser).
 func userHome() string {
 	if noUserSettings() {
 		return filepath.Join(os.TempDir(), "agent-lsp-no-user-settings")

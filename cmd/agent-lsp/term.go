@@ -117,14 +117,14 @@ func (t *terminal) session(ctx context.Context, prompt string) (string, error) {
 		"clientInfo": map[string]string{"name": "agent-lsp terminal"},
 	}, &initRes)
 	if err != nil {
-		return "", fmt.Errorf("initialize: %w", err)
+		return "", fmt.Errorf("starting the agent: %w", err)
 	}
 	if err := t.peer.Notify(ctx, "initialized", map[string]any{}); err != nil {
 		return "", err
 	}
 	var sess schema.NewSessionResult
 	if err := t.peer.Call(ctx, "session/new", schema.NewSessionParams{Cwd: t.root, MCPServers: []schema.MCPServer{}}, &sess); err != nil {
-		return "", fmt.Errorf("session/new: %w", err)
+		return "", fmt.Errorf("starting a session: %w", err)
 	}
 	fmt.Fprintf(t.out, "%s %s\n", t.style("1;36", "you>"), prompt)
 	var res schema.PromptResult

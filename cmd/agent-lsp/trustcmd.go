@@ -48,7 +48,7 @@ func trust(args []string, out io.Writer) int {
 		fmt.Fprintf(out, "%s is already trusted: %s\n", folder, why)
 		return 0
 	}
-	st, _ := settings.Load(settings.Options{Project: folder, Home: userHome(), ManagedPath: managedPath(), CheckRule: permission.CheckRule})
+	st, _ := settings.Load(settings.Options{Project: folder, Home: userHome(), NoUser: noUserSettings(), ManagedPath: managedPath(), CheckRule: permission.CheckRule})
 	if err := trustStore().Trust(folder); err != nil {
 		fmt.Fprintf(os.Stderr, "agent-lsp trust: %v\n", err)
 		return 1

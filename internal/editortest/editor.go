@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ type Editor struct {
 	// Raw is the client side of the byte stream, for tests that write
 	// malformed frames themselves. Nil for the process editor.
 	Raw io.Writer
+	// dump, set for a server process, makes it print its goroutines and
+	// returns its stderr, for a failure that says where the server was.
+	dump func() string
 
 	mu            sync.Mutex
 	notes         []Notification                                                                // guarded by mu
@@ -128,6 +132,15 @@ func NewProcess(t testing.TB, binary string, args []string, env ...string) (*Edi
 		io.Reader
 		io.WriteCloser
 	}{stdout, stdin})
+	e.dump = func() string {
+		// Go prints every goroutine's stack on SIGQUIT, then exits.
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.Exited:
+		case <-time.After(10 * time.Second):
+		}
+		return stderr.String()
+	}
 	t.Cleanup(func() {
 		e.conn.Close()
 		stdin.Close()
@@ -284,7 +297,7 @@ func (e *Editor) Call(method string, params, result any) error {
 	defer cancel()
 	err := e.peer.Call(ctx, method, params, result)
 	if ctx.Err() != nil {
-		e.t.Fatalf("%s: no answer within %s", method, Timeout)
+		e.timedOut("%s: no answer within %s", method, Timeout)
 	}
 	return err
 }
@@ -322,7 +335,7 @@ func (e *Editor) Go(method string, params, result any) func() error {
 		case err := <-done:
 			return err
 		case <-time.After(Timeout + time.Second):
-			e.t.Fatalf("%s: no answer within %s", method, Timeout)
+			e.timedOut("%s: no answer within %s", method, Timeout)
 			return nil
 		}
 	}
@@ -591,6 +604,17 @@ func (e *Editor) Requests() []string {
 	return append([]string(nil), e.requests...)
 }
 
+// timedOut fails the test for a wait that timed out, with the server's
+// goroutines and stderr when it is a process.
+func (e *Editor) timedOut(format string, args ...any) {
+	e.t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if e.dump != nil {
+		msg += "\nthe server's stderr, ending with its goroutines:\n" + e.dump()
+	}
+	e.t.Fatal(msg)
+}
+
 // WaitFor waits until cond holds, checking after every event, and fails
 // the test with what after Timeout.
 func (e *Editor) WaitFor(what string, cond func() bool) {
@@ -607,7 +631,7 @@ func (e *Editor) WaitFor(what string, cond func() bool) {
 		case <-ch:
 		case <-time.After(50 * time.Millisecond):
 		case <-deadline:
-			e.t.Fatalf("timed out after %s waiting for %s", Timeout, what)
+			e.timedOut("timed out after %s waiting for %s", Timeout, what)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package testenv is the one place where tests meet what they need from
-// outside Go: programs (rg, bwrap, node, Neovim), npm packages, kernel
-// features. A test that lacks one calls Missing (or a Need helper, which
-// calls it): in a plain `go test` the test is skipped, so that a
+// outside Go: programs (rg, bwrap, node, Neovim), npm packages, Python
+// modules, kernel features. A test that lacks one calls Missing (or a Need
+// helper, which calls it): in a plain `go test` the test is skipped, so that a
 // developer without the tools can still run the rest; when `make test`
 // (and CI) set AGENT_LSP_REQUIRE_EDITORS, the test fails instead, so a
 // missing dependency never passes unnoticed. scripts/install-*.sh install
@@ -58,6 +58,28 @@ func installHint(name string) string {
 		return "install Node.js 20 or later"
 	}
 	return "install it"
+}
+
+// NeedPython returns a python3 that can import module: Debian's
+// /usr/bin/python3 (where scripts/install-tools.sh installs python3-*
+// packages), else python3 on PATH. Without one it ends the test through
+// Missing, naming the Debian package pkg that provides the module.
+func NeedPython(t testing.TB, module, pkg string) string {
+	t.Helper()
+	var candidates []string
+	if p, err := exec.LookPath("/usr/bin/python3"); err == nil {
+		candidates = append(candidates, p)
+	}
+	if p, err := exec.LookPath("python3"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, py := range candidates {
+		if exec.Command(py, "-c", "import "+module).Run() == nil {
+			return py
+		}
+	}
+	Missing(t, "python3 with the %s module is not installed: run scripts/install-tools.sh (it installs %s)", module, pkg)
+	return ""
 }
 
 // CacheDir is where scripts/install-*.sh put what Debian does not

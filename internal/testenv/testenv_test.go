@@ -42,3 +42,11 @@ func TestNeedTool(t *testing.T) {
 		t.Error("NeedTool did not fail on a missing program")
 	}
 }
+
+func TestNeedPython(t *testing.T) {
+	t.Setenv(RequireEnv, "1")
+	var f fakeTB
+	if NeedPython(&f, "no_such_module_agent_lsp", "python3-none"); !f.failed {
+		t.Error("NeedPython did not fail on a missing module")
+	}
+}

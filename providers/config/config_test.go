@@ -42,26 +42,6 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-func TestSetOverrides(t *testing.T) {
-	tab := NewTable()
-	tab.Set(Model{ID: "claude-sonnet-4-5", ContextWindow: 1_000_000})
-	m := tab.Lookup("claude-sonnet-4-5-20250929")
-	if m.ContextWindow != 1_000_000 || m.Input != 3 || m.MaxOutput != 64_000 {
-		t.Errorf("overridden = %+v", m)
-	}
-	tab.Set(Model{ID: "qwen3-coder", ContextWindow: 131_072})
-	q := tab.Lookup("qwen3-coder")
-	if !q.Known || q.ContextWindow != 131_072 || q.MaxOutput != UnknownLocal.MaxOutput || q.Provider != ProviderOpenAI {
-		t.Errorf("added = %+v", q)
-	}
-	if NewTable().Lookup("claude-sonnet-4-5").ContextWindow != 200_000 {
-		t.Error("Set changed another table")
-	}
-	if len(tab.Models()) != len(builtin)+1 {
-		t.Errorf("Models() has %d entries", len(tab.Models()))
-	}
-}
-
 func TestCost(t *testing.T) {
 	m := NewTable().Lookup("claude-sonnet-4-5")
 	got := m.Cost(providers.Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheCreationInputTokens: 200_000, CacheReadInputTokens: 2_000_000})
@@ -218,6 +198,14 @@ func TestPool(t *testing.T) {
 	}
 	r2 := r1
 	r2.Model, r2.Info = "claude-haiku-4-5", NewTable().Lookup("claude-haiku-4-5")
+	// Configuring a service (at initialize) builds no SDK client: the
+	// first call does.
+	pool.Provider(r1)
+	for _, base := range pool.providers {
+		if l, ok := base.(*lazy); !ok || l.p != nil {
+			t.Errorf("provider built before its first call: %T %+v", base, base)
+		}
+	}
 	for _, r := range []Resolved{r1, r2} {
 		req := &providers.Request{Messages: []providers.Message{{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("hi")}}}}
 		if _, err := pool.Provider(r).Stream(context.Background(), req, func(providers.Event) {}); err != nil {

@@ -3,7 +3,6 @@ package config
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 )
@@ -87,9 +86,9 @@ var builtin = []Model{
 	{ID: "o4-mini", ContextWindow: 200_000, MaxOutput: 100_000, Input: 1.1, Output: 4.4, CacheRead: 0.275},
 }
 
-// Table is a model table, overridable. It is safe for concurrent use.
+// Table is a model table. It does not change once built, so it is safe
+// for concurrent use.
 type Table struct {
-	mu     sync.RWMutex     // guards models
 	models map[string]Model // by ID
 }
 
@@ -109,46 +108,8 @@ func NewTable() *Table {
 	return t
 }
 
-// Set adds a model or changes one. Fields left zero keep the value the
-// table had, so an override can name just the window:
-// Set(Model{ID: "qwen3-coder", ContextWindow: 131072}).
-func (t *Table) Set(m Model) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old, ok := t.models[m.ID]
-	if !ok {
-		old = t.defaultFor(m.ID)
-		old.ID = m.ID
-	}
-	if m.Provider != "" {
-		old.Provider = m.Provider
-	}
-	if m.ContextWindow > 0 {
-		old.ContextWindow = m.ContextWindow
-	}
-	if m.MaxOutput > 0 {
-		old.MaxOutput = m.MaxOutput
-	}
-	if m.Input > 0 {
-		old.Input = m.Input
-	}
-	if m.Output > 0 {
-		old.Output = m.Output
-	}
-	if m.CacheWrite > 0 {
-		old.CacheWrite = m.CacheWrite
-	}
-	if m.CacheRead > 0 {
-		old.CacheRead = m.CacheRead
-	}
-	old.Known = true
-	t.models[m.ID] = old
-}
-
 // Models returns the table's models sorted by ID.
 func (t *Table) Models() []Model {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
 	out := make([]Model, 0, len(t.models))
 	for _, m := range t.models {
 		out = append(out, m)
@@ -164,8 +125,6 @@ func (t *Table) Models() []Model {
 // "claude-sonnet-4-5"). A model not found gets UnknownClaude or
 // UnknownLocal with Known false.
 func (t *Table) Lookup(id string) Model {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
 	if m, ok := t.models[id]; ok {
 		return m
 	}

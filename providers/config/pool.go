@@ -41,16 +41,35 @@ func (p *Pool) Provider(r Resolved) retry.Streamer {
 	}
 	base, ok := p.providers[k]
 	if !ok {
-		switch r.Provider {
-		case ProviderOpenAI:
-			base = openai.New(openai.Options{APIKey: r.APIKey, BaseURL: r.BaseURL, HTTPClient: p.HTTPClient})
-		default:
-			base = anthropic.New(anthropic.Options{APIKey: r.APIKey, AuthToken: r.AuthToken, BaseURL: r.BaseURL, HTTPClient: p.HTTPClient})
-		}
-		base = retry.Wrap(base, p.Retry)
+		// Built on the first call, not here: a service is configured
+		// while the editor waits for initialize, and a session may never
+		// call the model (issue 21).
+		hc, pol := p.HTTPClient, p.Retry
+		base = &lazy{build: func() retry.Streamer {
+			var sp retry.Streamer
+			switch r.Provider {
+			case ProviderOpenAI:
+				sp = openai.New(openai.Options{APIKey: r.APIKey, BaseURL: r.BaseURL, HTTPClient: hc})
+			default:
+				sp = anthropic.New(anthropic.Options{APIKey: r.APIKey, AuthToken: r.AuthToken, BaseURL: r.BaseURL, HTTPClient: hc})
+			}
+			return retry.Wrap(sp, pol)
+		}}
 		p.providers[k] = base
 	}
 	return defaults{p: base, model: r.Model, maxTokens: maxTokens(r.Info)}
+}
+
+// lazy builds its provider on the first call and keeps it.
+type lazy struct {
+	once  sync.Once
+	build func() retry.Streamer
+	p     retry.Streamer // set once, by build
+}
+
+func (l *lazy) Stream(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
+	l.once.Do(func() { l.p = l.build() })
+	return l.p.Stream(ctx, req, emit)
 }
 
 // maxTokens is the output limit asked for by default: the model's, but

@@ -26,12 +26,28 @@
                 (push (cons prompt choices) test-prompts)
                 (if (member test-choice choices) test-choice (car choices)))))
 
+(defun test-dump-server ()
+  "Make the server print its goroutines (SIGQUIT) and print its stderr."
+  (let* ((server (eglot-current-server))
+         (proc (and server (jsonrpc--process server))))
+    (when (and proc (process-live-p proc))
+      (signal-process proc 'SIGQUIT)
+      (let ((deadline (+ (float-time) 10)))
+        (while (and (process-live-p proc) (< (float-time) deadline))
+          (accept-process-output nil 0.1))))
+    (dolist (b (buffer-list))
+      (when (string-match-p "stderr\\|events" (buffer-name b))
+        (princ (format "--- %s:\n%s\n" (buffer-name b) (with-current-buffer b (buffer-string)))
+               #'external-debugging-output)))))
+
 (defun test-wait (what pred &optional secs)
   (let ((deadline (+ (float-time) (or secs 30))))
     (while (and (not (funcall pred)) (< (float-time) deadline))
       (accept-process-output nil 0.05))
     (unless (funcall pred)
       (test-fail "timed out waiting for %s" what)
+      ;; What the server was doing tells why it did not get there.
+      (test-dump-server)
       (throw 'test-abort nil))))
 
 (defun test-messages-matching (re)

@@ -162,7 +162,7 @@ return {
         end
       end
       h.eq(2, count, 'one summary line per tool call')
-      h.contains(lines[read + 1], 'file_path: calc.py', 'the Read details follow its summary')
+      h.contains(lines[read + 1], 'file_path: `calc.py`', 'the Read details follow its summary, the value as inline code')
       vim.api.nvim_win_call(win, function()
         h.eq(todo, vim.fn.foldclosed(todo), 'the TodoWrite details are folded closed')
         h.eq(read - 1, vim.fn.foldclosedend(todo), 'its fold ends before the Read')

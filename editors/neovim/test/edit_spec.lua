@@ -213,7 +213,7 @@ return {
       h.wait_permission()
       vim.api.nvim_feedkeys('d', 'x', false) -- review: a diff tab
       h.ok(vim.wo.diff, 'the review is a diff')
-      h.contains(vim.api.nvim_buf_get_name(0), 'agent-lsp://proposal/', 'the cursor is in the proposal')
+      h.contains(vim.api.nvim_buf_get_name(0), 'calc.py (proposed)', 'the cursor is in the proposal, named for the tab label')
       vim.api.nvim_buf_set_lines(0, 1, 2, false, { '    return sum(values) / max(len(values), 1)' })
       vim.api.nvim_feedkeys('y', 'x', false)
       h.expect_turn('end_turn')

@@ -15,10 +15,12 @@
 //	  [{"thinking": "hmm", "signature": "s1"}, {"text": ["Done", " now."]}],
 //	  [{"error": 429, "retry_after": "1"}],
 //	  [{"delay_ms": 200}, {"text": "slow"}],
+//	  [{"between_ms": 100}, {"text": ["one ", "word ", "at ", "a ", "time"]}],
 //	  [{"text": "waiting..."}, {"hang": true}]
 //	]
 //
-// A "text" is a string or a list of fragments streamed one by one. "hang"
+// A "text" is a string or a list of fragments streamed one by one;
+// "between_ms" waits that long after each streamed event. "hang"
 // holds the stream until the client cancels (to test cancel). Requests are
 // appended to the -log file as JSON lines, so tests can check what the
 // model was sent.
@@ -45,6 +47,7 @@ type part struct {
 	Error      int             `json:"error"`
 	RetryAfter string          `json:"retry_after"`
 	DelayMs    int             `json:"delay_ms"`
+	BetweenMs  int             `json:"between_ms"`
 	Hang       bool            `json:"hang"`
 	Stop       string          `json:"stop_reason"`
 }
@@ -161,8 +164,11 @@ func load(path string) ([]fake.Turn, error) {
 				turns[i] = append(turns[i], fake.ToolUse(p.ToolUse.ID, p.ToolUse.Name, input))
 			case p.Error != 0:
 				turns[i] = append(turns[i], fake.HTTPError{Status: p.Error, RetryAfter: p.RetryAfter})
-			case p.DelayMs != 0:
-				turns[i] = append(turns[i], fake.Delay{FirstByte: time.Duration(p.DelayMs) * time.Millisecond})
+			case p.DelayMs != 0 || p.BetweenMs != 0:
+				turns[i] = append(turns[i], fake.Delay{
+					FirstByte: time.Duration(p.DelayMs) * time.Millisecond,
+					Between:   time.Duration(p.BetweenMs) * time.Millisecond,
+				})
 			case p.Hang:
 				if *openaiWire {
 					turns[i] = append(turns[i], fake.Hold{Event: "usage"})
@@ -172,7 +178,7 @@ func load(path string) ([]fake.Turn, error) {
 			case p.Stop != "":
 				turns[i] = append(turns[i], fake.StopReason(p.Stop))
 			default:
-				return nil, fmt.Errorf("%s: empty part (want text, thinking, tool_use, error, delay_ms, hang or stop_reason)", where)
+				return nil, fmt.Errorf("%s: empty part (want text, thinking, tool_use, error, delay_ms, between_ms, hang or stop_reason)", where)
 			}
 		}
 	}

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	lspbench -bin bin/agent-lsp [-trivial bin/trivial] [-startonly] [-runs 50] [-turns 20] [-toolcalls 2000] [-events 2000] [-burst 20000]
+//	lspbench -bin bin/agent-lsp [-trivial bin/trivial] [-before bin/old] [-startonly] [-runs 50] [-turns 20] [-toolcalls 2000] [-events 2000] [-burst 20000]
 package main
 
 import (
@@ -37,6 +37,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin/agent-lsp", "agent-lsp binary")
 	trivial := flag.String("trivial", "", "the trivial Go stdio program (bench/trivial) to compare start-up with")
+	before := flag.String("before", "", "an earlier agent-lsp build whose start-up is timed in the same runs (with -trivial)")
 	startOnly := flag.Bool("startonly", false, "measure only start-up (with -trivial)")
 	runs := flag.Int("runs", 50, "cold starts to time")
 	turns := flag.Int("turns", 20, "turns of the scripted session")
@@ -57,7 +58,7 @@ func main() {
 	rows := [][2]string{{"binary size", fmt.Sprintf("%.1f MB", float64(fi.Size())/1e6)}}
 
 	if *trivial != "" {
-		rows = append(rows, startupRows(abs, *trivial, *runs)...)
+		rows = append(rows, startupRows(abs, *before, *trivial, *runs)...)
 	}
 	if *startOnly {
 		printRows(rows)

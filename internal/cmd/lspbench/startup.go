@@ -23,31 +23,49 @@ type door struct {
 
 // startupRows times spawn -> initialize answered for agent-lsp's LSP and
 // ACP doors and for the trivial Go program (bench/trivial), interleaved
-// run by run so that all three see the same machine load, and reads
-// agent-lsp's peak RSS (VmHWM) once initialize is answered.
-func startupRows(bin, trivial string, runs int) [][2]string {
+// run by run so that all of them see the same machine load, and reads
+// agent-lsp's peak RSS (VmHWM) once initialize is answered. When before
+// is set, that binary (an earlier build) is timed in the same runs too,
+// so a change is measured before and after under the same load.
+func startupRows(bin, before, trivial string, runs int) [][2]string {
 	lsp := door{name: "LSP door", args: []string{"--stdio"}}
 	acp := door{name: "ACP door", args: []string{"acp"}, ndjson: true}
-	var base, baseND, lspT, acpT []time.Duration
-	var lspRSS, acpRSS []int
+	type subject struct {
+		label          string
+		bin            string
+		lspT, acpT     []time.Duration
+		lspRSS, acpRSS []int
+	}
+	subjects := []*subject{{label: "", bin: bin}}
+	if before != "" {
+		subjects = append(subjects, &subject{label: " (before: " + filepath.Base(before) + ")", bin: before})
+	}
+	var base, baseND []time.Duration
 	for range runs {
 		base = append(base, timeStart(trivial, door{args: nil}, nil))
 		baseND = append(baseND, timeStart(trivial, door{args: []string{"-ndjson"}, ndjson: true}, nil))
-		var kb int
-		lspT = append(lspT, timeStart(bin, lsp, &kb))
-		lspRSS = append(lspRSS, kb)
-		acpT = append(acpT, timeStart(bin, acp, &kb))
-		acpRSS = append(acpRSS, kb)
+		for _, s := range subjects {
+			var kb int
+			s.lspT = append(s.lspT, timeStart(s.bin, lsp, &kb))
+			s.lspRSS = append(s.lspRSS, kb)
+			s.acpT = append(s.acpT, timeStart(s.bin, acp, &kb))
+			s.acpRSS = append(s.acpRSS, kb)
+		}
 	}
 	ratio := func(a, b []time.Duration) string {
 		return fmt.Sprintf("%.1fx", float64(pct(a, 50))/float64(pct(b, 50)))
 	}
-	return [][2]string{
+	rows := [][2]string{
 		{fmt.Sprintf("start-up baseline: trivial Go program, spawn → first answer (%d runs)", runs), fmt.Sprintf("median %s (NDJSON %s)", ms(pct(base, 50)), ms(pct(baseND, 50)))},
-		{fmt.Sprintf("start-up, LSP door: spawn → initialize answered (%d runs)", runs), fmt.Sprintf("median %s, %s the baseline", ms(pct(lspT, 50)), ratio(lspT, base))},
-		{fmt.Sprintf("start-up, ACP door: spawn → initialize answered (%d runs)", runs), fmt.Sprintf("median %s, %s the baseline", ms(pct(acpT, 50)), ratio(acpT, baseND))},
-		{"peak RSS (VmHWM) after initialize, LSP / ACP door", fmt.Sprintf("%.1f MB / %.1f MB", float64(medianInt(lspRSS))/1024, float64(medianInt(acpRSS))/1024)},
 	}
+	for _, s := range subjects {
+		rows = append(rows,
+			[2]string{fmt.Sprintf("start-up, LSP door%s: spawn → initialize answered (%d runs)", s.label, runs), fmt.Sprintf("median %s, %s the baseline", ms(pct(s.lspT, 50)), ratio(s.lspT, base))},
+			[2]string{fmt.Sprintf("start-up, ACP door%s: spawn → initialize answered (%d runs)", s.label, runs), fmt.Sprintf("median %s, %s the baseline", ms(pct(s.acpT, 50)), ratio(s.acpT, baseND))},
+			[2]string{fmt.Sprintf("peak RSS (VmHWM) after initialize, LSP / ACP door%s", s.label), fmt.Sprintf("%.1f MB / %.1f MB", float64(medianInt(s.lspRSS))/1024, float64(medianInt(s.acpRSS))/1024)},
+		)
+	}
+	return rows
 }
 
 // timeStart spawns bin, sends initialize and returns the time until its

@@ -20,7 +20,7 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal("fired while kicked")
 	}
 	<-ctx.Done()
-	if !wd.Fired() || !providers.IsRetryable(wd.Err()) || !errors.Is(wd.Err(), ErrStalled) {
+	if !wd.Fired() || !retryable(wd.Err()) || !errors.Is(wd.Err(), ErrStalled) {
 		t.Errorf("fired %v err %v", wd.Fired(), wd.Err())
 	}
 }
@@ -44,4 +44,10 @@ func TestSleep(t *testing.T) {
 	if err := Sleep(ctx, time.Minute); !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
 		t.Errorf("err %v after %v", err, time.Since(start))
 	}
+}
+
+// retryable reports whether err is a *providers.Error marked retryable.
+func retryable(err error) bool {
+	var e *providers.Error
+	return errors.As(err, &e) && e.Retryable
 }

@@ -49,6 +49,53 @@ local status_icon = {
 
 local split, notify, fire, err_message = util.lines, util.notify, util.fire, util.message
 
+--- The longest run of backticks in lines.
+---@param lines string[]
+local function longest_ticks(lines)
+  local n = 0
+  for _, l in ipairs(lines) do
+    for run in l:gmatch('`+') do
+      n = math.max(n, #run)
+    end
+  end
+  return n
+end
+
+--- A code fence longer than any backtick run in lines, so the block is
+--- never closed early by its own text.
+---@param lines string[]
+---@return string
+local function fence_for(lines)
+  return ('`'):rep(math.max(3, longest_ticks(lines) + 1))
+end
+M._fence_for = fence_for
+
+--- A value as inline code, with a delimiter its own backticks cannot end.
+---@param v string
+local function inline_code(v)
+  local ticks = ('`'):rep(longest_ticks({ v }) + 1)
+  local pad = (v:sub(1, 1) == '`' or v:sub(-1) == '`') and ' ' or ''
+  return ticks .. pad .. v .. pad .. ticks
+end
+
+--- The fence a line opens or closes (CommonMark: up to 3 spaces, then 3+
+--- backticks or tildes), as {char, len}.
+---@param line string
+---@return {char: string, len: integer}?
+local function fence_of(line)
+  local run = line:match('^ ? ? ?(```+)') or line:match('^ ? ? ?(~~~+)')
+  if run then
+    return { char = run:sub(1, 1), len = #run }
+  end
+end
+
+--- Whether line closes the open fence f.
+local function closes(line, f)
+  local run = line:match('^ ? ? ?(' .. vim.pesc(f.char) .. '+)%s*$')
+  return run ~= nil and #run >= f.len
+end
+
+
 ---@class agent_lsp.Chat
 ---@field buf integer
 ---@field root string
@@ -93,11 +140,18 @@ function Chat.new(root)
     armed = false,
     last_render = -math.huge,
   }, Chat)
-  pcall(api.nvim_buf_set_name, buf, ('agent-lsp://chat/%d'):format(chat_count))
+  -- A plain name, so tab labels read "agent-lsp chat" (a URI-like name
+  -- is shortened to "a//c/1"). A scratch buffer is never read or written.
   vim.bo[buf].buftype = 'nofile'
+  pcall(api.nvim_buf_set_name, buf, chat_count == 1 and 'agent-lsp chat' or ('agent-lsp chat %d'):format(chat_count))
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'markdown'
+  -- Tree-sitter's markdown (with markdown_inline) conceals backticks and
+  -- ** with conceallevel; without the parser, the markdown syntax does.
+  if not pcall(vim.treesitter.start, buf, 'markdown') then
+    vim.bo[buf].syntax = 'markdown'
+  end
   vim.bo[buf].omnifunc = "v:lua.require'agent_lsp.chat'.omnifunc"
   api.nvim_buf_set_lines(buf, 0, -1, false, { '## You', '' })
   self.input_mark = api.nvim_buf_set_extmark(buf, ns, 0, 0, {})
@@ -219,13 +273,65 @@ function Chat:_agent_text(text)
   if self.last == 'block' then
     self:_append_lines({ '', '' })
   end
+  if self.last ~= 'text' then
+    self.md_fence = nil
+  end
   self:_append_text(text)
   self.last = 'text'
+  local _, k = text:gsub('\n', '')
+  if k > 0 then
+    local last = self:_header_row() - 2
+    self:_markdown_rows(last - k, last - 1)
+  end
+end
+
+--- Looks at finished lines of the agent's text (0-based rows r1..r2, in
+--- order, each once): the agent's own headings go two levels under the
+--- "## You" / "## Agent" role headers ("## Plan" becomes "#### Plan"), so
+--- they do not read as a new speaker. Lines in code blocks are left alone.
+function Chat:_markdown_rows(r1, r2)
+  if r2 < r1 then
+    return
+  end
+  local lines = api.nvim_buf_get_lines(self.buf, r1, r2 + 1, false)
+  for i, line in ipairs(lines) do
+    if self.md_fence then
+      if closes(line, self.md_fence) then
+        self.md_fence = nil
+      end
+    else
+      self.md_fence = fence_of(line)
+      local hashes = not self.md_fence and (line:match('^(#+)%s') or line:match('^(#+)$'))
+      if hashes and #hashes <= 6 then
+        local demoted = ('#'):rep(math.min(6, #hashes + 2))
+        local row = r1 + i - 1
+        api.nvim_buf_set_text(self.buf, row, 0, row, #hashes, { demoted })
+      end
+    end
+  end
+end
+
+--- Ends a run of the agent's text: its last line is looked at, and a code
+--- block the model left open is closed so the rest of the chat keeps its
+--- highlighting.
+function Chat:_end_text()
+  if self.last ~= 'text' then
+    return
+  end
+  local row = self:_header_row() - 2
+  self:_markdown_rows(row, row)
+  if self.md_fence then
+    local f = self.md_fence
+    self.md_fence = nil
+    self:_append_lines({ (f.char):rep(f.len) })
+  end
+  self.last = 'text_end'
 end
 
 ---@param text string
 function Chat:_user_text(text)
   self:_finish_thought()
+  self:_end_text()
   if self.last ~= 'user' then
     if self.empty then
       self:_append_lines({ '## You', '' })
@@ -242,7 +348,8 @@ end
 ---@return table block {mark, nlines}
 function Chat:_append_block(lines)
   self:_ensure_agent()
-  if self.last == 'text' then
+  self:_end_text()
+  if self.last == 'text_end' then
     local last = self:_last_line()
     if last and last ~= '' then
       self:_append_lines({ '' })
@@ -269,13 +376,14 @@ end
 ---@param b table
 ---@param lines string[]
 ---@param fold boolean
-function Chat:_replace_block(b, lines, fold)
+function Chat:_replace_block(b, lines, fold, fold_from)
   local row = self:_block_row(b)
   local was_open = {}
   if b.folded then
+    local first = row + 1 + (b.fold_from or 0)
     for _, win in ipairs(self:windows()) do
       api.nvim_win_call(win, function()
-        was_open[win] = vim.fn.foldlevel(row + 1) > 0 and vim.fn.foldclosed(row + 1) == -1
+        was_open[win] = vim.fn.foldlevel(first) > 0 and vim.fn.foldclosed(first) == -1
       end)
     end
   end
@@ -291,7 +399,8 @@ function Chat:_replace_block(b, lines, fold)
     api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = b.mark })
   end
   b.nlines = #lines
-  b.folded = fold and #lines > 1
+  b.fold_from = fold_from or 0
+  b.folded = fold and #lines > 1 + b.fold_from
   if b.folded then
     for _, win in ipairs(self:windows()) do
       self:_fold(win, b, was_open[win])
@@ -299,9 +408,10 @@ function Chat:_replace_block(b, lines, fold)
   end
 end
 
---- Creates a block's fold in a window (folds are per window).
+--- Creates a block's fold in a window (folds are per window). The fold
+--- starts `b.fold_from` lines into the block (the lines above stay shown).
 function Chat:_fold(win, b, open)
-  local row = self:_block_row(b)
+  local row = self:_block_row(b) + (b.fold_from or 0)
   api.nvim_win_call(win, function()
     if vim.wo.foldmethod ~= 'manual' then
       return
@@ -309,7 +419,7 @@ function Chat:_fold(win, b, open)
     if vim.fn.foldlevel(row + 1) > 0 then
       return -- already there (a split copies its window's folds)
     end
-    vim.cmd(('silent! %d,%dfold'):format(row + 1, row + b.nlines))
+    vim.cmd(('silent! %d,%dfold'):format(row + 1, row + b.nlines - (b.fold_from or 0)))
     if open then
       vim.cmd(('silent! %dfoldopen'):format(row + 1))
     end
@@ -333,6 +443,10 @@ function Chat:_setup_window(win)
   set('foldlevel', 0)
   set('fillchars', 'fold: ')
   set('conceallevel', 2)
+  set('concealcursor', '')
+  -- A wrapped line (a long inline code span, a path) continues indented.
+  set('breakindent', true)
+  set('breakindentopt', 'shift:2')
   set('spell', false)
   for _, b in ipairs(self.folds) do
     if b.folded and api.nvim_buf_is_valid(self.buf) then
@@ -353,9 +467,47 @@ function Chat:_tool_summary(t)
     title = ('↳ [%s] %s'):format(meta[methods.subagent_meta.agent] or 'agent', title)
   end
   if t.awaiting and status == methods.tool_status.pending then
-    return ('⏸ %s · waiting for approval'):format(title)
+    return ('⚑ %s · waiting for approval'):format(title)
   end
   return ('%s %s · %s'):format(status_icon[status] or '•', title, status:gsub('_', ' '))
+end
+
+--- A tool's text content as chat lines. Text that starts with a code
+--- fence is markdown from the agent (a Bash call's "```console" block) and
+--- is shown as it is; other text is put in a code block of its own. Either
+--- way no fence is left open, and at most `max` lines are kept.
+---@param text string
+---@param max integer
+---@return string[]
+function M.markdown_block(text, max)
+  local lines = split(text)
+  local out = {}
+  local open
+  if not (lines[1] and fence_of(lines[1])) then
+    local f = fence_for(lines)
+    table.insert(out, f)
+    open = { char = '`', len = #f }
+    -- The wrapping fence is added, not counted as a line of text.
+    max = max + 1
+  end
+  for i, l in ipairs(lines) do
+    if #out >= max + 1 and i < #lines then
+      table.insert(out, ('… %d more lines'):format(#lines - i + 1))
+      break
+    end
+    table.insert(out, l)
+    if open then
+      if closes(l, open) then
+        open = nil
+      end
+    else
+      open = fence_of(l)
+    end
+  end
+  if open then
+    table.insert(out, (open.char):rep(open.len))
+  end
+  return out
 end
 
 --- The folded details of a tool call.
@@ -365,19 +517,26 @@ function Chat:_tool_details(t)
   local max = config.get().chat.tool_output_lines
   local out = {}
   local input = t.rawInput
-  local has_diff = false
+  local has_diff, has_block = false, false
   for _, c in ipairs(t.content or {}) do
     has_diff = has_diff or c.type == methods.content.diff
+    if c.type == methods.content.content and type(c.content) == 'table' and type(c.content.text) == 'string' then
+      has_block = has_block or fence_of(c.content.text) ~= nil
+    end
   end
   if type(input) == 'table' and type(input.command) == 'string' then
-    table.insert(out, '$ ' .. input.command:gsub('\n', ' '))
+    -- The agent's console block starts with the command itself.
+    if not has_block then
+      table.insert(out, inline_code('$ ' .. input.command:gsub('\n', ' ')))
+    end
   elseif type(input) == 'table' and not vim.islist(input) then
     local keys = vim.tbl_keys(input)
     table.sort(keys)
     for _, k in ipairs(keys) do
       local v = input[k]
-      -- An edit's strings are in its diff.
-      if not (has_diff and (k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits')) then
+      -- An edit's file and strings are in its diff.
+      local in_diff = k == 'file_path' or k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits'
+      if not (has_diff and in_diff) then
         if type(v) == 'string' then
           v = v:gsub(vim.pesc(self.root .. '/'), '')
         else
@@ -388,14 +547,16 @@ function Chat:_tool_details(t)
         if #v > 160 then
           v = vim.fn.strcharpart(v, 0, 160) .. '…'
         end
-        table.insert(out, ('%s: %s'):format(k, v))
+        -- As inline code: a glob's ** or a path's _ is not markdown.
+        table.insert(out, ('%s: %s'):format(k, inline_code(v)))
       end
     end
   end
   for _, c in ipairs(t.content or {}) do
     if c.type == methods.content.diff then
       local diff = require('agent_lsp.permission').unified(c)
-      table.insert(out, '```diff')
+      local f = fence_for(diff)
+      table.insert(out, f .. 'diff')
       for i, l in ipairs(diff) do
         if i > max * 3 then
           table.insert(out, ('… %d more lines'):format(#diff - i + 1))
@@ -403,24 +564,38 @@ function Chat:_tool_details(t)
         end
         table.insert(out, l)
       end
-      table.insert(out, '```')
-    elseif c.type == methods.content.content and type(c.content) == 'table' and c.content.text then
-      local lines = split(c.content.text)
-      table.insert(out, '```')
-      for i, l in ipairs(lines) do
-        if i > max then
-          table.insert(out, ('… %d more lines'):format(#lines - i + 1))
-          break
-        end
-        table.insert(out, l)
-      end
-      table.insert(out, '```')
+      table.insert(out, f)
+    elseif c.type == methods.content.content and type(c.content) == 'table' and type(c.content.text) == 'string' then
+      vim.list_extend(out, M.markdown_block(c.content.text, max))
     elseif c.type == methods.content.terminal then
       table.insert(out, '(terminal ' .. tostring(c.terminalId) .. ')')
     end
   end
   return out
 end
+
+local answer_word = {
+  [methods.permission_answer.allowed] = 'Allowed',
+  [methods.permission_answer.rejected] = 'Rejected',
+  [methods.permission_answer.cancelled] = 'Cancelled',
+}
+
+--- The line recording the answer to a tool call's permission request
+--- ("Allowed: Always allow edits to calc.go"), or nil.
+---@param p table? {outcome, optionId, name}
+---@return string?, string? hl
+local function answer_line(p)
+  if type(p) ~= 'table' or type(p.outcome) ~= 'string' then
+    return nil
+  end
+  local word = answer_word[p.outcome] or p.outcome
+  local hl = p.outcome == methods.permission_answer.allowed and 'DiagnosticOk' or 'DiagnosticWarn'
+  if type(p.name) == 'string' and p.name ~= '' and p.outcome ~= methods.permission_answer.cancelled then
+    return ('%s: %s'):format(word, p.name), hl
+  end
+  return word, hl
+end
+M._answer_line = answer_line
 
 local function final(status)
   return status == methods.tool_status.completed or status == methods.tool_status.failed
@@ -446,15 +621,55 @@ function Chat:_tool(u)
     end
   end
   local t = b.tool
+  -- The answer to its permission request, live and replayed alike.
+  local answered = util.meta(u)[methods.meta.permission]
+  if type(answered) == 'table' then
+    t.permission = answered
+  end
   if u.status and u.status ~= methods.tool_status.pending then
     t.awaiting = nil
   end
+  self:_render_tool(b)
+end
+
+--- Draws a tool call's block: the summary, the answer to its permission
+--- request, and once it ended its details in a closed fold.
+function Chat:_render_tool(b)
+  local t = b.tool
   local lines = { self:_tool_summary(t) }
+  local perm, hl = answer_line(t.permission)
+  if perm then
+    table.insert(lines, '  ' .. perm)
+  end
   local fold = final(t.status)
   if fold then
     vim.list_extend(lines, self:_tool_details(t))
   end
-  self:_replace_block(b, lines, fold)
+  self:_replace_block(b, lines, fold, perm and 1 or 0)
+  local row = self:_block_row(b)
+  if perm then
+    b.perm_hl = api.nvim_buf_set_extmark(self.buf, ns, row + 1, 2, {
+      id = b.perm_hl,
+      end_col = 2 + #perm,
+      hl_group = hl,
+    })
+  elseif b.perm_hl then
+    api.nvim_buf_del_extmark(self.buf, ns, b.perm_hl)
+    b.perm_hl = nil
+  end
+end
+
+--- The user answered a permission request here: record it in the chat
+--- at once. The agent's own record (the tool_call_update's
+--- `_meta["agent-lsp"].permission`) replaces it when it comes; an older
+--- agent sends none.
+function Chat:_on_answered(u)
+  local b = u.tool_call_id and self.tools[u.tool_call_id]
+  if b and b.tool and not b.tool.permission then
+    b.tool.permission = u.permission
+    b.tool.awaiting = nil
+    self:_render_tool(b)
+  end
 end
 
 --- Marks a tool call as waiting for the user's approval.
@@ -467,7 +682,7 @@ function Chat:_awaiting(tool)
   end
   if b and not final(b.tool.status) then
     b.tool.awaiting = true
-    self:_replace_block(b, { self:_tool_summary(b.tool) }, false)
+    self:_render_tool(b)
   end
 end
 
@@ -686,20 +901,47 @@ function Chat:_on_status(u)
 end
 
 function Chat:_on_error(u)
-  self:_notice({ '> ✗ **' .. tostring(u.message):gsub('\n', ' ') .. '**' })
+  self:_error_notice(tostring(u.message):gsub('\n', ' '))
+end
+
+--- An error in the transcript, as a quoted bold line.
+---@param msg string
+function Chat:_error_notice(msg)
+  local lines = { '> ✗ **' .. msg .. '**' }
+  if msg:find(methods.no_provider_message, 1, true) or msg:find('No model is configured', 1, true) then
+    table.insert(lines, '> `:checkhealth agent_lsp` shows what is set and what is missing.')
+  end
+  self:_notice(lines)
+end
+
+--- The no-model state, from the initialize or session/new result: shown
+--- once in the chat (the sidecar also says it with vim.notify).
+---@param problem string
+function Chat:_on_provider_problem(u)
+  if self.problem_shown == u.message then
+    return
+  end
+  self.problem_shown = u.message
+  self:_error_notice(u.message)
 end
 
 --- The end of a turn.
 function Chat:_on_stop(u, after)
   self:_finish_thought()
+  self:_end_text()
   for _, b in pairs(self.tools) do
     if b.tool and b.tool.awaiting then
       b.tool.awaiting = nil
-      self:_replace_block(b, { self:_tool_summary(b.tool) }, false)
+      self:_render_tool(b)
     end
   end
   if u.error then
-    self:_notice({ '> ✗ **' .. err_message(u.error):gsub('\n', ' ') .. '**' })
+    local msg = err_message(u.error):gsub('\n', ' ')
+    self:_error_notice(msg)
+    table.insert(after, function()
+      -- Styled as an error and kept in :messages.
+      util.error(msg, M.fix_hint(u.error))
+    end)
   elseif u.reason and u.reason ~= methods.stop_reason.end_turn then
     self:_notice({ ('> ⏹ stopped: %s'):format(u.reason:gsub('_', ' ')) })
   end
@@ -754,8 +996,15 @@ function Chat:_bind(session_id, result)
     if result.modes then
       self.modes = result.modes
     end
+    if result.models then
+      self.models = result.models
+    end
     if result.configOptions then
       self.config_options = result.configOptions
+    end
+    local problem = util.meta(result)[methods.meta.provider_problem]
+    if type(problem) == 'string' and problem ~= '' then
+      self:push({ kind = 'provider_problem', message = problem })
     end
   end
   self:_refresh_header()
@@ -791,7 +1040,7 @@ function Chat:with_session(cb, on_error)
     end
     client.request(c, methods.method.session_new, { cwd = self.root, mcpServers = {} }, function(err, result)
       if err or type(result) ~= 'table' or type(result.sessionId) ~= 'string' then
-        return on_error(err or 'session/new returned no sessionId')
+        return on_error(err or 'the agent started no session (its answer has no sessionId)')
       end
       self:_bind(result.sessionId, result)
       cb(c)
@@ -950,12 +1199,18 @@ function Chat:set_mode(mode_id)
   self:with_session(function(c)
     client.request(c, methods.method.session_set_mode, { sessionId = self.session_id, modeId = mode_id }, function(err)
       if err then
-        return notify('session/set_mode: ' .. err_message(err), vim.log.levels.ERROR)
+        return notify('switching the mode: ' .. err_message(err), vim.log.levels.ERROR)
       end
       self.modes = self.modes or { availableModes = methods.default_modes }
       self.modes.currentModeId = mode_id
       self:_refresh_header()
-      notify('mode: ' .. mode_id)
+      local name = mode_id
+      for _, m in ipairs(self.modes.availableModes or {}) do
+        if m.id == mode_id and m.name then
+          name = m.name
+        end
+      end
+      notify('mode: ' .. name)
     end)
   end)
 end
@@ -966,14 +1221,23 @@ function Chat:set_model(model_id)
   self:with_session(function(c)
     client.request(c, methods.method.session_set_model, { sessionId = self.session_id, modelId = model_id }, function(err)
       if err then
-        return notify('session/set_model: ' .. err_message(err), vim.log.levels.ERROR)
+        return notify('switching the model: ' .. err_message(err), vim.log.levels.ERROR)
       end
       for _, o in ipairs(self.config_options or {}) do
         if o.id == 'model' then
           o.currentValue = model_id
         end
       end
-      notify('model: ' .. model_id)
+      local name = model_id
+      if self.models then
+        self.models.currentModelId = model_id
+        for _, m in ipairs(self.models.availableModels or {}) do
+          if m.modelId == model_id and m.name then
+            name = m.name
+          end
+        end
+      end
+      notify('model: ' .. name)
     end)
   end)
 end
@@ -1015,6 +1279,15 @@ end
 function Chat:show(opts)
   opts = opts or {}
   local wins = self:windows()
+  if opts.win and api.nvim_win_is_valid(opts.win) and #wins == 0 then
+    -- Take over another chat's window (:AgentNew): no new split.
+    api.nvim_win_set_buf(opts.win, self.buf)
+    self:_setup_window(opts.win)
+    if opts.focus ~= false then
+      api.nvim_set_current_win(opts.win)
+    end
+    return opts.win
+  end
   if #wins > 0 then
     if opts.focus ~= false then
       api.nvim_set_current_win(wins[1])
@@ -1062,6 +1335,27 @@ function Chat:show(opts)
 end
 
 -- Module API ---------------------------------------------------------------
+
+--- What to add to an error message to say how to fix it.
+---@param err any
+---@return string
+function M.fix_hint(err)
+  local msg = err_message(err)
+  if msg:find('No model is configured', 1, true) or (type(err) == 'table' and err.code == methods.error_code.auth_required) then
+    return ' See :checkhealth agent_lsp.'
+  end
+  return ''
+end
+
+--- A window of the current tab showing a chat, if any.
+---@return integer?
+function M.window_in_tab()
+  for _, win in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if chats[api.nvim_win_get_buf(win)] and api.nvim_win_get_config(win).relative == '' then
+      return win
+    end
+  end
+end
 
 --- The chat :Agent talks to, created for the current project if none.
 ---@param create boolean?
@@ -1141,6 +1435,39 @@ function M.on_permission(client_id, req)
   local chat = req.session_id and by_session[req.session_id]
   if chat then
     chat:push({ kind = 'awaiting', tool = req.params.toolCall })
+  end
+end
+
+--- A permission request was answered here (see Chat:_on_answered).
+---@param req agent_lsp.PermissionRequest
+---@param o table? the option chosen (nil when cancelled)
+function M.on_answered(req, o)
+  local chat = req.session_id and by_session[req.session_id]
+  local tool = type(req.params) == 'table' and req.params.toolCall
+  if not chat or type(tool) ~= 'table' or not tool.toolCallId then
+    return
+  end
+  local outcome = methods.permission_answer.cancelled
+  if o then
+    outcome = vim.startswith(o.kind or '', 'allow') and methods.permission_answer.allowed
+      or methods.permission_answer.rejected
+  end
+  chat:push({
+    kind = 'answered',
+    tool_call_id = tool.toolCallId,
+    permission = { outcome = outcome, optionId = o and o.optionId, name = o and require('agent_lsp.permission').option_name(o) },
+  })
+end
+
+--- The sidecar reported that no model is configured (initialize result):
+--- every chat of that client shows it.
+---@param client_id integer
+---@param problem string
+function M.on_provider_problem(client_id, problem)
+  for _, chat in pairs(chats) do
+    if chat.client_id == client_id or (chat.client_id == nil and client.client_root(client_id) == chat.root) then
+      chat:push({ kind = 'provider_problem', message = problem })
+    end
   end
 end
 

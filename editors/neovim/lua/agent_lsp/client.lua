@@ -7,6 +7,7 @@
 --- that wait for initialize.
 local config = require('agent_lsp.config')
 local methods = require('agent_lsp.methods')
+local util = require('agent_lsp.util')
 
 local M = {}
 
@@ -165,13 +166,23 @@ local function start(root)
     capabilities = capabilities(),
     init_options = init_options,
     handlers = handlers(),
-    on_init = function(client)
+    on_init = function(client, result)
       local st = state[client.id]
       if not st then
         return
       end
       st.ready = true
       st.failed = {}
+      local problem = util.meta(result)[methods.meta.provider_problem]
+      if type(problem) == 'string' and problem ~= '' then
+        st.provider_problem = problem
+        vim.schedule(function()
+          -- At start, before any prompt: an error in :messages that says
+          -- what to set and where to look.
+          util.error(problem, ' See :checkhealth agent_lsp.')
+          require('agent_lsp.chat').on_provider_problem(client.id, problem)
+        end)
+      end
       if cfg.auto_attach then
         attach_all(client)
       end
@@ -251,6 +262,15 @@ function M.with_client(root, cb, on_error)
       table.insert(st.failed, on_error)
     end
   end
+end
+
+--- The "no model is configured" message the client's sidecar gave at
+--- initialize, if any.
+---@param client_id integer
+---@return string?
+function M.provider_problem(client_id)
+  local st = state[client_id]
+  return st and st.provider_problem
 end
 
 --- The root a client serves.

@@ -6,9 +6,11 @@ local health = vim.health
 local levels = { ok = health.ok, warning = health.warn, error = health.error, skipped = health.info }
 
 --- Runs `agent-lsp doctor --json` in the project and shows each check,
---- with its fix as advice.
+--- with its fix as advice. Returns whether the doctor found a problem
+--- with the model provider (so it is not reported twice).
 ---@param exe string
 ---@param cfg agent_lsp.Config
+---@return boolean provider_problem
 function M.doctor(exe, cfg)
   health.start('agent-lsp doctor')
   local root = vim.fs.root(0, cfg.root_markers or {}) or vim.fn.getcwd()
@@ -18,15 +20,22 @@ function M.doctor(exe, cfg)
   end)
   if not ok then
     health.error('doctor did not run: ' .. tostring(res))
-    return
+    return false
   end
   local decoded, report = pcall(vim.json.decode, res.stdout or '')
   if not decoded or type(report) ~= 'table' or type(report.checks) ~= 'table' then
     health.error(('`%s doctor --json` failed (code %s): %s'):format(exe, tostring(res.code), vim.trim(res.stderr or '')))
-    return
+    return false
   end
   health.info(('workspace %s (%s/%s)'):format(tostring(report.workspace), tostring(report.os), tostring(report.arch)))
+  local provider_problem = false
   for _, c in ipairs(report.checks) do
+    -- An agent that follows docs/protocol.md reports the prompt's own
+    -- words ("No model is configured…"); an older one does not, and the
+    -- section below says them.
+    if c.name == 'provider' and tostring(c.message):find('No model is configured', 1, true) then
+      provider_problem = true
+    end
     local report_fn = levels[c.status] or health.info
     local msg = ('%s: %s'):format(c.name, c.message)
     if c.fix and c.fix ~= '' then
@@ -35,6 +44,7 @@ function M.doctor(exe, cfg)
       report_fn(msg)
     end
   end
+  return provider_problem
 end
 
 function M.check()
@@ -92,8 +102,9 @@ function M.check()
     end
   end
 
+  local doctor_said = false
   if doctor_exe then
-    M.doctor(doctor_exe, cfg)
+    doctor_said = M.doctor(doctor_exe, cfg)
   end
 
   health.start('Model provider')
@@ -122,11 +133,21 @@ function M.check()
   if init.baseURL then
     health.info('baseURL (init_options): ' .. tostring(init.baseURL))
   end
-  if not any then
-    health.warn('no API key in the environment: prompts will fail with "auth required"', {
-      'export ANTHROPIC_API_KEY (or OPENAI_API_KEY with init_options.provider = "openai")',
-      'or set cmd_env = { ANTHROPIC_API_KEY = ... } in the options',
-    })
+  -- The same words as the error a prompt gets (engine.NoProviderMessage).
+  local problem
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'agent-lsp' })) do
+    problem = problem or require('agent_lsp.client').provider_problem(c.id)
+  end
+  local advice = {
+    'export ANTHROPIC_API_KEY (or OPENAI_API_KEY with OPENAI_BASE_URL) before starting Neovim',
+    'or set cmd_env = { ANTHROPIC_API_KEY = ... } in the options, then :AgentStop',
+  }
+  if problem and not doctor_said then
+    health.error(problem, advice)
+  elseif not any and not doctor_said then
+    health.warn(require('agent_lsp.methods').no_provider_message, advice)
+  elseif problem or (not any and doctor_said) then
+    health.info('see "provider" in the doctor above; in Neovim the key can also go in cmd_env (then :AgentStop)')
   end
 
   health.start('Running')

@@ -42,6 +42,12 @@ function M.chat(opts)
   if opts == nil or opts.focus ~= false then
     vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(chat.buf), 0 })
   end
+  -- Start the sidecar now: a missing model is reported when the chat
+  -- opens, not after the first prompt.
+  local client = require('agent_lsp.client')
+  if not client.get(chat.root) then
+    client.with_client(chat.root, function() end, function() end)
+  end
   return chat
 end
 
@@ -105,9 +111,12 @@ function M.cancel()
   return chat:cancel()
 end
 
+--- Starts a new chat, in the window of the chat on screen if there is one.
 function M.new_chat()
-  local chat = require('agent_lsp.chat').new()
-  chat:show()
+  local chat_mod = require('agent_lsp.chat')
+  local win = chat_mod.window_in_tab()
+  local chat = chat_mod.new()
+  chat:show({ win = win })
   return chat
 end
 
@@ -115,6 +124,21 @@ function M.sessions()
   local chat = require('agent_lsp.chat').current(false)
   local root = chat and chat.root or require('agent_lsp.client').root()
   require('agent_lsp.sessions').pick(root)
+end
+
+--- Items with the current one first, the rest in their order.
+---@param items table[]
+---@param is_current fun(item: table): boolean
+local function current_first(items, is_current)
+  local out = {}
+  for _, it in ipairs(items) do
+    if is_current(it) then
+      table.insert(out, 1, it)
+    else
+      table.insert(out, it)
+    end
+  end
+  return out
 end
 
 --- Switches the current chat's mode; picks one when id is nil.
@@ -127,11 +151,22 @@ function M.select_mode(id)
   end
   chat:with_session(function()
     local modes = (chat.modes and chat.modes.availableModes) or require('agent_lsp.methods').default_modes
+    local cur = chat.modes and chat.modes.currentModeId
+    modes = current_first(modes, function(m)
+      return m.id == cur
+    end)
+    local width = 0
+    for _, m in ipairs(modes) do
+      width = math.max(width, vim.fn.strdisplaywidth(m.name or m.id))
+    end
     vim.ui.select(modes, {
       prompt = 'Agent mode',
+      kind = 'agent_lsp_mode',
       format_item = function(m)
-        local cur = chat.modes and chat.modes.currentModeId == m.id and ' (current)' or ''
-        return ('%s%s: %s'):format(m.name or m.id, cur, m.description or '')
+        local name = m.name or m.id
+        local pad = (' '):rep(width - vim.fn.strdisplaywidth(name))
+        local mark = m.id == cur and ' ●' or '  '
+        return ('%s%s%s  %s'):format(name, pad, mark, m.description or '')
       end,
     }, function(choice)
       if choice then
@@ -139,6 +174,70 @@ function M.select_mode(id)
       end
     end)
   end)
+end
+
+--- The models a chat can switch to, as {id, name, group, description}:
+--- the session's `models` (display names, groups; docs/protocol.md), else
+--- the model config option's values. Grouped, the current model first.
+---@param chat agent_lsp.Chat
+---@return table[] models, string? current
+function M.model_items(chat)
+  local methods = require('agent_lsp.methods')
+  local util = require('agent_lsp.util')
+  local items, current = {}, nil
+  if chat.models and type(chat.models.availableModels) == 'table' and #chat.models.availableModels > 0 then
+    current = chat.models.currentModelId
+    for _, m in ipairs(chat.models.availableModels) do
+      local group = util.meta(m)[methods.meta.group]
+      table.insert(items, {
+        id = m.modelId,
+        name = (type(m.name) == 'string' and m.name ~= '') and m.name or m.modelId,
+        group = type(group) == 'string' and group or nil,
+        description = type(m.description) == 'string' and m.description or nil,
+      })
+    end
+  else
+    for _, o in ipairs(chat.config_options or {}) do
+      if o.id == 'model' then
+        current = o.currentValue
+        for _, v in ipairs(o.options or {}) do
+          table.insert(items, {
+            id = v.value,
+            name = (type(v.name) == 'string' and v.name ~= '') and v.name or v.value,
+            group = type(v.group) == 'string' and v.group or nil,
+            description = type(v.description) == 'string' and v.description or nil,
+          })
+        end
+      end
+    end
+  end
+  -- Stable grouping: groups in the order they first appear, the current
+  -- model's group first and the current model at its top.
+  local order, rank = {}, {}
+  for _, it in ipairs(items) do
+    local g = it.group or ''
+    if rank[g] == nil then
+      table.insert(order, g)
+      rank[g] = #order
+    end
+    if it.id == current then
+      rank[g] = 0
+    end
+  end
+  for i, it in ipairs(items) do
+    it.index = i
+  end
+  table.sort(items, function(a, b)
+    if (a.id == current) ~= (b.id == current) then
+      return a.id == current
+    end
+    local ra, rb = rank[a.group or ''], rank[b.group or '']
+    if ra ~= rb then
+      return ra < rb
+    end
+    return a.index < b.index
+  end)
+  return items, current
 end
 
 --- Switches the current chat's model; picks one when id is nil.
@@ -150,23 +249,34 @@ function M.select_model(id)
     return chat:set_model(id)
   end
   chat:with_session(function()
-    local options = {}
-    for _, o in ipairs(chat.config_options or {}) do
-      if o.id == 'model' then
-        options = o.options or {}
-      end
-    end
-    if #options == 0 then
+    local items, current = M.model_items(chat)
+    if #items == 0 then
       return notify('the agent lists no models; give one: :AgentModel <model-id>', vim.log.levels.WARN)
     end
-    vim.ui.select(options, {
+    local gw, nw = 0, 0
+    for _, it in ipairs(items) do
+      gw = math.max(gw, vim.fn.strdisplaywidth(it.group or ''))
+      nw = math.max(nw, vim.fn.strdisplaywidth(it.name))
+    end
+    vim.ui.select(items, {
       prompt = 'Agent model',
-      format_item = function(o)
-        return o.name and (o.name .. ' (' .. o.value .. ')') or o.value
+      kind = 'agent_lsp_model',
+      format_item = function(it)
+        local group = it.group or ''
+        local parts = {}
+        if gw > 0 then
+          table.insert(parts, group .. (' '):rep(gw - vim.fn.strdisplaywidth(group)) .. '  ')
+        end
+        table.insert(parts, it.name .. (' '):rep(nw - vim.fn.strdisplaywidth(it.name)))
+        table.insert(parts, it.id == current and ' ●' or '  ')
+        if it.description and it.description ~= '' then
+          table.insert(parts, '  ' .. it.description)
+        end
+        return (table.concat(parts):gsub('%s+$', ''))
       end,
     }, function(choice)
       if choice then
-        chat:set_model(choice.value)
+        chat:set_model(choice.id)
       end
     end)
   end)

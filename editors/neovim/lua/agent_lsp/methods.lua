@@ -91,6 +91,33 @@ M.subagent_meta = {
   agent_id = 'agentId',
 }
 
+--- `_meta["agent-lsp"]` keys of the agent's UX fields (docs/protocol.md):
+--- a tool call's secondary text (the model's own description), the
+--- settings rule of a permission option, the answer to a permission request
+--- (on the tool_call_update that follows it, live and replayed), a model's
+--- group, and the "no model is configured" problem on the initialize and
+--- session/new results.
+M.meta = {
+  key = 'agent-lsp',
+  description = 'description',
+  rule = 'rule',
+  permission = 'permission',
+  group = 'group',
+  provider_problem = 'providerProblem',
+}
+
+--- `_meta["agent-lsp"].permission.outcome` of an answered request.
+M.permission_answer = {
+  allowed = 'allowed',
+  rejected = 'rejected',
+  cancelled = 'cancelled',
+}
+
+--- The agent's error when no model provider is configured (engine.NoProviderMessage,
+--- JSON-RPC code -32000); :checkhealth uses the same words.
+M.no_provider_message = 'No model is configured. Set ANTHROPIC_API_KEY, or OPENAI_API_KEY with OPENAI_BASE_URL'
+  .. ' for an OpenAI-compatible server; `agent-lsp doctor` checks the setup.'
+
 --- A session/prompt sent while a turn runs steers it: the agent echoes it
 --- as user_message_chunk when the model gets it and answers when that
 --- turn ends (docs/protocol.md, "Steering a running turn").

@@ -32,6 +32,8 @@ local next_id = 0
 local shown
 
 local fire, split = util.fire, util.lines
+local clear_hint
+local prompt_ns = vim.api.nvim_create_namespace('agent_lsp_permission')
 
 --- Option of a given kind in a request.
 ---@param req agent_lsp.PermissionRequest
@@ -99,6 +101,7 @@ function M.answer(req, choice, edited_text)
     end
   end
   req.done = true
+  require('agent_lsp.chat').on_answered(req, choice ~= methods.permission_outcome.cancelled and option(req, choice) or nil)
   for i, r in ipairs(queue) do
     if r == req then
       table.remove(queue, i)
@@ -174,6 +177,33 @@ function M.unified(d)
   return lines
 end
 
+--- The model's own words for a tool call (its Bash `description`, ...):
+--- secondary text under the action. The agent sends it in
+--- `_meta["agent-lsp"].description`; an older agent only has it in rawInput.
+---@param tool table
+---@return string?
+function M.description(tool)
+  local d = util.meta(tool)[methods.meta.description]
+  if type(d) ~= 'string' and type(tool.rawInput) == 'table' then
+    d = tool.rawInput.description
+  end
+  if type(d) == 'string' and vim.trim(d) ~= '' then
+    return (vim.trim(d):gsub('\n.*', ''))
+  end
+end
+
+--- The action a request asks for, in the user's words ("Edit calc.go",
+--- "Run `go test ./...`"): the tool call's title, one line, with the
+--- project's path left out.
+---@param tool table
+---@return string
+function M.action(tool)
+  local title = type(tool.title) == 'string' and tool.title ~= '' and tool.title or (tool.kind or 'Use a tool')
+  title = title:gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), '')
+  -- A float title is plain text: "Run `go test`" reads "Run go test".
+  return util.plain(title)
+end
+
 --- Lines describing a tool call for the prompt; `is_diff` when they are a diff.
 ---@param tool table
 ---@return string[] lines, boolean is_diff
@@ -185,10 +215,7 @@ local function describe(tool)
   local input = tool.rawInput
   local lines = {}
   if type(input) == 'table' and type(input.command) == 'string' then
-    table.insert(lines, '$ ' .. input.command)
-    if type(input.description) == 'string' then
-      table.insert(lines, '# ' .. input.description)
-    end
+    vim.list_extend(lines, split('$ ' .. input.command))
   elseif input ~= nil then
     local ok, json = pcall(vim.json.encode, input)
     lines = split(ok and json or vim.inspect(input))
@@ -214,27 +241,43 @@ function M.is_trust(req)
   return type(meta) == 'table' and meta.kind == methods.folder_trust
 end
 
---- The prompt's footer: the keys this request offers.
+--- An option's name as the agent words it ("Allow", "Always allow edits
+--- to calc.go"); an older agent's bare option gets its kind in words.
+---@param o table
+---@return string
+function M.option_name(o)
+  if type(o.name) == 'string' and o.name ~= '' then
+    return o.name
+  end
+  return ((o.kind or o.optionId or '?'):gsub('_once$', ''):gsub('_', ' '):gsub('^%l', string.upper))
+end
+
+--- The prompt's footer: the keys this request offers, with the options'
+--- names exactly as the agent gives them.
 ---@param req agent_lsp.PermissionRequest
 local function footer(req)
   local k = keys()
   local parts = {}
-  local trust = M.is_trust(req)
-  local function add(key, k2, label)
+  local function add(key, k2)
     local o = option(req, k2)
     if o then
-      table.insert(parts, ('%s %s'):format(key, (not trust and label) or o.name or k2))
+      table.insert(parts, ('%s %s'):format(key, util.plain(M.option_name(o))))
     end
   end
-  add(k.allow_once, kind.allow_once, 'allow')
+  add(k.allow_once, kind.allow_once)
   add(k.allow_always, kind.allow_always)
-  add(k.reject_once, kind.reject_once, 'reject')
+  add(k.reject_once, kind.reject_once)
   add(k.reject_always, kind.reject_always)
   if diff_of(req.params.toolCall or {}) then
     table.insert(parts, k.review .. ' review')
   end
   table.insert(parts, k.later .. ' later')
   return ' ' .. table.concat(parts, '  ') .. ' '
+end
+
+--- Clears a hint left in the command line.
+clear_hint = function()
+  vim.api.nvim_echo({ { '', 'Normal' } }, false, {})
 end
 
 --- Opens a review of an edit: the buffer against the proposal side by side
@@ -256,7 +299,15 @@ function M.review(req)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, 'agent-lsp://proposal/' .. vim.fn.fnamemodify(d.path, ':t') .. '#' .. req.id)
+  -- The tab is labelled with this name: "calc.go (proposed)", beside the
+  -- file itself (a scratch buffer: never written, never attached).
+  -- Relative: a scratch buffer's name is shown as it was given.
+  local rel = vim.fn.fnamemodify(d.path, ':~:.')
+  local name = rel .. ' (proposed)'
+  if vim.fn.bufexists(name) == 1 then
+    name = ('%s (proposed %d)'):format(rel, req.id)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, name)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(d.newText))
   vim.bo[buf].filetype = ft
   vim.cmd('diffthis')
@@ -272,35 +323,48 @@ function M.review(req)
     end
     if M.answer(req, choice, edited) then
       pcall(vim.cmd, 'tabclose')
+      clear_hint()
     end
   end
   local k = keys()
   local function map(lhs, fn, desc)
     vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = desc })
   end
-  map(k.allow_once, function()
-    decide(kind.allow_once)
-  end, 'agent-lsp: allow (with your changes)')
-  map(k.allow_always, function()
-    decide(kind.allow_always)
-  end, 'agent-lsp: always allow')
-  map(k.reject_once, function()
-    decide(kind.reject_once)
-  end, 'agent-lsp: reject')
-  map(k.reject_always, function()
-    decide(kind.reject_always)
-  end, 'agent-lsp: always reject')
+  local hint = {}
+  for _, pair in ipairs({
+    { k.allow_once, kind.allow_once },
+    { k.allow_always, kind.allow_always },
+    { k.reject_once, kind.reject_once },
+    { k.reject_always, kind.reject_always },
+  }) do
+    local o = option(req, pair[2])
+    if o and pair[1] then
+      local name = M.option_name(o)
+      local rule = util.meta(o)[methods.meta.rule]
+      map(pair[1], function()
+        decide(pair[2])
+      end, 'agent-lsp: ' .. util.plain(name) .. (type(rule) == 'string' and (' (' .. rule .. ')') or ''))
+      table.insert(hint, ('%s %s'):format(pair[1], util.plain(name)))
+    end
+  end
   map(k.later, function()
     pcall(vim.cmd, 'tabclose')
+    clear_hint()
   end, 'agent-lsp: close the review (the request stays pending)')
-  vim.notify(
-    ('agent-lsp: review the edit; %s allow (your changes to the right side are applied), %s reject, %s close'):format(
-      k.allow_once,
-      k.reject_once,
-      k.later
-    ),
-    vim.log.levels.INFO
-  )
+  table.insert(hint, k.later .. ' close')
+  -- A hint, not a message: it stays out of :messages and is cleared once
+  -- the request is answered. It fits the command line (a longer one would
+  -- ask to press ENTER over the review).
+  local keys_text = table.concat(hint, '  ')
+  local lead = 'Review the edit (your changes to the right are applied): '
+  local room = vim.o.columns - 12
+  if vim.fn.strdisplaywidth(lead .. keys_text) > room then
+    lead = ''
+  end
+  if vim.fn.strdisplaywidth(keys_text) > room then
+    keys_text = vim.fn.strcharpart(keys_text, 0, room - 1) .. '…'
+  end
+  vim.api.nvim_echo({ { lead, 'Normal' }, { keys_text, 'MoreMsg' } }, false, {})
 end
 
 --- Whether the user is typing somewhere (insert, command line, ...), so a
@@ -327,10 +391,11 @@ function M.show(opts)
     shown = { req = req }
     local items = req.params.options or {}
     local tool = req.params.toolCall or {}
+    local desc = M.description(tool)
     vim.ui.select(items, {
-      prompt = ('agent-lsp: %s'):format(tool.title or 'tool call'),
+      prompt = M.action(tool) .. (desc and (' (' .. desc .. ')') or ''),
       format_item = function(o)
-        return o.name or o.optionId
+        return util.plain(M.option_name(o))
       end,
     }, function(choice)
       if shown and shown.req == req then
@@ -353,6 +418,11 @@ function M.show(opts)
 
   local tool = req.params.toolCall or {}
   local lines, is_diff = describe(tool)
+  -- The model's description is secondary text above the details.
+  local desc = not M.is_trust(req) and M.description(tool) or nil
+  if desc then
+    table.insert(lines, 1, desc)
+  end
   if #lines == 0 then
     lines = { '(no details)' }
   end
@@ -361,13 +431,13 @@ function M.show(opts)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = is_diff and 'diff' or 'sh'
+  if desc then
+    vim.api.nvim_buf_set_extmark(buf, prompt_ns, 0, 0, { end_col = #lines[1], hl_group = 'Comment', priority = 200 })
+  end
 
   local more = #queue > 1 and (' (%d more waiting)'):format(#queue - 1) or ''
-  local title = (' Agent wants to %s: %s%s '):format(
-    (tool.kind == methods.tool_kind.edit and 'edit') or (tool.kind == methods.tool_kind.execute and 'run') or 'use',
-    (tool.title or 'a tool'):gsub('\n.*', ''):gsub(vim.pesc((vim.uv.cwd() or '') .. '/'), ''),
-    more
-  )
+  -- The action itself, as the agent words it: "Edit calc.go", "Run `go test ./...`".
+  local title = (' %s%s '):format(M.action(tool), more)
   if M.is_trust(req) then
     -- "Trust the folder /p? Its .claude/settings.json has 3 hooks that run code"
     title = (' %s%s '):format((tool.title or 'Trust this folder?'):gsub('\n.*', ''), more)
@@ -397,6 +467,10 @@ function M.show(opts)
   })
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
+  if desc and #lines > 1 then
+    -- The cursor line is for the details; the description stays quiet.
+    vim.api.nvim_win_set_cursor(win, { 2, 0 })
+  end
   shown = { req = req, win = win, buf = buf }
 
   local k = keys()
@@ -436,7 +510,7 @@ function M.show(opts)
   })
   if not enter then
     vim.notify(
-      ('agent-lsp: %s wants permission; :AgentPermission to answer'):format(tool.title or 'a tool'),
+      ('agent-lsp: waiting for approval: %s; :AgentPermission to answer'):format(M.action(tool)),
       vim.log.levels.WARN
     )
   end

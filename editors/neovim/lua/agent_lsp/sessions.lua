@@ -43,6 +43,7 @@ function M.load(root, session_id, cb)
   local existing = chat_mod.by_session(session_id)
   if existing then
     existing:show()
+    notify('that session is already open in this chat')
     return cb(nil, existing)
   end
   client.with_client(root, function(c)
@@ -60,9 +61,9 @@ function M.load(root, session_id, cb)
       chat.busy = false
       chat:flush()
       if err then
-        chat:push({ kind = 'error', message = 'session/load: ' .. message(err) })
+        chat:push({ kind = 'error', message = 'loading the session: ' .. message(err) })
         chat:flush()
-        notify('session/load: ' .. message(err), vim.log.levels.ERROR)
+        notify('loading the session: ' .. message(err), vim.log.levels.ERROR)
         return cb(err, chat)
       end
       chat:_bind(session_id, result)
@@ -76,23 +77,49 @@ function M.load(root, session_id, cb)
   end, cb)
 end
 
+--- The date of an RFC 3339 time, local and short ("2026-11-26 10:55").
+---@param t any
+local function when(t)
+  if type(t) ~= 'string' then
+    return ('?'):rep(16)
+  end
+  return (t:gsub('T', ' '):gsub('%.%d+', ''):gsub('Z$', ''):gsub('[+-]%d%d:%d%d$', ''):sub(1, 16))
+end
+
+--- A line of the session list: the date first, then the title cut to
+--- fit the screen (a long title never pushes the date out of view).
+---@param s table session/list entry
+---@param is_open boolean? already open in a chat here
+---@return string
+function M.format_item(s, is_open)
+  local title = (type(s.title) == 'string' and s.title ~= '') and s.title or s.sessionId
+  title = vim.trim((tostring(title):gsub('%s+', ' ')))
+  local max = math.max(20, vim.o.columns - 30)
+  if vim.fn.strdisplaywidth(title) > max then
+    title = vim.fn.strcharpart(title, 0, max - 1) .. '…'
+  end
+  return ('%s  %s%s'):format(when(s.updatedAt), title, is_open and '  (open)' or '')
+end
+
 --- :AgentSessions: pick a past session of the project and load it.
 ---@param root string
 function M.pick(root)
   M.list(root, function(err, sessions)
     if err then
-      return notify('session/list: ' .. message(err), vim.log.levels.ERROR)
+      return notify('listing the sessions: ' .. message(err), vim.log.levels.ERROR)
     end
     if not sessions or #sessions == 0 then
       return notify('no past sessions for ' .. vim.fn.fnamemodify(root, ':~'))
+    end
+    local open = {}
+    for _, s in ipairs(sessions) do
+      open[s.sessionId] = require('agent_lsp.chat').by_session(s.sessionId) ~= nil
     end
     vim.ui.select(sessions, {
       prompt = 'Agent sessions',
       kind = 'agent_lsp_session',
       format_item = function(s)
-        local when = type(s.updatedAt) == 'string' and s.updatedAt:gsub('T', ' '):gsub('Z$', '') or ''
-        local title = (type(s.title) == 'string' and s.title ~= '') and s.title or s.sessionId
-        return ('%s  %s'):format(when, (title:gsub('\n', ' ')))
+        return M.format_item(s, open[s.sessionId])
       end,
     }, function(choice)
       if not choice then
