@@ -247,7 +247,7 @@ keys d
 wait_for '(proposed)'
 shot diff-review
 keys y
-wait_for 'Allowed: ' 20
+wait_for '  Allowed' 20
 wait_for 'go test ./...' 30
 wait_for 'y Allow' 30
 shot bash-approval

@@ -228,7 +228,7 @@ return {
       })
       local run = line_of(lines, '✓ Run `go test ./...` · completed')
       h.ok(run, 'the summary: ' .. table.concat(lines, '\n'))
-      h.eq('  Allowed: Allow', lines[run + 1], 'the approval under the summary')
+      h.eq('  Allowed', lines[run + 1], 'the approval under the summary: the row names the action')
       h.eq('```console', lines[run + 2], "the agent's console block, as it is")
       h.eq('$ go test ./...', lines[run + 3])
       h.eq('```', lines[run + 5])

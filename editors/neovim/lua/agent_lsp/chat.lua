@@ -580,8 +580,9 @@ local answer_word = {
   [methods.permission_answer.cancelled] = 'Cancelled',
 }
 
---- The line recording the answer to a tool call's permission request
---- ("Allowed: Always allow edits to calc.go"), or nil.
+--- The line recording the answer to a tool call's permission request,
+--- under the tool's own row: "Allowed", or with the standing rule chosen
+--- in the option's words ("Allowed: Always allow edits to calc.go"), or nil.
 ---@param p table? {outcome, optionId, name}
 ---@return string?, string? hl
 local function answer_line(p)
@@ -590,7 +591,11 @@ local function answer_line(p)
   end
   local word = answer_word[p.outcome] or p.outcome
   local hl = p.outcome == methods.permission_answer.allowed and 'DiagnosticOk' or 'DiagnosticWarn'
-  if type(p.name) == 'string' and p.name ~= '' and p.outcome ~= methods.permission_answer.cancelled then
+  -- The option's kind when answered here; the agent's update names the
+  -- option by id (allow_always, reject_always).
+  local which = p.kind or p.optionId
+  local always = type(which) == 'string' and which:find('always', 1, true) ~= nil
+  if always and type(p.name) == 'string' and p.name ~= '' and p.outcome ~= methods.permission_answer.cancelled then
     return ('%s: %s'):format(word, p.name), hl
   end
   return word, hl
@@ -1455,7 +1460,12 @@ function M.on_answered(req, o)
   chat:push({
     kind = 'answered',
     tool_call_id = tool.toolCallId,
-    permission = { outcome = outcome, optionId = o and o.optionId, name = o and require('agent_lsp.permission').option_name(o) },
+    permission = {
+      outcome = outcome,
+      optionId = o and o.optionId,
+      kind = o and o.kind,
+      name = o and require('agent_lsp.permission').option_name(o),
+    },
   })
 end
 
