@@ -9,24 +9,13 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require(process.env.PLAYWRIGHT_DIR);
+const { stepper, loadWorkbench, runCommand, openFile, openChat, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const EDIT_MARK = '# reviewed in the diff editor';
 const UNSAVED = '# my unsaved note';
 
-function step(msg) {
-  process.stderr.write(`e2e: ${msg}\n`);
-}
-
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
-}
+const step = stepper('e2e');
 
 // Opens a header picker of the chat (a VS Code quick pick), checks a row's
 // description and picks the row labelled `label`.
@@ -47,208 +36,174 @@ async function editorText(page, selector) {
   }, selector);
 }
 
-(async () => {
-  const ctx = await chromium.launchPersistentContext(process.env.E2E_PROFILE, {
-    executablePath: process.env.CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  const page = ctx.pages()[0] || await ctx.newPage();
+run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   const errors = [];
   page.on('pageerror', e => errors.push(String(e)));
-  let ok = false;
-  try {
-    step('loading the workbench');
-    await page.goto(process.env.E2E_URL, { waitUntil: 'domcontentloaded', timeout: 60000 });
-    await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
-    await page.waitForSelector('.part.statusbar', { timeout: 60000 });
-    await page.waitForFunction(() => {
-      const sb = document.querySelector('.part.statusbar');
-      return sb && !/Activating Extensions/.test(sb.textContent);
-    }, null, { timeout: 90000 });
-    const body = await page.evaluate(() => document.body.innerText);
-    if (/Restricted Mode/.test(body)) throw new Error('workbench is in Restricted Mode');
+  step('loading the workbench');
+  await loadWorkbench(page);
+  const body = await page.evaluate(() => document.body.innerText);
+  if (/Restricted Mode/.test(body)) throw new Error('workbench is in Restricted Mode');
 
-    step('opening calc.py');
-    await page.keyboard.press('Control+P');
-    const qi = page.locator('.quick-input-widget input');
-    await qi.waitFor({ state: 'visible', timeout: 15000 });
-    await qi.fill('calc.py');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.py' }).first().waitFor({ timeout: 15000 });
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => {
-      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
-      return ed && /average/.test(ed.textContent);
-    }, null, { timeout: 30000 });
+  step('opening calc.py');
+  await openFile(page, 'calc.py', /average/);
 
-    step('opening the chat view');
-    await runCommand(page, 'Agent: Open Chat');
-    const chat = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-    await chat.locator('#prompt').waitFor({ timeout: 60000 });
-    // The sidecar is up and the session exists: the mode picker is enabled.
-    await chat.locator('#mode:not([disabled])').waitFor({ timeout: 60000 });
-    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
-    // Slash-command completion from available_commands_update.
-    await chat.locator('#prompt').fill('/com');
-    await chat.locator('#completions li', { hasText: '/compact' }).waitFor({ timeout: 10000 });
-    await chat.locator('#prompt').fill('');
+  step('opening the chat view');
+  const chat = await openChat(page);
+  await chat.locator('#prompt').waitFor({ timeout: 60000 });
+  // The sidecar is up and the session exists: the mode picker is enabled.
+  await chat.locator('#mode:not([disabled])').waitFor({ timeout: 60000 });
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  // Slash-command completion from available_commands_update.
+  await chat.locator('#prompt').fill('/com');
+  await chat.locator('#completions li', { hasText: '/compact' }).waitFor({ timeout: 10000 });
+  await chat.locator('#prompt').fill('');
 
-    step('mode picker: a quick pick with each mode\'s description');
-    await pickFromHeader(page, chat, '#mode', 'Plan', /Plan.*\S{3,}.*\S{3,}/);
-    await chat.locator('#mode[data-value="plan"]').waitFor({ timeout: 10000 });
-    await pickFromHeader(page, chat, '#mode', 'Default', /Default.*Ask/);
-    await chat.locator('#mode[data-value="default"]').waitFor({ timeout: 10000 });
+  step('mode picker: a quick pick with each mode\'s description');
+  await pickFromHeader(page, chat, '#mode', 'Plan', /Plan.*\S{3,}.*\S{3,}/);
+  await chat.locator('#mode[data-value="plan"]').waitFor({ timeout: 10000 });
+  await pickFromHeader(page, chat, '#mode', 'Default', /Default.*Ask/);
+  await chat.locator('#mode[data-value="default"]').waitFor({ timeout: 10000 });
 
-    step('sending the prompt');
-    await chat.locator('#prompt').fill('Fix average: it divides by 2');
-    await chat.locator('#prompt').press('Enter');
-    await chat.locator('.msg.user', { hasText: 'Fix average' }).waitFor({ timeout: 15000 });
+  step('sending the prompt');
+  await chat.locator('#prompt').fill('Fix average: it divides by 2');
+  await chat.locator('#prompt').press('Enter');
+  await chat.locator('.msg.user', { hasText: 'Fix average' }).waitFor({ timeout: 15000 });
 
-    step('waiting for the diff editor');
-    await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
-    await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
-    await page.waitForFunction(() => {
-      const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
-      return m && /len\(values\)/.test(m.textContent);
-    }, null, { timeout: 30000 });
-    await page.screenshot({ path: path.join(artifacts, 'e2e-diff.png') });
+  step('waiting for the diff editor');
+  await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
+  await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => {
+    const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
+    return m && /len\(values\)/.test(m.textContent);
+  }, null, { timeout: 30000 });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-diff.png') });
 
-    step('hiding and showing the chat: the pending approval survives');
-    await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
-    await page.waitForFunction(() => !document.querySelector('.part.sidebar') || document.querySelector('.part.sidebar').offsetParent === null ||
-      getComputedStyle(document.querySelector('.part.sidebar')).display === 'none', null, { timeout: 10000 });
-    await runCommand(page, 'Agent: Open Chat');
-    await chat.locator('.permission.pending', { hasText: 'calc.py' }).waitFor({ timeout: 30000 });
-    await chat.locator('.permission.pending button[data-action="review"]').waitFor({ timeout: 5000 });
+  step('hiding and showing the chat: the pending approval survives');
+  await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+  await page.waitForFunction(() => !document.querySelector('.part.sidebar') || document.querySelector('.part.sidebar').offsetParent === null ||
+    getComputedStyle(document.querySelector('.part.sidebar')).display === 'none', null, { timeout: 10000 });
+  await runCommand(page, 'Agent: Open Chat');
+  await chat.locator('.permission.pending', { hasText: 'calc.py' }).waitFor({ timeout: 30000 });
+  await chat.locator('.permission.pending button[data-action="review"]').waitFor({ timeout: 5000 });
 
-    step('editing the proposal');
-    const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines');
-    await modified.click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type(EDIT_MARK);
-    await page.waitForFunction(mark => {
-      const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
-      return m && m.textContent.replace(/\u00a0/g, ' ').includes(mark);
-    }, EDIT_MARK, { timeout: 10000 });
+  step('editing the proposal');
+  const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines');
+  await modified.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(EDIT_MARK);
+  await page.waitForFunction(mark => {
+    const m = document.querySelector('.monaco-diff-editor .editor.modified .view-lines');
+    return m && m.textContent.replace(/\u00a0/g, ' ').includes(mark);
+  }, EDIT_MARK, { timeout: 10000 });
 
-    step('the diff editor: text actions named like the chat\'s buttons, no internal id in the breadcrumb');
-    for (const label of ['Allow', 'Always…', 'Reject']) {
-      await page.locator('.editor-actions .action-label', { hasText: new RegExp(`^${label}$`) }).first().waitFor({ timeout: 10000 });
-    }
-    const crumbs = await page.evaluate(() => [...document.querySelectorAll('.breadcrumbs-control')].map(e => e.textContent).join(' | '));
-    if (/perm\d|request=/.test(crumbs)) throw new Error(`breadcrumb shows an internal id: ${crumbs}`);
-
-    step('allowing from the editor title bar');
-    await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
-
-    step('waiting for the end of the turn');
-    await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 60000 });
-    await chat.locator('.permission.resolved', { hasText: 'with your changes' }).waitFor({ timeout: 10000 });
-    if (await chat.locator('.permission.resolved').count() !== 1) throw new Error('one approval, one "Allowed" line');
-    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
-    // The diff editor closed; the editor shows the applied, user-edited text.
-    await page.waitForFunction(() => !document.querySelector('.monaco-diff-editor .editor.modified'), null, { timeout: 15000 });
-    await page.waitForFunction(mark => {
-      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
-      const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
-      return /len\(values\)/.test(t) && t.includes(mark) && !/\/ 2/.test(t);
-    }, EDIT_MARK, { timeout: 30000 });
-    // Code blocks take the editor's tab width (editor.tabSize, 4 here).
-    await chat.locator('.msg.agent pre.code[style*="tab-size:4"]').first().waitFor({ timeout: 5000 });
-    const text = await editorText(page, '.editor-instance .monaco-editor .view-lines');
-    step(`editor text now:\n${text}`);
-    // Expand the tool rows for the screenshot.
-    await chat.locator('details.tool.kind-edit summary').first().click();
-    await page.waitForTimeout(500);
-    await page.screenshot({ path: path.join(artifacts, 'e2e-after.png') });
-
-    step('second turn on a file with unsaved changes, approved from the chat');
-    await page.locator('.editor-instance .monaco-editor .view-lines').click();
-    await page.keyboard.press('Control+Home');
-    await page.keyboard.type(`${UNSAVED}\n`);
-    await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 10000 });
-    await chat.locator('#prompt').fill('Make total start from 0');
-    await chat.locator('#prompt').press('Enter');
-    const allow = chat.locator('.permission.pending button[data-option="allow_once"]');
-    await allow.waitFor({ timeout: 60000 });
-    await allow.click();
-    await chat.locator('.msg.agent', { hasText: 'starts from 0' }).waitFor({ timeout: 60000 });
-    await page.waitForFunction(mark => {
-      const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
-      const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
-      return t.includes('sum(values, 0)') && t.includes(mark);
-    }, UNSAVED, { timeout: 30000 });
-    // The user's unsaved work stays unsaved (run-e2e.sh checks the disk).
-    await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 5000 });
-
-    step('history: a new chat, then load the old one');
-    await runCommand(page, 'Agent: New Chat');
-    await chat.locator('.empty').waitFor({ timeout: 15000 });
-    await runCommand(page, 'Agent: Show Chat History');
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fix average' }).first();
-    await row.waitFor({ timeout: 15000 });
-    // The date on its own line, under the title.
-    const rowText = await row.innerText();
-    if (!/Fix average[^\n]*\n[\s\S]*\d{4}/.test(rowText)) throw new Error(`history row has no date line: ${rowText}`);
-    await row.click();
-    await chat.locator('.msg.user', { hasText: 'Make total start from 0' }).waitFor({ timeout: 15000 });
-    await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 5000 });
-
-    step('context: ask about the selection');
-    await page.locator('.editor-instance .monaco-editor .view-lines').click();
-    await page.keyboard.press('Control+A');
-    await runCommand(page, 'Ask Agent about Selection');
-    await chat.locator('#attachments .chip', { hasText: 'calc.py:1-' }).waitFor({ timeout: 10000 });
-    await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
-
-    step('cancel a running turn');
-    await chat.locator('#prompt').fill('Explain this, take your time');
-    await chat.locator('#prompt').press('Enter');
-    await chat.locator('.msg.agent', { hasText: 'Working on it' }).waitFor({ timeout: 30000 });
-    await chat.locator('#cancel').click();
-    await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
-    await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });
-    const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
-    if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
-
-    step('no key: the chat says so with its two fixes, Send is off');
-    fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
-    await page.waitForTimeout(1500);
-    await runCommand(page, 'Agent: New Chat');
-    await runCommand(page, 'Agent: Restart agent-lsp');
-    const banner = chat.locator('#banner .problem');
-    try {
-      await banner.waitFor({ timeout: 30000 });
-    } catch {
-      // An agent without initialize's providerProblem says it at the first prompt.
-      step('the agent reported no providerProblem at start: sending a prompt');
-      await chat.locator('#prompt').fill('Hello');
-      await chat.locator('#prompt').press('Enter');
-      await banner.waitFor({ timeout: 30000 });
-    }
-    const problem = await banner.innerText();
-    if (/^\W*(session|agent)\//m.test(problem)) throw new Error(`the error starts with a method name: ${problem}`);
-    if (!/model/i.test(problem)) throw new Error(`the no-key notice does not speak of a model: ${problem}`);
-    await banner.locator('button', { hasText: 'Open settings' }).waitFor({ timeout: 5000 });
-    await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
-
-    step('Set API key: stored in secret storage, the agent restarts with it, the notice goes');
-    await banner.locator('button', { hasText: 'Set API key' }).click();
-    const keyBox = page.locator('.quick-input-widget input[type="password"]');
-    await keyBox.waitFor({ timeout: 15000 });
-    await keyBox.fill('sk-e2e-test');
-    await page.keyboard.press('Enter');
-    await banner.waitFor({ state: 'detached', timeout: 60000 });
-    await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
-    if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);
-    ok = true;
-  } catch (e) {
-    step(`FAILED: ${e && e.stack || e}`);
-    try { await page.screenshot({ path: path.join(artifacts, 'e2e-failure.png') }); } catch { /* ignore */ }
-  } finally {
-    await ctx.close();
+  step('the diff editor: text actions named like the chat\'s buttons, no internal id in the breadcrumb');
+  for (const label of ['Allow', 'Always…', 'Reject']) {
+    await page.locator('.editor-actions .action-label', { hasText: new RegExp(`^${label}$`) }).first().waitFor({ timeout: 10000 });
   }
-  process.exit(ok ? 0 : 1);
-})().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });
+  const crumbs = await page.evaluate(() => [...document.querySelectorAll('.breadcrumbs-control')].map(e => e.textContent).join(' | '));
+  if (/perm\d|request=/.test(crumbs)) throw new Error(`breadcrumb shows an internal id: ${crumbs}`);
+
+  step('allowing from the editor title bar');
+  await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
+
+  step('waiting for the end of the turn');
+  await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 60000 });
+  await chat.locator('.permission.resolved', { hasText: 'with your changes' }).waitFor({ timeout: 10000 });
+  if (await chat.locator('.permission.resolved').count() !== 1) throw new Error('one approval, one "Allowed" line');
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  // The diff editor closed; the editor shows the applied, user-edited text.
+  await page.waitForFunction(() => !document.querySelector('.monaco-diff-editor .editor.modified'), null, { timeout: 15000 });
+  await page.waitForFunction(mark => {
+    const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+    const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
+    return /len\(values\)/.test(t) && t.includes(mark) && !/\/ 2/.test(t);
+  }, EDIT_MARK, { timeout: 30000 });
+  // Code blocks take the editor's tab width (editor.tabSize, 4 here).
+  await chat.locator('.msg.agent pre.code[style*="tab-size:4"]').first().waitFor({ timeout: 5000 });
+  const text = await editorText(page, '.editor-instance .monaco-editor .view-lines');
+  step(`editor text now:\n${text}`);
+  // Expand the tool rows for the screenshot.
+  await chat.locator('details.tool.kind-edit summary').first().click();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: path.join(artifacts, 'e2e-after.png') });
+
+  step('second turn on a file with unsaved changes, approved from the chat');
+  await page.locator('.editor-instance .monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type(`${UNSAVED}\n`);
+  await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 10000 });
+  await chat.locator('#prompt').fill('Make total start from 0');
+  await chat.locator('#prompt').press('Enter');
+  const allow = chat.locator('.permission.pending button[data-option="allow_once"]');
+  await allow.waitFor({ timeout: 60000 });
+  await allow.click();
+  await chat.locator('.msg.agent', { hasText: 'starts from 0' }).waitFor({ timeout: 60000 });
+  await page.waitForFunction(mark => {
+    const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+    const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
+    return t.includes('sum(values, 0)') && t.includes(mark);
+  }, UNSAVED, { timeout: 30000 });
+  // The user's unsaved work stays unsaved (run-e2e.sh checks the disk).
+  await page.locator('.tab.dirty', { hasText: 'calc.py' }).waitFor({ timeout: 5000 });
+
+  step('history: a new chat, then load the old one');
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
+  await runCommand(page, 'Agent: Show Chat History');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fix average' }).first();
+  await row.waitFor({ timeout: 15000 });
+  // The date on its own line, under the title.
+  const rowText = await row.innerText();
+  if (!/Fix average[^\n]*\n[\s\S]*\d{4}/.test(rowText)) throw new Error(`history row has no date line: ${rowText}`);
+  await row.click();
+  await chat.locator('.msg.user', { hasText: 'Make total start from 0' }).waitFor({ timeout: 15000 });
+  await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 5000 });
+
+  step('context: ask about the selection');
+  await page.locator('.editor-instance .monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+A');
+  await runCommand(page, 'Ask Agent about Selection');
+  await chat.locator('#attachments .chip', { hasText: 'calc.py:1-' }).waitFor({ timeout: 10000 });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
+
+  step('cancel a running turn');
+  await chat.locator('#prompt').fill('Explain this, take your time');
+  await chat.locator('#prompt').press('Enter');
+  await chat.locator('.msg.agent', { hasText: 'Working on it' }).waitFor({ timeout: 30000 });
+  await chat.locator('#cancel').click();
+  await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });
+  const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
+  if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
+
+  step('no key: the chat says so with its two fixes, Send is off');
+  fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
+  await page.waitForTimeout(1500);
+  await runCommand(page, 'Agent: New Chat');
+  await runCommand(page, 'Agent: Restart agent-lsp');
+  const banner = chat.locator('#banner .problem');
+  try {
+    await banner.waitFor({ timeout: 30000 });
+  } catch {
+    // An agent without initialize's providerProblem says it at the first prompt.
+    step('the agent reported no providerProblem at start: sending a prompt');
+    await chat.locator('#prompt').fill('Hello');
+    await chat.locator('#prompt').press('Enter');
+    await banner.waitFor({ timeout: 30000 });
+  }
+  const problem = await banner.innerText();
+  if (/^\W*(session|agent)\//m.test(problem)) throw new Error(`the error starts with a method name: ${problem}`);
+  if (!/model/i.test(problem)) throw new Error(`the no-key notice does not speak of a model: ${problem}`);
+  await banner.locator('button', { hasText: 'Open settings' }).waitFor({ timeout: 5000 });
+  await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
+
+  step('Set API key: stored in secret storage, the agent restarts with it, the notice goes');
+  await banner.locator('button', { hasText: 'Set API key' }).click();
+  const keyBox = page.locator('.quick-input-widget input[type="password"]');
+  await keyBox.waitFor({ timeout: 15000 });
+  await keyBox.fill('sk-e2e-test');
+  await page.keyboard.press('Enter');
+  await banner.waitFor({ state: 'detached', timeout: 60000 });
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  if (errors.length) step(`page errors (not fatal): ${errors.join(' | ')}`);
+});

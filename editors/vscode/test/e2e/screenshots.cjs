@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require(process.env.PLAYWRIGHT_DIR);
+const { stepper, loadWorkbench, runCommand, openFile, openChat, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const PROMPT = 'Average in calc.go divides by 2 instead of the number of values: fix it, then run the tests to make sure nothing else broke';
@@ -20,9 +20,7 @@ const SHOTS = [
 ];
 const taken = [];
 
-function step(msg) {
-  process.stderr.write(`screenshots: ${msg}\n`);
-}
+const step = stepper('screenshots');
 
 async function shot(page, name) {
   if (!SHOTS.includes(name)) throw new Error(`unknown screenshot ${name}`);
@@ -30,15 +28,6 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(artifacts, `vscode-${name}.png`) });
   taken.push(name);
   step(`vscode-${name}.png`);
-}
-
-async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
 }
 
 async function closeQuickInput(page) {
@@ -51,147 +40,116 @@ async function proposalText(page) {
   return page.evaluate(() => (document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' '));
 }
 
-(async () => {
-  const ctx = await chromium.launchPersistentContext(process.env.E2E_PROFILE, {
-    executablePath: process.env.CHROMIUM,
-    headless: true,
-    // Wide enough for the diff editor to stay side by side beside a 480 px chat.
-    viewport: { width: 1600, height: 900 },
-    deviceScaleFactor: 1,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  const page = ctx.pages()[0] || await ctx.newPage();
-  let ok = false;
-  try {
-    step('loading the workbench');
-    await page.goto(process.env.E2E_URL, { waitUntil: 'domcontentloaded', timeout: 60000 });
-    await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
-    await page.waitForFunction(() => {
-      const sb = document.querySelector('.part.statusbar');
-      return sb && !/Activating Extensions/.test(sb.textContent);
-    }, null, { timeout: 90000 });
+// Wide enough for the diff editor to stay side by side beside a 480 px chat.
+run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED.png', async page => {
+  step('loading the workbench');
+  await loadWorkbench(page);
 
-    step('opening calc.go and the chat');
-    await page.keyboard.press('Control+P');
-    const qi = page.locator('.quick-input-widget input');
-    await qi.waitFor({ state: 'visible', timeout: 15000 });
-    await qi.fill('calc.go');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().waitFor({ timeout: 15000 });
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /Average/.test(document.querySelector('.editor-instance .monaco-editor .view-lines')?.textContent ?? ''), null, { timeout: 30000 });
-    await runCommand(page, 'Agent: Open Chat');
-    const chat = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-    await chat.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
-    // A wider chat than the default 300 px, as people size it.
-    const sb = await page.locator('.part.sidebar').boundingBox();
-    await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(sb.x + sb.width + 181, sb.y + sb.height / 2, { steps: 8 });
-    await page.mouse.up();
-    await page.mouse.move(sb.x + sb.width + 600, sb.y + sb.height - 10);
+  step('opening calc.go and the chat');
+  await openFile(page, 'calc.go', /Average/);
+  const chat = await openChat(page);
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
+  // A wider chat than the default 300 px, as people size it.
+  const sb = await page.locator('.part.sidebar').boundingBox();
+  await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sb.x + sb.width + 181, sb.y + sb.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await page.mouse.move(sb.x + sb.width + 600, sb.y + sb.height - 10);
 
-    step('streaming');
-    await chat.locator('#prompt').fill('What does calc.go do?');
-    await chat.locator('#prompt').press('Enter');
-    await chat.locator('.msg.agent', { hasText: 'right for two values' }).waitFor({ timeout: 30000 });
-    await chat.locator('#cancel:not([hidden])').waitFor({ timeout: 5000 });
-    await shot(page, 'chat-streaming');
-    await chat.locator('#cancel').click();
-    await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
-    await runCommand(page, 'Agent: New Chat');
-    await chat.locator('.empty').waitFor({ timeout: 15000 });
+  step('streaming');
+  await chat.locator('#prompt').fill('What does calc.go do?');
+  await chat.locator('#prompt').press('Enter');
+  await chat.locator('.msg.agent', { hasText: 'right for two values' }).waitFor({ timeout: 30000 });
+  await chat.locator('#cancel:not([hidden])').waitFor({ timeout: 5000 });
+  await shot(page, 'chat-streaming');
+  await chat.locator('#cancel').click();
+  await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
 
-    step('edit approval and diff review');
-    await chat.locator('#prompt').fill(PROMPT);
-    await chat.locator('#prompt').press('Enter');
-    await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
-    await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
-    await page.waitForFunction(() => /len\(values\)/.test((document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 30000 });
-    await shot(page, 'edit-approval');
-    await page.locator('.editor-actions .action-label', { hasText: /^Always…$/ }).first().click();
-    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
-    await shot(page, 'diff-review');
-    await closeQuickInput(page);
-    if (!/len\(values\)/.test(await proposalText(page))) throw new Error('the diff editor closed');
-    await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
+  step('edit approval and diff review');
+  await chat.locator('#prompt').fill(PROMPT);
+  await chat.locator('#prompt').press('Enter');
+  await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
+  await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => /len\(values\)/.test((document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 30000 });
+  await shot(page, 'edit-approval');
+  await page.locator('.editor-actions .action-label', { hasText: /^Always…$/ }).first().click();
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await shot(page, 'diff-review');
+  await closeQuickInput(page);
+  if (!/len\(values\)/.test(await proposalText(page))) throw new Error('the diff editor closed');
+  await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
 
-    step('Bash approval and output');
-    const bashAllow = chat.locator('.permission.pending button[data-kind="allow_once"]');
-    await chat.locator('.permission.pending', { hasText: 'go test' }).waitFor({ timeout: 60000 });
-    await shot(page, 'bash-approval');
-    await bashAllow.click();
-    await chat.locator('.msg.agent h2', { hasText: 'Fixed' }).waitFor({ timeout: 90000 });
-    await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
-    const bashRow = chat.locator('details.tool.kind-execute').first();
-    await bashRow.locator('summary').click();
-    await bashRow.locator('.tbody', { hasText: /ok\s+calc/ }).waitFor({ timeout: 10000 });
-    // Tool output is rendered markdown: no fence shows as text.
-    const transcript = await chat.locator('#transcript').innerText();
-    if (/```/.test(transcript)) throw new Error(`literal code fences in the chat:\n${transcript}`);
-    await bashRow.scrollIntoViewIfNeeded();
-    await shot(page, 'bash-output');
-    await bashRow.locator('summary').click();
-    await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
-    await shot(page, 'end-of-turn');
+  step('Bash approval and output');
+  const bashAllow = chat.locator('.permission.pending button[data-kind="allow_once"]');
+  await chat.locator('.permission.pending', { hasText: 'go test' }).waitFor({ timeout: 60000 });
+  await shot(page, 'bash-approval');
+  await bashAllow.click();
+  await chat.locator('.msg.agent h2', { hasText: 'Fixed' }).waitFor({ timeout: 90000 });
+  await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+  const bashRow = chat.locator('details.tool.kind-execute').first();
+  await bashRow.locator('summary').click();
+  await bashRow.locator('.tbody', { hasText: /ok\s+calc/ }).waitFor({ timeout: 10000 });
+  // Tool output is rendered markdown: no fence shows as text.
+  const transcript = await chat.locator('#transcript').innerText();
+  if (/```/.test(transcript)) throw new Error(`literal code fences in the chat:\n${transcript}`);
+  await bashRow.scrollIntoViewIfNeeded();
+  await shot(page, 'bash-output');
+  await bashRow.locator('summary').click();
+  await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
+  await shot(page, 'end-of-turn');
 
-    step('pickers');
-    await chat.locator('#model').click();
-    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
-    await shot(page, 'model-picker');
-    await closeQuickInput(page);
-    await chat.locator('#mode').click();
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan' }).first().waitFor({ timeout: 15000 });
-    await shot(page, 'mode-picker');
-    await closeQuickInput(page);
+  step('pickers');
+  await chat.locator('#model').click();
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await shot(page, 'model-picker');
+  await closeQuickInput(page);
+  await chat.locator('#mode').click();
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan' }).first().waitFor({ timeout: 15000 });
+  await shot(page, 'mode-picker');
+  await closeQuickInput(page);
 
-    step('history and the reloaded chat');
-    await runCommand(page, 'Agent: New Chat');
-    await chat.locator('.empty').waitFor({ timeout: 15000 });
-    await runCommand(page, 'Agent: Show Chat History');
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Average in calc.go' }).first();
-    await row.waitFor({ timeout: 15000 });
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'What does calc.go do' }).first().waitFor({ timeout: 5000 });
-    await shot(page, 'history');
-    await row.click();
-    await chat.locator('.msg.user', { hasText: 'Average in calc.go' }).waitFor({ timeout: 15000 });
-    await chat.locator('.msg.agent h2', { hasText: 'Fixed' }).waitFor({ timeout: 15000 });
-    for (const kind of ['edit', 'execute']) {
-      const d = chat.locator(`details.tool.kind-${kind}`).first();
-      await d.waitFor({ timeout: 10000 });
-      await d.locator('summary').click();
-    }
-    await chat.locator('details.tool.kind-edit').first().scrollIntoViewIfNeeded();
-    await shot(page, 'reloaded');
-
-    step('no key');
-    await runCommand(page, 'Agent: New Chat');
-    await chat.locator('.empty').waitFor({ timeout: 15000 });
-    fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
-    await page.waitForTimeout(1500);
-    await runCommand(page, 'Agent: Restart agent-lsp');
-    const banner = chat.locator('#banner .problem');
-    try {
-      await banner.waitFor({ timeout: 30000 });
-    } catch {
-      // An agent without initialize's providerProblem says it at the first prompt.
-      step('WARNING: the agent reported no providerProblem at start; sending a prompt to get the no-key state');
-      await chat.locator('#prompt').fill('Hello');
-      await chat.locator('#prompt').press('Enter');
-      await banner.waitFor({ timeout: 30000 });
-    }
-    await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
-    await runCommand(page, 'Notifications: Clear All Notifications');
-    await shot(page, 'no-key');
-
-    const missing = SHOTS.filter(s => !taken.includes(s));
-    if (missing.length) throw new Error(`states not reached: ${missing.join(', ')}`);
-    ok = true;
-  } catch (e) {
-    step(`FAILED: ${e && e.stack || e}`);
-    try { await page.screenshot({ path: path.join(artifacts, 'vscode-FAILED.png') }); } catch { /* ignore */ }
-  } finally {
-    await ctx.close();
+  step('history and the reloaded chat');
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
+  await runCommand(page, 'Agent: Show Chat History');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Average in calc.go' }).first();
+  await row.waitFor({ timeout: 15000 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'What does calc.go do' }).first().waitFor({ timeout: 5000 });
+  await shot(page, 'history');
+  await row.click();
+  await chat.locator('.msg.user', { hasText: 'Average in calc.go' }).waitFor({ timeout: 15000 });
+  await chat.locator('.msg.agent h2', { hasText: 'Fixed' }).waitFor({ timeout: 15000 });
+  for (const kind of ['edit', 'execute']) {
+    const d = chat.locator(`details.tool.kind-${kind}`).first();
+    await d.waitFor({ timeout: 10000 });
+    await d.locator('summary').click();
   }
-  process.exit(ok ? 0 : 1);
-})().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });
+  await chat.locator('details.tool.kind-edit').first().scrollIntoViewIfNeeded();
+  await shot(page, 'reloaded');
+
+  step('no key');
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
+  fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
+  await page.waitForTimeout(1500);
+  await runCommand(page, 'Agent: Restart agent-lsp');
+  const banner = chat.locator('#banner .problem');
+  try {
+    await banner.waitFor({ timeout: 30000 });
+  } catch {
+    // An agent without initialize's providerProblem says it at the first prompt.
+    step('WARNING: the agent reported no providerProblem at start; sending a prompt to get the no-key state');
+    await chat.locator('#prompt').fill('Hello');
+    await chat.locator('#prompt').press('Enter');
+    await banner.waitFor({ timeout: 30000 });
+  }
+  await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await shot(page, 'no-key');
+
+  const missing = SHOTS.filter(s => !taken.includes(s));
+  if (missing.length) throw new Error(`states not reached: ${missing.join(', ')}`);
+});

@@ -1,0 +1,89 @@
+// What the end-to-end test (e2e.cjs) and the screenshots (screenshots.cjs)
+// share: the browser, the workbench, files and commands, and the run's
+// ending. Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
+'use strict';
+const path = require('path');
+const { chromium } = require(process.env.PLAYWRIGHT_DIR);
+
+/** A logger whose lines start with the script's name. */
+function stepper(name) {
+  return msg => process.stderr.write(`${name}: ${msg}\n`);
+}
+
+/** Starts chromium on a fresh profile with a viewport of the given size. */
+async function launch(viewport, extra = {}) {
+  const ctx = await chromium.launchPersistentContext(process.env.E2E_PROFILE, {
+    executablePath: process.env.CHROMIUM,
+    headless: true,
+    viewport,
+    ...extra,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  return { ctx, page: ctx.pages()[0] || await ctx.newPage() };
+}
+
+/** Loads code-server's workbench and waits until the extensions are active. */
+async function loadWorkbench(page) {
+  await page.goto(process.env.E2E_URL, { waitUntil: 'domcontentloaded', timeout: 60000 });
+  await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+  await page.waitForSelector('.part.statusbar', { timeout: 60000 });
+  await page.waitForFunction(() => {
+    const sb = document.querySelector('.part.statusbar');
+    return sb && !/Activating Extensions/.test(sb.textContent);
+  }, null, { timeout: 90000 });
+}
+
+/** Runs a command from the command palette by its title. */
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a workspace file with Quick Open and waits until its text matches. */
+async function openFile(page, name, text) {
+  await page.keyboard.press('Control+P');
+  const qi = page.locator('.quick-input-widget input');
+  await qi.waitFor({ state: 'visible', timeout: 15000 });
+  await qi.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(src => {
+    const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');
+    return ed && new RegExp(src).test(ed.textContent);
+  }, text.source, { timeout: 30000 });
+}
+
+/** Opens the agent's chat view and returns its webview frame. */
+async function openChat(page) {
+  await runCommand(page, 'Agent: Open Chat');
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/**
+ * Runs body(page) in a browser and exits 0 when it returns, 1 when it
+ * throws, after a screenshot of where it failed (failureShot in
+ * E2E_ARTIFACTS).
+ */
+function run(step, viewport, extra, failureShot, body) {
+  (async () => {
+    const { ctx, page } = await launch(viewport, extra);
+    let ok = false;
+    try {
+      await body(page);
+      ok = true;
+    } catch (e) {
+      step(`FAILED: ${e && e.stack || e}`);
+      try { await page.screenshot({ path: path.join(process.env.E2E_ARTIFACTS, failureShot) }); } catch { /* ignore */ }
+    } finally {
+      await ctx.close();
+    }
+    process.exit(ok ? 0 : 1);
+  })().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });
+}
+
+module.exports = { stepper, loadWorkbench, runCommand, openFile, openChat, run };
