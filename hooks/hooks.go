@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/procgroup"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -307,15 +308,15 @@ func (r *Runner) runOne(ctx context.Context, h settings.Hook, payload []byte, cw
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Its own process group, so everything it started can be killed.
-	newProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process.Pid) }
 	cmd.WaitDelay = waitDelay
 
 	err := cmd.Run()
 	if cmd.Process != nil && (errors.Is(err, exec.ErrWaitDelay) || hctx.Err() != nil) {
 		// Children that outlived the hook, or a hook cut short: end the
 		// whole group. The group may be gone already.
-		_ = killGroup(cmd.Process.Pid)
+		_ = procgroup.Kill(cmd.Process.Pid)
 	}
 	res := result{stdout: stdout.String(), stderr: strings.TrimSpace(stderr.String())}
 	switch {

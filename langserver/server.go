@@ -18,6 +18,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agent-lsp/agent-lsp/procgroup"
 )
 
 // server is one running language server process.
@@ -112,7 +114,7 @@ func (s *server) launch(ctx context.Context) error {
 	cmd := exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
 	cmd.Dir = s.root
 	cmd.Env = os.Environ()
-	setGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -441,7 +443,7 @@ func (s *server) end(polite bool) {
 	select {
 	case <-s.exited:
 	default:
-		killGroup(s.cmd)
+		procgroup.KillCmd(s.cmd)
 		<-s.exited
 	}
 	s.closeOnce.Do(func() {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/procgroup"
 )
 
 // process is a stdio server's process, the leader of its own process
@@ -37,7 +39,7 @@ type process struct {
 func startProcess(srv Server, dir string, env []string, logf func(string, ...any)) (*process, error) {
 	cmd := exec.Command(srv.Command, srv.Args...)
 	cmd.Dir = dir
-	newProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.Env = append(os.Environ(), env...)
 	for k, v := range srv.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -169,12 +171,12 @@ func (p *process) stop(grace time.Duration) {
 	}
 	pgid := p.pgid()
 	if groupAlive(pgid) {
-		terminateGroup(pgid)
+		procgroup.Terminate(pgid)
 		deadline := time.Now().Add(grace)
 		for groupAlive(pgid) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		killGroup(pgid)
+		_ = procgroup.Kill(pgid)
 	}
 	<-p.exited
 	// A process that left the group may still hold stdout or stderr
@@ -188,7 +190,7 @@ func (p *process) stop(grace time.Duration) {
 // do not count: kill(2) finds them until their parent reaps them, which an
 // init that does not reap orphans never does.
 func groupAlive(pgid int) bool {
-	if !groupExists(pgid) {
+	if !procgroup.Exists(pgid) {
 		return false
 	}
 	members, err := groupMembers(pgid)

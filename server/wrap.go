@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-lsp/agent-lsp/procgroup"
 	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
@@ -190,7 +191,7 @@ func (w *wrapper) startReal() error {
 func (w *wrapper) spawnReal() (*realServer, error) {
 	cmd := exec.Command(w.argv[0], w.argv[1:]...)
 	cmd.Stderr = os.Stderr
-	newGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -799,7 +800,7 @@ func (w *wrapper) finish() int {
 		select {
 		case <-r.exited:
 		default:
-			killGroup(r.cmd)
+			procgroup.KillCmd(r.cmd)
 		}
 	}
 	_ = w.agent.Close()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-lsp/agent-lsp/procgroup"
 )
 
 // killGrace is how long a process group has to end after SIGTERM before
@@ -77,7 +79,7 @@ func (e *Env) KillShells() {
 			s.mu.Lock()
 			s.killed = true
 			s.mu.Unlock()
-			killGroup(s.cmd.Process.Pid)
+			_ = procgroup.Kill(s.cmd.Process.Pid)
 		}
 	}
 }
@@ -203,7 +205,7 @@ func startShell(argv []string, dir string, release func()) (*shell, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	newProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.Env = os.Environ()
 	for k, v := range shellEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -222,7 +224,7 @@ func startShell(argv []string, dir string, release func()) (*shell, error) {
 	go func() {
 		err := cmd.Wait()
 		// Whatever the command left running in its group goes too.
-		killGroup(cmd.Process.Pid)
+		_ = procgroup.Kill(cmd.Process.Pid)
 		release()
 		s.mu.Lock()
 		s.err = err
@@ -244,13 +246,13 @@ func (s *shell) kill() {
 	s.killed = true
 	s.mu.Unlock()
 	pgid := s.cmd.Process.Pid
-	terminateGroup(pgid)
+	procgroup.Terminate(pgid)
 	select {
 	case <-s.done:
 		return
 	case <-time.After(killGrace):
 	}
-	killGroup(pgid)
+	_ = procgroup.Kill(pgid)
 	<-s.done
 }
 

@@ -33,6 +33,7 @@ var forbidden = map[string][]string{
 	"mcp":        {"engine", "server", "rpc", "cmd"},
 	"watch":      {"engine", "server", "rpc", "cmd"},
 	"server":     {"cmd"},
+	"procgroup":  {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "watch", "diffs", "schema", "pathres", "langserver", "cmd", "internal"},
 	"langserver": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "cmd"},
 }
 
