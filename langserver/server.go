@@ -241,7 +241,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		var p struct {
 			URI         uri.URI          `json:"uri"`
 			Version     *int32           `json:"version,omitempty"`
-			Diagnostics []wireDiagnostic `json:"diagnostics"`
+			Diagnostics []WireDiagnostic `json:"diagnostics"`
 		}
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			s.logf("%s: bad publishDiagnostics: %v", s.cfg.Name, err)
@@ -269,8 +269,9 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return nil, fmt.Errorf("%w: %s", jsonrpc2.ErrMethodNotFound, req.Method())
 }
 
-// wireDiagnostic is a diagnostic as servers send it.
-type wireDiagnostic struct {
+// WireDiagnostic is a diagnostic as LSP carries it: what a server
+// publishes, and what an editor answers to agent/diagnostics.
+type WireDiagnostic struct {
 	Range    protocol.Range  `json:"range"`
 	Severity int             `json:"severity,omitempty"`
 	Code     json.RawMessage `json:"code,omitempty"`
@@ -278,8 +279,9 @@ type wireDiagnostic struct {
 	Message  string          `json:"message"`
 }
 
-func (s *server) publish(u uri.URI, version *int32, wire []wireDiagnostic) {
-	path := filepath.Clean(u.FsPath())
+// FromWire converts the wire diagnostics of the file at path, in their
+// order: 1-based positions, severities by name, the code as text.
+func FromWire(path string, wire []WireDiagnostic) []Diagnostic {
 	diags := make([]Diagnostic, 0, len(wire))
 	for _, w := range wire {
 		code := strings.Trim(string(w.Code), `"`)
@@ -296,6 +298,12 @@ func (s *server) publish(u uri.URI, version *int32, wire []wireDiagnostic) {
 			Code:     code,
 		})
 	}
+	return diags
+}
+
+func (s *server) publish(u uri.URI, version *int32, wire []WireDiagnostic) {
+	path := filepath.Clean(u.FsPath())
+	diags := FromWire(path, wire)
 	sort.SliceStable(diags, func(i, j int) bool {
 		if diags[i].Line != diags[j].Line {
 			return diags[i].Line < diags[j].Line

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -30,14 +30,6 @@ type agentDiagnosticsParams struct {
 	// until its diagnostics reflect that version of the document.
 	Version   *int32 `json:"version,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
-}
-
-type editorDiagnostic struct {
-	Range    protocol.Range  `json:"range"`
-	Severity int             `json:"severity,omitempty"`
-	Code     json.RawMessage `json:"code,omitempty"`
-	Source   string          `json:"source,omitempty"`
-	Message  string          `json:"message"`
 }
 
 // OffersDiagnostics reports whether the editor announced
@@ -83,40 +75,17 @@ func (e editorDiagnostics) Diagnostics(ctx context.Context, path string, changed
 	if err := d.c.peer.Call(ctx, "agent/diagnostics", p, &raw); err != nil {
 		return nil, err
 	}
-	var res []editorDiagnostic
+	var res []langserver.WireDiagnostic
 	// Lua's JSON encoders write an empty list as {}.
 	if t := strings.TrimSpace(string(raw)); t != "{}" && t != "null" {
 		if err := json.Unmarshal(raw, &res); err != nil {
 			return nil, fmt.Errorf("agent/diagnostics: %w", err)
 		}
 	}
-	out := make([]tools.Diagnostic, 0, len(res))
-	for _, d := range res {
-		code := strings.Trim(string(d.Code), `"`)
-		if code == "null" {
-			code = ""
-		}
-		out = append(out, tools.Diagnostic{
-			Path:     path,
-			Line:     int(d.Range.Start.Line) + 1,
-			Column:   int(d.Range.Start.Character) + 1,
-			Severity: severityName(d.Severity),
-			Message:  d.Message,
-			Source:   d.Source,
-			Code:     code,
-		})
+	diags := langserver.FromWire(path, res)
+	out := make([]tools.Diagnostic, len(diags))
+	for i, d := range diags {
+		out[i] = tools.Diagnostic(d)
 	}
 	return out, nil
-}
-
-func severityName(n int) string {
-	switch n {
-	case 0, 1:
-		return "error"
-	case 2:
-		return "warning"
-	case 3:
-		return "info"
-	}
-	return "hint"
 }
