@@ -160,12 +160,17 @@ const (
 	nudgeMax   = 30 * time.Second
 )
 
-// nudgeWhileWaiting calls nudge at growing intervals until stop closes.
-func nudgeWhileWaiting(ctx context.Context, stop <-chan struct{}, nudge func(context.Context)) {
+// trailNudges is how many times NudgeAfter nudges: at 1, 2, 4, 8 and
+// 16 s, half a minute in all.
+const trailNudges = 5
+
+// nudgeWhileWaiting calls nudge at growing intervals until stop closes,
+// or limit times when limit is positive.
+func nudgeWhileWaiting(ctx context.Context, stop <-chan struct{}, nudge func(context.Context), limit int) {
 	wait := nudgeFirst
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-stop:
 			return
@@ -174,9 +179,22 @@ func nudgeWhileWaiting(ctx context.Context, stop <-chan struct{}, nudge func(con
 		case <-timer.C:
 		}
 		nudge(ctx)
+		if n == limit {
+			return
+		}
 		wait = min(2*wait, nudgeMax)
 		timer.Reset(wait)
 	}
+}
+
+// NudgeAfter calls nudge a few times at growing intervals (1 s to 16 s)
+// unless stop closes or ctx ends first, and returns when done. Call it
+// after the last message of a burst that followed the answer to one of
+// the peer's requests, such as a turn's end after the command that
+// started it was answered: an Emacs 28 jsonrpc that read them all with
+// that answer leaves them unread until we write again (Peer.Nudge).
+func NudgeAfter(ctx context.Context, stop <-chan struct{}, nudge func(context.Context)) {
+	nudgeWhileWaiting(ctx, stop, nudge, trailNudges)
 }
 
 // ACPCancelNotice is ACP's $/cancel_request {"requestId": id}.
@@ -206,7 +224,7 @@ func (p Peer) Call(ctx context.Context, method string, params, result any) error
 		nudged := make(chan struct{})
 		go func() {
 			defer close(nudged)
-			nudgeWhileWaiting(ctx, stop, p.Nudge)
+			nudgeWhileWaiting(ctx, stop, p.Nudge, 0)
 		}()
 		defer func() { close(stop); <-nudged }()
 	}

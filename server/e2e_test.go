@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,13 @@ func newEnv(t *testing.T, files map[string]string, turns ...fake.Turn) *env {
 // newEnvWith is newEnv with a hook to adjust the engine's configuration.
 func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Config), turns ...fake.Turn) *env {
 	t.Helper()
+	return newEnvThrough(t, files, configure, nil, turns...)
+}
+
+// newEnvThrough is newEnvWith with the server's end of the pipe passed
+// through wrap (editortest.NewThrough).
+func newEnvThrough(t *testing.T, files map[string]string, configure func(*engine.Config), wrap func(net.Conn) net.Conn, turns ...fake.Turn) *env {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +69,7 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 	model := fake.NewAnthropic(t, turns...)
 	provider := anthropic.New(anthropic.Options{APIKey: "test-key", BaseURL: model.BaseURL()})
 	e := &env{t: t, root: root, model: model}
-	e.editor = editortest.New(t, server.Options{
+	e.editor = editortest.NewThrough(t, server.Options{
 		Version:       "test",
 		Logf:          t.Logf,
 		TranscriptDir: filepath.Join(root, ".transcripts"),
@@ -76,7 +84,7 @@ func newEnvWith(t *testing.T, files map[string]string, configure func(*engine.Co
 			}
 			return engine.NewService(cfg), nil
 		},
-	})
+	}, wrap)
 	return e
 }
 

@@ -36,7 +36,13 @@ type plainDoor struct {
 	steering int
 	idle     *sync.Cond // signalled when steering drops; L is &mu
 
-	turns sync.WaitGroup // the turns and steering prompts running
+	// trailing, closed to stop them, belongs to the nudges after the
+	// last turn's end (nil when none run); closed is set once the
+	// connection has stopped serving, after which none start.
+	trailing chan struct{}
+	closed   bool
+
+	turns sync.WaitGroup // the turns, steering prompts and nudges running
 }
 
 func newPlainDoor(lsp *lspDoor) *plainDoor {
@@ -71,6 +77,10 @@ type (
 // close waits for the running turns once the connection has stopped
 // serving, and closes the session's transcript.
 func (p *plainDoor) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.stopTrailLocked()
+	p.mu.Unlock()
 	p.turns.Wait()
 	p.mu.Lock()
 	pc := p.client

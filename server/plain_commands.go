@@ -49,6 +49,7 @@ func (d *plainDoor) executeCommand(ctx context.Context, req *jsonrpc2.Request) (
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agent.newSession: a turn is running; cancel it first (agent.cancel)")
 		}
 		d.logMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agent: new session started")
+		d.trail()
 		return nil, nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "workspace/executeCommand: unknown command %q (want one of %s)", p.Command, strings.Join(plainCommands, ", "))
@@ -125,6 +126,7 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.running, d.cancel, d.ctx = true, cancel, ctx
+	d.stopTrailLocked()
 	d.turns.Add(1)
 	d.mu.Unlock()
 

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -99,6 +100,41 @@ func (d *plainDoor) nudge(ctx context.Context) {
 	}
 }
 
+// trail nudges an editor without our plugin after a turn's last message
+// (rpc.NudgeAfter): eglot answers the command that started the turn
+// synchronously, and a short turn's messages can all come in the read
+// that holds that answer, where Emacs 28 leaves them until we write
+// again. The next turn, the next trail or the connection's end stops it.
+func (d *plainDoor) trail() {
+	if d.lsp.capabilities().agent {
+		return
+	}
+	stop := make(chan struct{})
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
+	d.stopTrailLocked()
+	d.trailing = stop
+	d.turns.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.turns.Done()
+		rpc.NudgeAfter(context.Background(), stop, func(ctx context.Context) {
+			d.logMessage(ctx, protocol.MessageTypeLog, "agent: idle")
+		})
+	}()
+}
+
+// stopTrailLocked stops the nudges after the last turn; d.mu is held.
+func (d *plainDoor) stopTrailLocked() {
+	if d.trailing != nil {
+		close(d.trailing)
+		d.trailing = nil
+	}
+}
+
 // plainClient is the engine.Client of a plain-LSP session: updates become
 // progress reports and transcript lines, permission requests become
 // window/showMessageRequest.
@@ -163,6 +199,7 @@ func (c *plainClient) runTurn(ctx context.Context, sess *engine.Session, text st
 		d.lsp.c.logf("window/showMessage: %v", err)
 	}
 	c.transcript().show(ctx, d.lsp)
+	d.trail()
 }
 
 // answerBudget bounds the answer shown in window/showMessage; the

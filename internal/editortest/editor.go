@@ -78,7 +78,18 @@ type Options = server.Options
 // New starts a server in process, connected over pipes.
 func New(t testing.TB, opts server.Options) *Editor {
 	t.Helper()
+	return NewThrough(t, opts, nil)
+}
+
+// NewThrough is New with the server's end of the pipe passed through
+// wrap (when not nil), to change how the editor sees what the server
+// writes.
+func NewThrough(t testing.TB, opts server.Options, wrap func(net.Conn) net.Conn) *Editor {
+	t.Helper()
 	a, b := net.Pipe()
+	if wrap != nil {
+		a = wrap(a)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- server.Serve(ctx, a, opts) }()

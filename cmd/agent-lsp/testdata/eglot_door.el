@@ -35,10 +35,15 @@
       (let ((deadline (+ (float-time) 10)))
         (while (and (process-live-p proc) (< (float-time) deadline))
           (accept-process-output nil 0.1))))
-    (dolist (b (buffer-list))
-      (when (string-match-p "stderr\\|events" (buffer-name b))
-        (princ (format "--- %s:\n%s\n" (buffer-name b) (with-current-buffer b (buffer-string)))
-               #'external-debugging-output)))))
+    ;; The server's stderr (its goroutines) first, then the end of the
+    ;; events buffer: a long log gets cut where it is shown.
+    (dolist (kind '("stderr" "events"))
+      (dolist (b (buffer-list))
+        (when (string-match-p kind (buffer-name b))
+          (let ((text (with-current-buffer b (buffer-string))))
+            (princ (format "--- %s:\n%s\n" (buffer-name b)
+                           (if (> (length text) 8000) (substring text -8000) text))
+                   #'external-debugging-output)))))))
 
 (defun test-wait (what pred &optional secs)
   (let ((deadline (+ (float-time) (or secs 30))))
