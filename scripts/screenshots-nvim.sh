@@ -103,6 +103,8 @@ func Add(a, b int) int {
 
 - `go test ./...` passes
 - `TestAdd` covers the case that failed (**2 + 3**)
+
+Before you push, run the whole suite once more, with the race detector on: `go test -race -count=1 ./...`, and check the formatting with `gofmt -l .`; they catch what these tests do not.
 """
 turns = [
     [{"between_ms": 140}, {"text": [w + " " for w in intro.split(" ")]},

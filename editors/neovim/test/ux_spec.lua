@@ -308,6 +308,48 @@ return {
     end,
   },
   {
+    name = 'inline code is not broken across wrapped lines, at any width',
+    fn = function(h)
+      local chat = bound_chat(h)
+      local win = vim.fn.win_findbuf(chat.buf)[1]
+      vim.api.nvim_win_set_width(win, 40)
+      -- 'linebreak' alone would wrap inside the span (at the space, '-',
+      -- '.' or '/').
+      local prose = 'Run the whole suite with `go test -race ./...` and `a b` then ``x ` y``.'
+      local lines = updates(chat, {
+        { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = prose .. '\n```sh\ngo test ./...\n```\n' } },
+      })
+      local row = line_of(lines, 'Run the whole suite')
+      h.eq(prose, lines[row], 'the text itself is unchanged: a yank or a search finds it')
+      local s = prose:find('`go', 1, true)
+      local e = prose:find('./...`', 1, true) + 5
+      -- (screenpos puts a character right after padding that fills a
+      -- screen line at the end of that line, past the window's width, so
+      -- the span is checked from its first character inside the backticks.)
+      local function one_line(what)
+        local first = vim.fn.screenpos(win, row, s + 1)
+        local last = vim.fn.screenpos(win, row, e)
+        h.ok(first.row > 0 and last.row > 0, 'the span is on screen')
+        h.eq(first.row, last.row, what .. ': the code span sits on one screen line')
+      end
+      one_line('at 40 columns')
+      h.ok(vim.fn.screenpos(win, row, s - 1).row < vim.fn.screenpos(win, row, s + 1).row, 'the span starts a new screen line')
+      -- Other widths: the padding is worked out again (as WinResized does).
+      for _, width in ipairs({ 33, 52, 80 }) do
+        vim.api.nvim_win_set_width(win, width)
+        chat:_keep_visible_spans(win)
+        one_line(('at %d columns'):format(width))
+      end
+      vim.api.nvim_win_set_width(win, 80)
+      chat:_keep_visible_spans(win)
+      h.eq(vim.fn.screenpos(win, row, 1).row, vim.fn.screenpos(win, row, e).row, 'no padding where nothing wraps')
+      local spans = require('agent_lsp.chat')._code_spans
+      h.eq({}, spans('no code here'), 'a line without spans')
+      h.eq({}, spans('a ` lone backtick'), 'an unclosed backtick is literal')
+      h.eq({ { 3, 13 } }, spans('a `` x ` y `` b'), 'a span holds shorter backtick runs')
+    end,
+  },
+  {
     name = 'no model at start: an error in :messages that points at :checkhealth, and a notice in the chat',
     fn = function(h)
       h.workspace({ ['a.txt'] = 'a\n' })

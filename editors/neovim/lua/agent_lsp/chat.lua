@@ -28,6 +28,10 @@ local U = methods.update
 local api = vim.api
 local ns = api.nvim_create_namespace('agent_lsp_chat')
 local augroup = api.nvim_create_augroup('agent_lsp_chat', { clear = true })
+-- Marks the prose rows that hold inline code (at column 0), and the
+-- padding that keeps their code spans whole on wrap (Chat:_keep_spans).
+local spans_ns = api.nvim_create_namespace('agent_lsp_chat_spans')
+local pad_ns = api.nvim_create_namespace('agent_lsp_chat_pad')
 
 --- Counters for tests and :checkhealth.
 M.stats = { renders = 0 }
@@ -95,6 +99,39 @@ local function closes(line, f)
   return run ~= nil and #run >= f.len
 end
 
+--- The inline code spans of a prose line, as byte ranges (1-based,
+--- inclusive, backticks included). A backtick run with no closing run of
+--- the same length is literal text, as in CommonMark.
+---@param line string
+---@return integer[][]
+local function code_spans(line)
+  local spans, i = {}, 1
+  while true do
+    local s, e = line:find('`+', i)
+    if not s then
+      return spans
+    end
+    local len, j, close = e - s + 1, e + 1, nil
+    while true do
+      local a, b = line:find('`+', j)
+      if not a then
+        break
+      end
+      if b - a + 1 == len then
+        close = b
+        break
+      end
+      j = b + 1
+    end
+    if close then
+      table.insert(spans, { s, close })
+      i = close + 1
+    else
+      i = e + 1
+    end
+  end
+end
+M._code_spans = code_spans
 
 ---@class agent_lsp.Chat
 ---@field buf integer
@@ -116,6 +153,7 @@ end
 ---@field context table[]      content blocks attached to the next prompt
 ---@field context_labels string[]
 ---@field stop_reason string?  of the last turn
+---@field spans_autocmd integer keeps code spans whole on scroll and resize
 local Chat = {}
 Chat.__index = Chat
 
@@ -167,6 +205,17 @@ function Chat.new(root)
       end
     end,
   })
+  -- Padding that keeps code spans whole depends on the width and on
+  -- which rows are on screen.
+  self.spans_autocmd = api.nvim_create_autocmd({ 'WinScrolled', 'WinResized' }, {
+    group = augroup,
+    callback = function()
+      local win = self:_layout_window()
+      if win then
+        self:_keep_visible_spans(win)
+      end
+    end,
+  })
   api.nvim_create_autocmd('BufWipeout', {
     group = augroup,
     buffer = buf,
@@ -179,6 +228,7 @@ function Chat.new(root)
 end
 
 function Chat:_dispose()
+  pcall(api.nvim_del_autocmd, self.spans_autocmd)
   chats[self.buf] = nil
   if self.session_id and by_session[self.session_id] == self then
     by_session[self.session_id] = nil
@@ -288,7 +338,9 @@ end
 --- Looks at finished lines of the agent's text (0-based rows r1..r2, in
 --- order, each once): the agent's own headings go two levels under the
 --- "## You" / "## Agent" role headers ("## Plan" becomes "#### Plan"), so
---- they do not read as a new speaker. Lines in code blocks are left alone.
+--- they do not read as a new speaker, and rows with inline code keep their
+--- spans whole on wrap (Chat:_keep_spans). Lines in code blocks are left
+--- alone.
 function Chat:_markdown_rows(r1, r2)
   if r2 < r1 then
     return
@@ -301,13 +353,82 @@ function Chat:_markdown_rows(r1, r2)
       end
     else
       self.md_fence = fence_of(line)
+      local row = r1 + i - 1
       local hashes = not self.md_fence and (line:match('^(#+)%s') or line:match('^(#+)$'))
       if hashes and #hashes <= 6 then
         local demoted = ('#'):rep(math.min(6, #hashes + 2))
-        local row = r1 + i - 1
         api.nvim_buf_set_text(self.buf, row, 0, row, #hashes, { demoted })
       end
+      if not self.md_fence and #code_spans(line) > 0 then
+        api.nvim_buf_set_extmark(self.buf, spans_ns, row, 0, {})
+        local win = self:_layout_window()
+        if win then
+          self:_keep_spans(win, row, row)
+        end
+      end
     end
+  end
+end
+
+--- Keeps the inline code spans of the prose rows top..bot (0-based) whole
+--- where win wraps them: a span that would start on one screen line and
+--- end on the next gets padding before it (inline virtual text), so it
+--- starts on the next line, as a word would. 'linebreak' alone breaks at
+--- any 'breakat' character, inside `go test ./...` too, and 'breakat' is
+--- global. Rows off screen are done when they scroll into view, and all
+--- of them again when the window changes size (Chat.new's autocmds).
+---@param win integer
+---@param top integer
+---@param bot integer
+function Chat:_keep_spans(win, top, bot)
+  if not api.nvim_win_is_valid(win) or api.nvim_win_get_buf(win) ~= self.buf or not vim.wo[win].wrap then
+    return
+  end
+  local info = vim.fn.getwininfo(win)[1]
+  local left = info.wincol + info.textoff -- screen column of the text's first cell
+  local width = info.width - info.textoff
+  local marks = api.nvim_buf_get_extmarks(self.buf, spans_ns, { top, 0 }, { bot, -1 }, {})
+  for _, m in ipairs(marks) do
+    local row = m[2]
+    api.nvim_buf_clear_namespace(self.buf, pad_ns, row, row + 1)
+    local line = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
+    for _, sp in ipairs(code_spans(line)) do
+      local a = vim.fn.screenpos(win, row + 1, sp[1])
+      local b = vim.fn.screenpos(win, row + 1, sp[2])
+      if a.row == 0 or b.row == 0 then
+        break -- off screen: done when it scrolls into view
+      end
+      -- Only a span that fits on a continuation line (indented by
+      -- breakindent's shift) can be kept whole.
+      local fits = vim.fn.strdisplaywidth(line:sub(sp[1], sp[2])) <= width - 2
+      local at = a.curscol - left -- cells before the span on its screen line
+      if a.row ~= b.row and fits and at > 0 then
+        api.nvim_buf_set_extmark(self.buf, pad_ns, row, sp[1] - 1, {
+          virt_text = { { (' '):rep(width - at) } },
+          virt_text_pos = 'inline',
+        })
+      end
+    end
+  end
+end
+
+--- The window the padding of code spans is worked out for: the current
+--- window when it shows the chat, else the first that does (the padding
+--- is the buffer's, one width for all its windows).
+---@return integer?
+function Chat:_layout_window()
+  local cur = api.nvim_get_current_win()
+  if api.nvim_win_get_buf(cur) == self.buf then
+    return cur
+  end
+  return self:windows()[1]
+end
+
+--- Keeps the code spans whole in the rows win shows (Chat:_keep_spans).
+function Chat:_keep_visible_spans(win)
+  if api.nvim_win_is_valid(win) and api.nvim_win_get_buf(win) == self.buf then
+    local top, bot = vim.fn.line('w0', win), vim.fn.line('w$', win)
+    self:_keep_spans(win, top - 1, bot - 1)
   end
 end
 
@@ -452,6 +573,9 @@ function Chat:_setup_window(win)
     if b.folded and api.nvim_buf_is_valid(self.buf) then
       self:_fold(win, b, false)
     end
+  end
+  if win == self:_layout_window() then
+    self:_keep_visible_spans(win)
   end
 end
 
