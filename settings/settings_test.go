@@ -286,22 +286,36 @@ func TestWatcher(t *testing.T) {
 	if initial.Model != "" {
 		t.Fatalf("initial model %q", initial.Model)
 	}
-	next := func(what string) update {
+	// until returns the first reload that satisfies done: the watcher
+	// may also see a file half-written (created empty, then filled),
+	// and reload for that first.
+	until := func(what string, done func(update) bool) update {
 		t.Helper()
-		select {
-		case u := <-updates:
-			return u
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no reload after %s", what)
-			return update{}
+		deadline := time.After(5 * time.Second)
+		var last update
+		for {
+			select {
+			case u := <-updates:
+				if done(u) {
+					return u
+				}
+				last = u
+			case <-deadline:
+				if last.s == nil {
+					t.Fatalf("no reload after %s", what)
+				}
+				t.Fatalf("after %s, the last reload had model %q, problems %v", what, last.s.Model, last.problems)
+				return update{}
+			}
 		}
+	}
+	model := func(m string) func(update) bool {
+		return func(u update) bool { return u.s.Model == m }
 	}
 
 	// .claude/ does not exist yet: creating it and the file is noticed.
 	write(t, ProjectPath(f.project), `{"model": "one", "permissions": {"deny": ["Bash(rm:*)"]}}`)
-	if u := next("creating .claude/settings.json"); u.s.Model != "one" {
-		t.Fatalf("model %q after create", u.s.Model)
-	}
+	until("creating .claude/settings.json", model("one"))
 
 	// Editors save by writing a temporary file and renaming it.
 	tmp := filepath.Join(f.project, ".claude", ".settings.json.swp")
@@ -309,13 +323,11 @@ func TestWatcher(t *testing.T) {
 	if err := os.Rename(tmp, ProjectPath(f.project)); err != nil {
 		t.Fatal(err)
 	}
-	if u := next("rename over the file"); u.s.Model != "two" {
-		t.Fatalf("model %q after rename", u.s.Model)
-	}
+	until("rename over the file", model("two"))
 
 	// A half-written file keeps the last valid version and reports why.
 	write(t, ProjectPath(f.project), `{"model": "three", "permissions": {"deny": [`)
-	u := next("breaking the file")
+	u := until("breaking the file", func(u update) bool { return len(u.problems) > 0 })
 	if u.s.Model != "two" || len(u.s.Permissions.Deny) != 1 {
 		t.Errorf("broken file: model %q deny %v, want the previous version kept", u.s.Model, u.s.Permissions.Deny)
 	}
@@ -325,9 +337,7 @@ func TestWatcher(t *testing.T) {
 
 	// The user file, in another directory.
 	write(t, UserPath(f.home), `{"env": {"X": "1"}}`)
-	if u := next("user file"); u.s.Env["X"] != "1" {
-		t.Errorf("env %v", u.s.Env)
-	}
+	until("user file", func(u update) bool { return u.s.Env["X"] == "1" })
 
 	cancel()
 	select {
