@@ -164,6 +164,11 @@ type Service struct {
 	// OnClose change when the user trusts the folder: guarded by mu.
 	trust     trustState    // guarded by mu
 	trustDone chan struct{} // closed when the pending question is answered, guarded by mu
+
+	// folderTypes holds the file name extensions found in the untrusted
+	// folder, looked for once (folderFiletypes).
+	folderTypesOnce sync.Once
+	folderTypes     map[string]bool
 }
 
 // warnOnce calls show with msg the first time msg is given.

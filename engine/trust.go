@@ -3,10 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
 
+	"github.com/agent-lsp/agent-lsp/langserver"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -54,17 +58,83 @@ func IsTrustRequest(p *schema.RequestPermissionParams) bool {
 	return ok && m["kind"] == TrustRequestKind
 }
 
-// heldBack returns what the service's settings hold back until the
-// folder is trusted, and how to trust it; nil when there is nothing to
-// ask.
+// heldBack returns what stays off until the folder is trusted, and how
+// to trust it: what the folder's settings hold back, and the language
+// servers that would start for its files (none starts in an untrusted
+// folder: they run the project's code); nil when there is nothing to ask.
 func (s *Service) heldBack() ([]settings.HeldBack, *Trust) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, tr := s.cfg.Settings, s.cfg.Trust
-	if tr == nil || st == nil || !st.ProjectRestricted || len(st.HeldBack) == 0 {
+	st, tr, base := s.cfg.Settings, s.cfg.Trust, s.cfg.LangServers
+	s.mu.Unlock()
+	if tr == nil || st == nil || !st.ProjectRestricted {
 		return nil, nil
 	}
-	return st.HeldBack, tr
+	held := st.HeldBack
+	if names := s.waitingLangServers(st, base); len(names) > 0 {
+		held = append(slices.Clip(held), settings.HeldBack{LanguageServers: names, RunsCode: true})
+	}
+	if len(held) == 0 {
+		return nil, nil
+	}
+	return held, tr
+}
+
+// waitingLangServers names the language servers that would start for the
+// untrusted folder's files once it is trusted: the user's own or those
+// found on PATH, serving a file type the folder holds.
+func (s *Service) waitingLangServers(st *settings.Settings, base []langserver.ServerConfig) []string {
+	if st.LSP.Disabled || st.Project == "" {
+		return nil
+	}
+	servers := serverConfigs(st.LSP, base)
+	if len(servers) == 0 {
+		return nil
+	}
+	types := s.folderFiletypes(st.Project)
+	var names []string
+	for _, srv := range servers {
+		for _, ft := range srv.Filetypes {
+			if types[strings.ToLower(strings.TrimPrefix(ft, "."))] {
+				names = append(names, filepath.Base(srv.Command[0]))
+				break
+			}
+		}
+	}
+	return names
+}
+
+// folderScanLimit bounds the entries folderFiletypes looks at.
+const folderScanLimit = 20000
+
+// folderFiletypes returns the file name extensions (lower case, without
+// the dot) of the files in folder, looked for once: hidden folders and
+// dependency trees (node_modules, vendor, target) are skipped, and the
+// walk stops after folderScanLimit entries.
+func (s *Service) folderFiletypes(folder string) map[string]bool {
+	s.folderTypesOnce.Do(func() {
+		types := make(map[string]bool)
+		seen := 0
+		filepath.WalkDir(folder, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if seen++; seen > folderScanLimit {
+				return filepath.SkipAll
+			}
+			if d.IsDir() {
+				if path != folder && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "vendor" || d.Name() == "target") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if ext := strings.TrimPrefix(filepath.Ext(d.Name()), "."); ext != "" {
+				types[strings.ToLower(ext)] = true
+			}
+			return nil
+		})
+		s.folderTypes = types
+	})
+	return s.folderTypes
 }
 
 // settleTrust asks the user, before sess's turn starts, to trust the
@@ -133,11 +203,17 @@ func (s *Session) askTrust(ctx context.Context, folder string, held []settings.H
 		"Trusting it turns on %s, now and in later sessions. Trust it only if you trust where its files came from.", settings.DescribeHeldBack(held))
 	var locations []schema.Location
 	for _, h := range held {
-		locations = append(locations, schema.Location{Path: folderFile(folder, h.File)})
+		if h.File != "" {
+			locations = append(locations, schema.Location{Path: folderFile(folder, h.File)})
+		}
 	}
 	heldMeta := make([]map[string]any, 0, len(held))
 	for _, h := range held {
-		heldMeta = append(heldMeta, map[string]any{"file": h.File, "hooks": h.Hooks, "mcpServers": h.MCPServers, "other": h.Other, "runsCode": h.RunsCode})
+		m := map[string]any{"file": h.File, "hooks": h.Hooks, "mcpServers": h.MCPServers, "other": h.Other, "runsCode": h.RunsCode}
+		if len(h.LanguageServers) > 0 {
+			m["languageServers"] = h.LanguageServers
+		}
+		heldMeta = append(heldMeta, m)
 	}
 	res, err := s.client.RequestPermission(ctx, &schema.RequestPermissionParams{
 		SessionID: s.ID,

@@ -210,9 +210,15 @@ type HeldBack struct {
 	// Other names the other settings held back: "an apiKeyHelper",
 	// "env", "2 allow rules", "defaultMode", ...
 	Other []string `json:"other,omitempty"`
+	// LanguageServers, in an entry with no File, names the language
+	// servers that would start in the folder (found on PATH or
+	// configured by the user): they run the project's code.
+	LanguageServers []string `json:"languageServers,omitempty"`
 }
 
-func (h HeldBack) empty() bool { return h.Hooks == 0 && h.MCPServers == 0 && len(h.Other) == 0 }
+func (h HeldBack) empty() bool {
+	return h.Hooks == 0 && h.MCPServers == 0 && len(h.Other) == 0 && len(h.LanguageServers) == 0
+}
 
 // things lists what h holds, counted: "3 hooks", "1 MCP server", "env".
 func (h HeldBack) things() []string {
@@ -222,6 +228,9 @@ func (h HeldBack) things() []string {
 	}
 	if h.MCPServers > 0 {
 		out = append(out, plural(h.MCPServers, "MCP server"))
+	}
+	if n := len(h.LanguageServers); n > 0 {
+		out = append(out, plural(n, "language server")+" ("+strings.Join(h.LanguageServers, ", ")+")")
 	}
 	return append(out, h.Other...)
 }
@@ -245,11 +254,16 @@ func andList(items []string) string {
 }
 
 // DescribeHeldBack says what is held back, file by file: "3 hooks and 1
-// MCP server in .claude/settings.json, 1 MCP server in .mcp.json".
+// MCP server in .claude/settings.json; 1 MCP server in .mcp.json; 1
+// language server (gopls) for its files".
 func DescribeHeldBack(held []HeldBack) string {
 	var parts []string
 	for _, h := range held {
-		if !h.empty() {
+		switch {
+		case h.empty():
+		case h.File == "":
+			parts = append(parts, andList(h.things())+" for its files")
+		default:
 			parts = append(parts, andList(h.things())+" in "+h.File)
 		}
 	}
@@ -259,22 +273,46 @@ func DescribeHeldBack(held []HeldBack) string {
 // TrustQuestion is the question asking to trust folder: "Trust the
 // folder /src/app? Its .claude/settings.json has 3 hooks and 1 MCP server
 // that run code".
+//
+// Language servers that would start for the folder's files come last:
+// "Language servers would run code from it: gopls, pyright".
 func TrustQuestion(folder string, held []HeldBack) string {
-	var parts []string
+	var parts, servers []string
+	var files []HeldBack
 	runs, loosens := false, false
 	for _, h := range held {
 		if h.empty() {
 			continue
 		}
+		if h.File == "" {
+			servers = append(servers, h.LanguageServers...)
+			continue
+		}
+		files = append(files, h)
 		parts = append(parts, h.File+" has "+andList(h.things()))
 		runs = runs || h.RunsCode
 		loosens = loosens || h.Loosens
 	}
 	q := fmt.Sprintf("Trust the folder %s?", folder)
-	if len(parts) == 0 {
-		return q
+	if len(parts) > 0 {
+		q += " Its " + strings.Join(parts, ", and its ") + thatVerb(files, runs, loosens)
+		if len(servers) > 0 {
+			q += "."
+		}
 	}
-	q += " Its " + strings.Join(parts, ", and its ")
+	switch len(servers) {
+	case 0:
+	case 1:
+		q += " A language server would run code from it: " + servers[0]
+	default:
+		q += " Language servers would run code from it: " + strings.Join(servers, ", ")
+	}
+	return q
+}
+
+// thatVerb ends the question's sentence on the folder's files: " that
+// run code", " that changes what the agent may do".
+func thatVerb(held []HeldBack, runs, loosens bool) string {
 	verb := func(plural, singular string) string {
 		if IsSingular(held) {
 			return singular
@@ -283,13 +321,12 @@ func TrustQuestion(folder string, held []HeldBack) string {
 	}
 	switch {
 	case runs && loosens:
-		q += " that " + verb("run", "runs") + " code or " + verb("change", "changes") + " what the agent may do"
+		return " that " + verb("run", "runs") + " code or " + verb("change", "changes") + " what the agent may do"
 	case runs:
-		q += " that " + verb("run", "runs") + " code"
+		return " that " + verb("run", "runs") + " code"
 	default:
-		q += " that " + verb("change", "changes") + " what the agent may do"
+		return " that " + verb("change", "changes") + " what the agent may do"
 	}
-	return q
 }
 
 // IsSingular reports whether held lists one thing, not counted above one

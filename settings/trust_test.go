@@ -113,9 +113,32 @@ func TestTrustQuestionWording(t *testing.T) {
 		{[]HeldBack{{File: ".claude/settings.json", Hooks: 1, RunsCode: true}},
 			"Trust the folder /p? Its .claude/settings.json has 1 hook that runs code"},
 		{nil, "Trust the folder /p?"},
+		{[]HeldBack{{LanguageServers: []string{"gopls"}, RunsCode: true}},
+			"Trust the folder /p? A language server would run code from it: gopls"},
+		{[]HeldBack{{File: ".claude/settings.json", Hooks: 1, RunsCode: true}, {LanguageServers: []string{"gopls", "pyright"}, RunsCode: true}},
+			"Trust the folder /p? Its .claude/settings.json has 1 hook that runs code. Language servers would run code from it: gopls, pyright"},
 	} {
 		if got := TrustQuestion("/p", tc.held); got != tc.want {
 			t.Errorf("TrustQuestion(%v) = %q, want %q", tc.held, got, tc.want)
+		}
+	}
+}
+
+func TestDescribeHeldBackLanguageServers(t *testing.T) {
+	for _, tc := range []struct {
+		held     []HeldBack
+		want     string
+		singular bool
+	}{
+		{[]HeldBack{{LanguageServers: []string{"gopls"}}}, "1 language server (gopls) for its files", true},
+		{[]HeldBack{{LanguageServers: []string{"gopls", "pyright"}}}, "2 language servers (gopls, pyright) for its files", false},
+		{[]HeldBack{{File: ".mcp.json", MCPServers: 1}, {LanguageServers: []string{"gopls"}}}, "1 MCP server in .mcp.json; 1 language server (gopls) for its files", false},
+	} {
+		if got := DescribeHeldBack(tc.held); got != tc.want {
+			t.Errorf("DescribeHeldBack(%v) = %q, want %q", tc.held, got, tc.want)
+		}
+		if got := IsSingular(tc.held); got != tc.singular {
+			t.Errorf("IsSingular(%v) = %v, want %v", tc.held, got, tc.singular)
 		}
 	}
 }

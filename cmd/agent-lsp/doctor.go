@@ -470,7 +470,7 @@ func settingsEnvPairs(st *settings.Settings) []string {
 // ones found on PATH. It does not start them.
 func checkLSP(st *settings.Settings) []doctorCheck {
 	if st.ProjectRestricted {
-		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "no language server starts until the folder is trusted"}}
+		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "no language server starts until the folder is trusted", Fix: "trust it when the first prompt asks, or run `agent-lsp trust`"}}
 	}
 	if st.LSP.Disabled {
 		return []doctorCheck{{Name: "lsp", Status: statusSkipped, Message: "language servers are turned off (\"lsp\": {\"enabled\": false})"}}
