@@ -85,7 +85,7 @@ func (s *Session) instructions() string {
 		}
 		parts = append(parts, fmt.Sprintf("Instructions from %s:\n\n%s", path, strings.TrimSpace(string(b))))
 	}
-	if home := s.svc.cfg.Home; home != "" {
+	if home := s.svc.cfg.Home; home != "" && home != os.DevNull {
 		add(filepath.Join(home, ".claude", "CLAUDE.md"))
 	}
 	var dirs []string

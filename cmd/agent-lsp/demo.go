@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
+	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -96,6 +97,11 @@ func demo(ctx context.Context, args []string, out io.Writer) int {
 		return 1
 	}
 	t.approve = func(p *schema.RequestPermissionParams) schema.PermissionOutcome {
+		if engine.IsTrustRequest(p) {
+			// A language server on the user's PATH would start for
+			// calc.py once the folder is trusted: the demo keeps it off.
+			return schema.PermissionOutcome{Outcome: "selected", OptionID: optionOfKind(p, schema.RejectOnce)}
+		}
 		return schema.PermissionOutcome{Outcome: "selected", OptionID: optionOfKind(p, schema.AllowOnce)}
 	}
 	stop, err := t.session(ctx, "`average` in calc.py gives the wrong answer. Please fix it.")

@@ -36,13 +36,28 @@ func TestMain(m *testing.M) {
 }
 
 func TestDemo(t *testing.T) {
+	// A language server on the user's PATH that would serve calc.py: the
+	// demo asks to trust its folder, says "Not now" and never starts it.
+	bin := t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	os.WriteFile(filepath.Join(bin, "pyright-langserver"), []byte("#!/bin/sh\necho ran > "+ran+"\n"), 0o755)
 	cmd := exec.Command(binary, "demo")
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=", "NO_COLOR=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("agent-lsp demo: %v\n%s", err, out)
 	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the demo started a language server from PATH")
+	}
+	// With no user files (AGENT_LSP_NO_USER_SETTINGS) there is no
+	// ~/.claude/CLAUDE.md to complain about.
+	if strings.Contains(string(out), "agent-lsp: instructions:") {
+		t.Errorf("demo output has a warning about instruction files:\n%s", out)
+	}
 	for _, want := range []string{
+		"A language server would run code from it: pyright-langserver",
+		"→ Not now",
 		"agent> I'll start by reading `calc.py`",
 		"⏺ Read",
 		"? permission: Edit",
