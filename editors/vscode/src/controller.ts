@@ -499,7 +499,7 @@ export class AgentController implements vscode.Disposable {
     const manage = 'Manage Workspace Trust…';
     const choice = await vscode.window.showWarningMessage(title, {
       modal: true,
-      detail: 'Until VS Code trusts this workspace, the agent leaves the folder\'s hooks, MCP servers and settings that loosen its rules off. Trusting the workspace in VS Code turns them on.',
+      detail: 'Until VS Code trusts this workspace, the agent leaves the folder\'s hooks, MCP servers, language servers and settings that loosen its rules off. Trusting the workspace in VS Code turns them on.',
     }, manage);
     if (choice !== manage || token.isCancellationRequested) return trustAnswer(params, false);
     const granted = new Promise<boolean>(resolve => {
