@@ -41,8 +41,23 @@ func newACPXEnv(t *testing.T, turns ...fake.Turn) *acpxEnv {
 	env := append(os.Environ(), "HOME="+t.TempDir(), "ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+model.BaseURL(),
 		"AGENT_LSP_HOME="+t.TempDir(), "AGENT_LSP_NO_USER_SETTINGS=1")
 	proctest.Reaped(t)
+	// acpx's queue owner leaves on its own, --ttl after its last prompt,
+	// once its bookkeeping (a scan of the process table) is done: under
+	// load that takes longer than proctest's grace, so wait for it first
+	// (this cleanup runs before Reaped's).
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(30 * time.Second); running(acpxQueueOwner) || running(binary); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Error("acpx's queue owner or agent-lsp still runs 30 s after the test")
+				return
+			}
+		}
+	})
 	return &acpxEnv{t: t, acpx: acpx, root: root, env: env, model: model}
 }
+
+// acpxQueueOwner marks the command line of acpx's queue owner process.
+const acpxQueueOwner = "__queue-owner"
 
 func (a *acpxEnv) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(a.acpx, append([]string{"--agent", binary + " acp", "--approve-all", "--format", "text", "--ttl", "1"}, args...)...)
