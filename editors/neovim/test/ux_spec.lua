@@ -297,6 +297,16 @@ return {
       h.ok(line_of(lines, '# a comment'), 'the code comment is unchanged')
       h.not_contains(lines, '### a comment')
       h.ok(line_of(lines, '### Top'), 'the # heading became ###')
+      -- Their markers are concealed; the role headers keep theirs.
+      local function concealed(row)
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })) do
+          if m[4].conceal == '' and m[3] == 0 and m[4].end_col then
+            return m[4].end_col
+          end
+        end
+      end
+      h.eq(5, concealed(line_of(lines, '#### Summary')), '"#### " is concealed')
+      h.eq(nil, concealed(line_of(lines, '## Agent')), 'the role header shows its marker')
       -- The turn ends with a fence open: it is closed.
       require('agent_lsp.chat').on_update(0, { sessionId = 's1', update = { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'go\nx := 1\n' } } })
       chat:push({ kind = 'stop', reason = 'end_turn' })

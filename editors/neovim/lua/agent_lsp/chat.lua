@@ -32,6 +32,8 @@ local augroup = api.nvim_create_augroup('agent_lsp_chat', { clear = true })
 -- padding that keeps their code spans whole on wrap (Chat:_keep_spans).
 local spans_ns = api.nvim_create_namespace('agent_lsp_chat_spans')
 local pad_ns = api.nvim_create_namespace('agent_lsp_chat_pad')
+-- Conceals the markers of the agent's own headings.
+local heading_ns = api.nvim_create_namespace('agent_lsp_chat_heading')
 
 --- Counters for tests and :checkhealth.
 M.stats = { renders = 0 }
@@ -358,6 +360,10 @@ function Chat:_markdown_rows(r1, r2)
       if hashes and #hashes <= 6 then
         local demoted = ('#'):rep(math.min(6, #hashes + 2))
         api.nvim_buf_set_text(self.buf, row, 0, row, #hashes, { demoted })
+        -- The heading reads as a heading (tree-sitter's highlight), not
+        -- as "#### Plan"; the role headers keep their "## ".
+        local marker = #demoted + (line:sub(#hashes + 1, #hashes + 1) == ' ' and 1 or 0)
+        api.nvim_buf_set_extmark(self.buf, heading_ns, row, 0, { end_col = marker, conceal = '' })
       end
       if not self.md_fence and #code_spans(line) > 0 then
         api.nvim_buf_set_extmark(self.buf, spans_ns, row, 0, {})
