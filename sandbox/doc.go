@@ -123,7 +123,12 @@
 // starts (an empty directory, or a file holding "{}"), mounted read-only
 // over itself; the last command that uses it removes it when it ends, if
 // nobody changed it. While the command runs, the host sees the empty
-// placeholder. Known limits: a protected path that is a symlink is
+// placeholder. .git itself is mounted over itself (still writable), so it
+// cannot be renamed or removed with the read-only mounts inside it, and a
+// .git file (a worktree's gitdir: line) is read-only. A .git/commondir
+// (git reads the config of the folder it names) cannot get a placeholder
+// without breaking the repository: one the command creates is removed
+// when it ends. Known limits: a protected path that is a symlink is
 // protected at its target, and the link itself can be replaced; a second
 // sidecar process on the same workspace may remove a placeholder that
 // this one still uses.

@@ -56,11 +56,33 @@ var placeholders = struct {
 // placeholders that no other running sandbox uses and that nobody
 // changed. Call release once every process of the command has ended.
 func protectArgs(roots []string) (args []string, release func()) {
-	var made []string
+	var made, watch []string
 	for _, root := range roots {
 		gitDir := false
-		if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			gitDir = true
+		dotGit := filepath.Join(root, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			switch {
+			case fi.IsDir():
+				gitDir = true
+				// .git itself becomes a mount point (over itself, still
+				// writable), which cannot be renamed or removed: else
+				// "mv .git g && mkdir .git" would leave the read-only
+				// mounts below behind in g and make a new .git/config.
+				args = append(args, "--bind", dotGit, dotGit)
+				// git reads the config of the folder that commondir
+				// names. Any placeholder there would break the
+				// repository, so one the command creates is removed
+				// when it ends.
+				for _, rel := range gitCreatedOnly {
+					if p := filepath.Join(dotGit, rel); !lexists(p) {
+						watch = append(watch, p)
+					}
+				}
+			case fi.Mode().IsRegular():
+				// A .git file (a worktree or submodule checkout) names
+				// the repository: its gitdir: line must not change.
+				args = append(args, "--ro-bind", dotGit, dotGit)
+			}
 		}
 		for _, pp := range protectedInRoot {
 			if pp.inGit && !gitDir {
@@ -98,7 +120,33 @@ func protectArgs(roots []string) (args []string, release func()) {
 			}
 		}
 	}
-	return args, func() { releasePlaceholders(made) }
+	return args, func() {
+		releasePlaceholders(made)
+		removeCreated(watch)
+	}
+}
+
+// gitCreatedOnly are the paths in a .git folder that make git read its
+// configuration from elsewhere (commondir: the folder whose config,
+// hooks and objects count) and that git itself never creates there. They
+// cannot get a placeholder; one a sandboxed command creates is removed
+// once it ends.
+var gitCreatedOnly = []string{"commondir"}
+
+// removeCreated removes what a command created at paths that did not
+// exist when it started.
+func removeCreated(paths []string) {
+	for _, p := range paths {
+		if lexists(p) {
+			_ = os.RemoveAll(p)
+		}
+	}
+}
+
+// lexists reports whether something (a symlink included) is at p.
+func lexists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // placeholder makes (or takes a reference on) a placeholder at p. It
