@@ -164,6 +164,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
 	// shows its environment: it starts with none.
 	args := []string{envProgram, "-i", c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv"}
+	args = append(args, dropCaps()...)
 	var masks []string
 	if o.Rule {
 		o.Writable = true
@@ -266,6 +267,20 @@ func (c *Confiner) Contain(argv []string) []string {
 	}
 	args = append(args, "--")
 	return append(args, argv...)
+}
+
+// dropCaps returns the bwrap arguments that take every capability from
+// the sandboxed command. bwrap started by root (without a user namespace
+// of its own) keeps root's capabilities in the sandbox unless told
+// otherwise: the command could then remount the read-only workspace or
+// protected files writable (mount -o remount,rw,bind), set the host's
+// clock (date -s), load kernel modules or make device nodes. For other
+// users bwrap gives the command no capabilities already.
+func dropCaps() []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	return []string{"--cap-drop", "ALL"}
 }
 
 // confinedEnv is the environment of a confined command, with GitConfig

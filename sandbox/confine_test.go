@@ -100,6 +100,9 @@ func TestConfinedStopsHarm(t *testing.T) {
 		{"read the environment", "env; cat /proc/*/environ; ps axeww", "sk-leaked-key"},
 		{"read the environment by pid", "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done", "sk-leaked-key"},
 		{"read the password hashes", "cat /etc/shadow", "root:"},
+		// bwrap started by root keeps root's capabilities unless told
+		// otherwise: a remount makes the workspace writable.
+		{"remount the workspace writable", "mount -o remount,rw,bind " + ws + "; echo pwned > new.txt", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,6 +140,36 @@ func TestConfinedStopsHarm(t *testing.T) {
 	}
 }
 
+// TestNoCapabilities: a command in any of the sandboxes holds no
+// capability, even when the sidecar runs as root (bwrap then keeps them
+// by default): with CAP_SYS_ADMIN it could remount read-only paths
+// writable, with CAP_SYS_TIME set the host's clock.
+func TestNoCapabilities(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	c := confiner(t, ws)
+	sb := usable(t, settings0(), ws)
+	runners := map[string]func(script string) (string, error){
+		"confined":           func(s string) (string, error) { return runConfined(t, c, Options{}, ws, s) },
+		"confined writable":  func(s string) (string, error) { return runConfined(t, c, Options{Writable: true}, ws, s) },
+		"rule":               func(s string) (string, error) { return runConfined(t, c, Options{Rule: true}, ws, s) },
+		"configured sandbox": func(s string) (string, error) { return run(t, sb, ws, s) },
+	}
+	for name, runScript := range runners {
+		t.Run(name, func(t *testing.T) {
+			out, err := runScript("grep -E '^Cap(Prm|Eff|Amb):' /proc/self/status")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+					t.Errorf("the command holds capabilities: %s", line)
+				}
+			}
+		})
+	}
+}
+
 // escapeForTest escapes doublestar's pattern characters in a literal
 // path, as the permission package does.
 func escapeForTest(p string) string {
@@ -169,9 +202,10 @@ func TestProtectedPaths(t *testing.T) {
 		"remove .claude and retry": "rm -rf .claude; mkdir .claude; echo '{}' > .claude/settings.json",
 		// The protected paths under .git are mount points, but .git is
 		// their parent: renamed, it takes them along.
-		"rename .git":     "mv .git .git-old; mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config; echo x > .git/hooks/pre-commit",
-		"remove .git":     "rm -rf .git; mkdir .git; echo '[core]' > .git/config",
-		"plant commondir": "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
+		"rename .git":         "mv .git .git-old; mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config; echo x > .git/hooks/pre-commit",
+		"remove .git":         "rm -rf .git; mkdir .git; echo '[core]' > .git/config",
+		"remount .git/config": "mount -o remount,rw,bind \"$PWD/.git/config\"; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
+		"plant commondir":     "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
 	}
 	for rname, runScript := range runners {
 		for aname, script := range attacks {

@@ -79,6 +79,7 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 		return unavailable("bubblewrap (bwrap) is not installed")
 	}
 	prefix := []string{bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"}
+	prefix = append(prefix, dropCaps()...)
 	if !sb.network {
 		prefix = append(prefix, "--unshare-net")
 	}
