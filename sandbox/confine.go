@@ -225,8 +225,11 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	}
 	release := func() {}
 	if o.Writable {
-		var pargs []string
-		pargs, release = protectArgs(c.roots)
+		pargs, rel, err := protectArgs(c.roots)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
+		release = rel
 		args = append(args, pargs...)
 	}
 	for _, cfg := range found.configs {

@@ -18,6 +18,9 @@
 //   - no network (a network namespace of its own), no home directory, no
 //     other project, nothing a Read deny rule covers (masked: an empty
 //     read-only directory over a folder, /dev/null over a file);
+//   - no capability, even when the sidecar runs as root (bwrap started by
+//     root keeps root's capabilities unless told otherwise; in every
+//     sandbox here they are dropped);
 //   - an environment built from an allowlist (PATH, LANG, LC_*, TERM,
 //     USER, LOGNAME, TZ, NO_COLOR; HOME=/tmp): never the sidecar's API
 //     keys or other secrets. bwrap itself starts with no environment,
@@ -128,10 +131,11 @@
 // .git file (a worktree's gitdir: line) is read-only. A .git/commondir
 // (git reads the config of the folder it names) cannot get a placeholder
 // without breaking the repository: one the command creates is removed
-// when it ends. Known limits: a protected path that is a symlink is
-// protected at its target, and the link itself can be replaced; a second
-// sidecar process on the same workspace may remove a placeholder that
-// this one still uses.
+// when it ends. A protected path that is a symlink cannot be protected:
+// bwrap mounts over its target, and the link itself, in a writable folder,
+// could be replaced; Wrap then refuses. Known limit: a second sidecar
+// process on the same workspace may remove a placeholder that this one
+// still uses.
 //
 // # Contained: approved commands outside any sandbox
 //

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ var placeholders = struct {
 // the sandbox mounts read-only over itself; release removes the
 // placeholders that no other running sandbox uses and that nobody
 // changed. Call release once every process of the command has ended.
-func protectArgs(roots []string) (args []string, release func()) {
+func protectArgs(roots []string) (args []string, release func(), err error) {
 	var made, watch []string
 	for _, root := range roots {
 		gitDir := false
@@ -93,37 +94,30 @@ func protectArgs(roots []string) (args []string, release func()) {
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 				// bwrap mounts over what a symlink points to, not over the
-				// link: protect the target (a target outside the roots is
-				// read-only anyway), with a placeholder when it does not
-				// exist yet but would be created in a root. The link
-				// itself stays in a writable directory (a known limit, see
-				// doc.go).
-				target, err := pathres.Resolve("/", p)
-				switch {
-				case err != nil:
-				case exists(target):
-					args = append(args, "--ro-bind", target, target)
-				case inAny(roots, target) && placeholder(target, pp.dir):
-					made = append(made, target)
-					args = append(args, "--ro-bind", target, target)
-				}
-				continue
+				// link, which stays in a writable folder: a command could
+				// replace it ("rm .claude; mkdir .claude") with what it
+				// likes. Refuse rather than run unprotected.
+				releasePlaceholders(made)
+				return nil, nil, fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
 			case err == nil:
 				args = append(args, "--ro-bind", p, p)
 				continue
 			case !errors.Is(err, fs.ErrNotExist):
-				continue
+				releasePlaceholders(made)
+				return nil, nil, fmt.Errorf("cannot keep %s read-only: %w", p, err)
 			}
-			if placeholder(p, pp.dir) {
-				made = append(made, p)
-				args = append(args, "--ro-bind", p, p)
+			if !placeholder(p, pp.dir) {
+				releasePlaceholders(made)
+				return nil, nil, fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
 			}
+			made = append(made, p)
+			args = append(args, "--ro-bind", p, p)
 		}
 	}
 	return args, func() {
 		releasePlaceholders(made)
 		removeCreated(watch)
-	}
+	}, nil
 }
 
 // gitCreatedOnly are the paths in a .git folder that make git read its

@@ -159,24 +159,37 @@ func TestRuleDenyOutsideFailsClosed(t *testing.T) {
 	}
 }
 
-// TestProtectedLinkToMissingTarget: a .claude that is a dangling link to a
-// folder the workspace does not hold yet must not become a writable
-// settings folder: its target gets a read-only placeholder.
-func TestProtectedLinkToMissingTarget(t *testing.T) {
+// TestProtectedLink: a protected path that is a symlink cannot be kept
+// read-only (bwrap mounts over its target; the link stays in a writable
+// folder, and "rm .claude; mkdir .claude" replaced it), so the sandboxes
+// where the workspace is writable refuse to run, whether the link's
+// target exists or not, and leave no placeholder behind.
+func TestProtectedLink(t *testing.T) {
 	requireBwrap(t)
 	t.Setenv("HOME", t.TempDir())
-	ws := t.TempDir()
-	if err := os.Symlink("later-claude", filepath.Join(ws, ".claude")); err != nil {
-		t.Fatal(err)
-	}
-	c := confiner(t, ws)
-	for _, o := range []Options{{Rule: true}, {Writable: true}} {
-		runConfined(t, c, o, ws, "mkdir -p later-claude; echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.local.json")
-		if data, err := os.ReadFile(filepath.Join(ws, "later-claude", "settings.local.json")); err == nil {
-			t.Errorf("rule=%v: a command wrote settings through a dangling .claude link: %s", o.Rule, data)
+	for _, target := range []string{"later-claude", "cfg"} {
+		ws := t.TempDir()
+		if err := os.Mkdir(filepath.Join(ws, "cfg"), 0o755); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
-		t.Error("the placeholder was left behind")
+		if err := os.Symlink(target, filepath.Join(ws, ".claude")); err != nil {
+			t.Fatal(err)
+		}
+		c := confiner(t, ws)
+		sb := usable(t, settings0(), ws)
+		for _, o := range []Options{{Rule: true}, {Writable: true}} {
+			if argv, _, err := c.Wrap([]string{"bash", "-c", "rm .claude; mkdir .claude; echo '{}' > .claude/settings.local.json"}, o); err == nil {
+				t.Errorf("%s: rule=%v: the sandbox runs with a symlinked .claude: %q", target, o.Rule, argv)
+			}
+		}
+		if argv, _, err := sb.Wrap([]string{"true"}); err == nil {
+			t.Errorf("%s: the configured sandbox runs with a symlinked .claude: %q", target, argv)
+		}
+		if _, err := runConfined(t, c, Options{}, ws, "cat cfg/x 2>/dev/null; true"); err != nil {
+			t.Errorf("%s: the read-only sandbox refused: %v", target, err)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
+			t.Errorf("%s: a placeholder was left behind", target)
+		}
 	}
 }

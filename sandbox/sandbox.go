@@ -173,7 +173,10 @@ func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	case sb.prefix == nil:
 		return argv, func() {}, nil
 	}
-	protect, release := protectArgs(sb.roots)
+	protect, release, err := protectArgs(sb.roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
 	out := make([]string, 0, len(sb.prefix)+len(protect)+1+len(argv))
 	out = append(out, sb.prefix...)
 	out = append(out, protect...)
