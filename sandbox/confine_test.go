@@ -202,16 +202,17 @@ func TestProtectedPaths(t *testing.T) {
 		"remove .claude and retry": "rm -rf .claude; mkdir .claude; echo '{}' > .claude/settings.json",
 		// The protected paths under .git are mount points, but .git is
 		// their parent: renamed, it takes them along.
-		"rename .git":         "mv .git .git-old; mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config; echo x > .git/hooks/pre-commit",
-		"remove .git":         "rm -rf .git; mkdir .git; echo '[core]' > .git/config",
-		"remount .git/config": "mount -o remount,rw,bind \"$PWD/.git/config\"; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
-		"plant commondir":     "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
+		"rename .git":           "mv .git .git-old; mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config; echo x > .git/hooks/pre-commit",
+		"remove .git":           "rm -rf .git; mkdir .git; echo '[core]' > .git/config",
+		"remount .git/config":   "mount -o remount,rw,bind \"$PWD/.git/config\"; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
+		"write config.worktree": "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config.worktree",
+		"plant commondir":       "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
 	}
 	for rname, runScript := range runners {
 		for aname, script := range attacks {
 			t.Run(rname+"/"+aname, func(t *testing.T) {
 				out, _ := runScript(script)
-				for _, p := range []string{".claude", ".mcp.json", ".git/hooks", ".vscode/tasks.json", ".git/commondir", ".git-old"} {
+				for _, p := range []string{".claude", ".mcp.json", ".git/hooks", ".vscode/tasks.json", ".git/commondir", ".git-old", ".git/config.worktree"} {
 					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
 						t.Errorf("%s exists on the host after the command:\n%s", p, out)
 					}

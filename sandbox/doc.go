@@ -119,8 +119,8 @@
 //
 // In every sandbox where the workspace is writable, the paths whose
 // content runs code or grants permissions later, outside the sandbox
-// (.git/hooks, .git/config, .git/info, .claude, .mcp.json, .vscode,
-// .husky), stay read-only and cannot be created where missing. bwrap can
+// (.git/hooks, .git/config, .git/config.worktree, .git/info, .claude,
+// .mcp.json, .vscode, .husky), stay read-only and cannot be created where missing. bwrap can
 // only mount over a path that exists, and bwrap 0.8 has no overlay, so a
 // missing one gets a placeholder on the host just before the command
 // starts (an empty directory, or a file holding "{}"), mounted read-only

@@ -22,6 +22,9 @@ type protectedPath struct {
 	// .git/hooks in a folder that is no repository would turn it into a
 	// broken one.
 	inGit bool
+	// empty placeholders are empty files rather than "{}" (git reads
+	// them as config).
+	empty bool
 }
 
 // protectedInRoot are the paths under a workspace root that stay
@@ -29,6 +32,9 @@ type protectedPath struct {
 var protectedInRoot = []protectedPath{
 	{rel: ".git/hooks", dir: true, inGit: true},
 	{rel: ".git/config", inGit: true},
+	// With extensions.worktreeConfig (sparse checkouts set it), git
+	// reads this as config too.
+	{rel: ".git/config.worktree", inGit: true, empty: true},
 	{rel: ".git/info", dir: true, inGit: true},
 	{rel: ".claude", dir: true},
 	{rel: ".mcp.json"},
@@ -106,7 +112,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 				releasePlaceholders(made)
 				return nil, nil, fmt.Errorf("cannot keep %s read-only: %w", p, err)
 			}
-			if !placeholder(p, pp.dir) {
+			if !placeholder(p, pp.dir, pp.empty) {
 				releasePlaceholders(made)
 				return nil, nil, fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
 			}
@@ -145,7 +151,7 @@ func lexists(p string) bool {
 
 // placeholder makes (or takes a reference on) a placeholder at p. It
 // reports false when p cannot be made.
-func placeholder(p string, dir bool) bool {
+func placeholder(p string, dir, empty bool) bool {
 	placeholders.mu.Lock()
 	defer placeholders.mu.Unlock()
 	if placeholders.refs[p] > 0 {
@@ -159,7 +165,9 @@ func placeholder(p string, dir bool) bool {
 		var f *os.File
 		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err == nil {
-			_, err = f.Write(placeholderJSON)
+			if !empty {
+				_, err = f.Write(placeholderJSON)
+			}
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -192,7 +200,7 @@ func releasePlaceholders(paths []string) {
 				_ = os.Chmod(p, fi.Mode().Perm())
 			}
 		case fi.Mode().IsRegular():
-			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, placeholderJSON) {
+			if data, err := os.ReadFile(p); err == nil && (bytes.Equal(data, placeholderJSON) || len(data) == 0) {
 				_ = os.Remove(p)
 			}
 		}
