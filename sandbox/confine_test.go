@@ -236,6 +236,58 @@ func TestProtectedPaths(t *testing.T) {
 	}
 }
 
+// TestProtectedNestedGitDirs: a submodule's repository under
+// .git/modules and a linked worktree's folder under .git/worktrees hold
+// config that git reads (a superproject's git status runs git in its
+// submodules): they stay read-only in the writable sandboxes, and cannot
+// be renamed away from their read-only mounts.
+func TestProtectedNestedGitDirs(t *testing.T) {
+	ws := t.TempDir()
+	const cfg = "[core]\n\trepositoryformatversion = 0\n"
+	writeFiles(t, ws, map[string]string{
+		".git/config": cfg, ".git/HEAD": "ref: refs/heads/main\n",
+		".git/modules/sub/config": cfg, ".git/modules/sub/HEAD": "ref: refs/heads/main\n",
+		".git/modules/sub/modules/deep/config": cfg, ".git/modules/sub/modules/deep/HEAD": "ref: refs/heads/main\n",
+		".git/worktrees/wt/commondir": "../..\n", ".git/worktrees/wt/gitdir": "/somewhere/.git\n", ".git/worktrees/wt/HEAD": "ref: refs/heads/x\n",
+	})
+	c := confiner(t, ws)
+	sb := usable(t, settings0(), ws)
+	runners := map[string]func(script string) (string, error){
+		"confined writable":  func(s string) (string, error) { return runConfined(t, c, Options{Writable: true}, ws, s) },
+		"configured sandbox": func(s string) (string, error) { return run(t, sb, ws, s) },
+	}
+	const evil = "printf '[core]\\n\\tfsmonitor = touch pwned\\n'"
+	attacks := map[string]string{
+		"submodule config":     evil + " >> .git/modules/sub/config; " + evil + " >> .git/modules/sub/modules/deep/config",
+		"submodule hook":       "mkdir -p .git/modules/sub/hooks && echo x > .git/modules/sub/hooks/pre-commit",
+		"rename the submodule": "mv .git/modules/sub .git/modules/old; mkdir -p .git/modules/sub && " + evil + " > .git/modules/sub/config",
+		"rename modules":       "mv .git/modules .git/old-modules; mkdir -p .git/modules/sub && " + evil + " > .git/modules/sub/config",
+		"submodule commondir":  "echo ../../evil > .git/modules/sub/commondir",
+		"worktree config":      evil + " > .git/worktrees/wt/config.worktree",
+		"worktree commondir":   "echo ../../../evil > .git/worktrees/wt/commondir",
+	}
+	for rname, runScript := range runners {
+		for aname, script := range attacks {
+			t.Run(rname+"/"+aname, func(t *testing.T) {
+				out, _ := runScript(script)
+				for _, p := range []string{".git/modules/sub/config", ".git/modules/sub/modules/deep/config"} {
+					if data, _ := os.ReadFile(filepath.Join(ws, p)); string(data) != cfg {
+						t.Errorf("%s changed: %q\n%s", p, data, out)
+					}
+				}
+				for _, p := range []string{".git/modules/sub/hooks", ".git/modules/old", ".git/old-modules", ".git/modules/sub/commondir", ".git/worktrees/wt/config.worktree"} {
+					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+						t.Errorf("%s exists on the host after the command:\n%s", p, out)
+					}
+				}
+				if data, _ := os.ReadFile(filepath.Join(ws, ".git/worktrees/wt/commondir")); string(data) != "../..\n" {
+					t.Errorf("the worktree's commondir changed: %q\n%s", data, out)
+				}
+			})
+		}
+	}
+}
+
 // TestGitHardening gives a repository a .git/config that names a program
 // everywhere git would run one, and runs read-only git commands confined:
 // none of the programs may run. The same commands run unconfined first,

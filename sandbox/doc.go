@@ -128,7 +128,10 @@
 // nobody changed it. While the command runs, the host sees the empty
 // placeholder. .git itself is mounted over itself (still writable), so it
 // cannot be renamed or removed with the read-only mounts inside it, and a
-// .git file (a worktree's gitdir: line) is read-only. A .git/commondir
+// .git file (a worktree's gitdir: line) is read-only. The same holds in
+// the repositories of submodules (.git/modules/NAME: config, hooks, info)
+// and in linked worktrees' folders (.git/worktrees/NAME: config.worktree,
+// commondir, gitdir), whose folders are mounted over themselves too. A .git/commondir
 // (git reads the config of the folder it names) cannot get a placeholder
 // without breaking the repository: one the command creates is removed
 // when it ends. A protected path that is a symlink cannot be protected:

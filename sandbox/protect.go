@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
@@ -64,6 +65,47 @@ var placeholders = struct {
 // changed. Call release once every process of the command has ended.
 func protectArgs(roots []string) (args []string, release func(), err error) {
 	var made, watch []string
+	fail := func(err error) ([]string, func(), error) {
+		releasePlaceholders(made)
+		return nil, nil, err
+	}
+	// protect keeps p read-only, with a placeholder where it is missing.
+	protect := func(p string, pp protectedPath) error {
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			// bwrap mounts over what a symlink points to, not over the
+			// link, which stays in a writable folder: a command could
+			// replace it ("rm .claude; mkdir .claude") with what it
+			// likes. Refuse rather than run unprotected.
+			return fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
+		case err == nil:
+			args = append(args, "--ro-bind", p, p)
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("cannot keep %s read-only: %w", p, err)
+		}
+		if !placeholder(p, pp.dir, pp.empty) {
+			return fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
+		}
+		made = append(made, p)
+		args = append(args, "--ro-bind", p, p)
+		return nil
+	}
+	// pin mounts a folder over itself (still writable): a mount point
+	// cannot be renamed or removed, so the read-only mounts below it
+	// stay where git looks ("mv .git g && mkdir .git" would otherwise
+	// leave them behind in g and make a new .git/config).
+	pin := func(dir string) { args = append(args, "--bind", dir, dir) }
+	// watchCreated removes, when the command ends, what it creates at
+	// the paths of gitCreatedOnly in gitDir.
+	watchCreated := func(gitDir string) {
+		for _, rel := range gitCreatedOnly {
+			if p := filepath.Join(gitDir, rel); !lexists(p) {
+				watch = append(watch, p)
+			}
+		}
+	}
 	for _, root := range roots {
 		gitDir := false
 		dotGit := filepath.Join(root, ".git")
@@ -71,20 +113,8 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			switch {
 			case fi.IsDir():
 				gitDir = true
-				// .git itself becomes a mount point (over itself, still
-				// writable), which cannot be renamed or removed: else
-				// "mv .git g && mkdir .git" would leave the read-only
-				// mounts below behind in g and make a new .git/config.
-				args = append(args, "--bind", dotGit, dotGit)
-				// git reads the config of the folder that commondir
-				// names. Any placeholder there would break the
-				// repository, so one the command creates is removed
-				// when it ends.
-				for _, rel := range gitCreatedOnly {
-					if p := filepath.Join(dotGit, rel); !lexists(p) {
-						watch = append(watch, p)
-					}
-				}
+				pin(dotGit)
+				watchCreated(dotGit)
 			case fi.Mode().IsRegular():
 				// A .git file (a worktree or submodule checkout) names
 				// the repository: its gitdir: line must not change.
@@ -95,35 +125,100 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			if pp.inGit && !gitDir {
 				continue
 			}
-			p := filepath.Join(root, pp.rel)
-			fi, err := os.Lstat(p)
-			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-				// bwrap mounts over what a symlink points to, not over the
-				// link, which stays in a writable folder: a command could
-				// replace it ("rm .claude; mkdir .claude") with what it
-				// likes. Refuse rather than run unprotected.
-				releasePlaceholders(made)
-				return nil, nil, fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
-			case err == nil:
-				args = append(args, "--ro-bind", p, p)
-				continue
-			case !errors.Is(err, fs.ErrNotExist):
-				releasePlaceholders(made)
-				return nil, nil, fmt.Errorf("cannot keep %s read-only: %w", p, err)
+			if err := protect(filepath.Join(root, pp.rel), pp); err != nil {
+				return fail(err)
 			}
-			if !placeholder(p, pp.dir, pp.empty) {
-				releasePlaceholders(made)
-				return nil, nil, fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
+		}
+		if !gitDir {
+			continue
+		}
+		// Submodules' repositories (.git/modules/NAME, nested) and linked
+		// worktrees' folders (.git/worktrees/NAME): git runs in them,
+		// from the superproject's git status too, with their config.
+		nested := nestedGitDirs(dotGit)
+		var pins []string
+		for _, g := range nested {
+			for d := g.dir; d != dotGit; d = filepath.Dir(d) {
+				if !slices.Contains(pins, d) {
+					pins = append(pins, d)
+				}
 			}
-			made = append(made, p)
-			args = append(args, "--ro-bind", p, p)
+		}
+		slices.Sort(pins) // parents before their children
+		for _, d := range pins {
+			pin(d)
+		}
+		for _, g := range nested {
+			for _, pp := range g.protect {
+				if err := protect(filepath.Join(g.dir, pp.rel), pp); err != nil {
+					return fail(err)
+				}
+			}
+			if !g.worktree {
+				watchCreated(g.dir)
+			}
 		}
 	}
 	return args, func() {
 		releasePlaceholders(made)
 		removeCreated(watch)
 	}, nil
+}
+
+// nestedGitDir is a git folder inside a root's .git: a submodule's
+// repository or a linked worktree's folder, with the paths in it that
+// stay read-only.
+type nestedGitDir struct {
+	dir      string
+	worktree bool
+	protect  []protectedPath
+}
+
+// Protected paths in a submodule's repository and in a linked worktree's
+// folder (whose commondir and gitdir say where its repository and its
+// files are).
+var (
+	protectedInModule = []protectedPath{
+		{rel: "config"}, {rel: "config.worktree", empty: true}, {rel: "hooks", dir: true}, {rel: "info", dir: true},
+	}
+	protectedInWorktree = []protectedPath{
+		{rel: "config.worktree", empty: true}, {rel: "commondir"}, {rel: "gitdir"},
+	}
+)
+
+// nestedGitDirs lists the submodule repositories under dotGit/modules
+// (submodules of submodules included, a few levels down) and the linked
+// worktrees' folders under dotGit/worktrees, parents before children.
+func nestedGitDirs(dotGit string) []nestedGitDir {
+	var out []nestedGitDir
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > 4 {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+				continue
+			}
+			d := filepath.Join(dir, e.Name())
+			if lexists(filepath.Join(d, "HEAD")) {
+				out = append(out, nestedGitDir{dir: d, protect: protectedInModule})
+				walk(filepath.Join(d, "modules"), depth+1)
+				continue
+			}
+			walk(d, depth+1) // a submodule named with a slash
+		}
+	}
+	walk(filepath.Join(dotGit, "modules"), 0)
+	if entries, err := os.ReadDir(filepath.Join(dotGit, "worktrees")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, nestedGitDir{dir: filepath.Join(dotGit, "worktrees", e.Name()), worktree: true, protect: protectedInWorktree})
+			}
+		}
+	}
+	return out
 }
 
 // gitCreatedOnly are the paths in a .git folder that make git read its
