@@ -28,6 +28,11 @@ var homeSecrets = []string{
 	".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo", ".config/rclone",
 	".s3cfg", ".boto", ".config/doctl", ".oci", ".config/heroku", ".config/netlify", ".config/vercel", ".fly",
 	".config/configstore", ".wrangler", ".config/sops", ".config/age",
+	// Database, container-registry and other tools' credentials, more
+	// histories.
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".config/containers/auth.json", ".config/glab-cli",
+	".config/github-copilot", ".gemini", ".local/share/fish/fish_history", ".sqlite_history", ".irb_history",
+	".rediscli_history", ".docker/contexts",
 }
 
 // secretEnvPrefixes and secretEnv are the sidecar's own secrets and
