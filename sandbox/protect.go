@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-
-	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // protectedPath is a path under a workspace root that a sandboxed command
@@ -300,14 +298,4 @@ func releasePlaceholders(paths []string) {
 			}
 		}
 	}
-}
-
-// inAny reports whether p lies in one of roots.
-func inAny(roots []string, p string) bool {
-	for _, r := range roots {
-		if pathres.Within(r, p) {
-			return true
-		}
-	}
-	return false
 }
