@@ -69,7 +69,9 @@
 //     ~/.config/gcloud, ~/.config/gh, ~/.netrc, ~/.git-credentials,
 //     ~/.docker/config.json, ~/.kube, ~/.claude.json, ~/.claude,
 //     ~/.npmrc, ~/.pypirc, browser profiles, keyrings, password stores,
-//     shell histories and more (homeSecrets; a symlinked one is masked at
+//     shell histories, the sockets of container engines and editors under
+//     the home (Docker Desktop, colima, lima, Emacs' server), and more
+//     (homeSecrets; a symlinked one is masked at
 //     its target too), /etc's secrets, and every file a Read deny rule
 //     covers: inside the workspace by the same walk as the confined
 //     sandbox, outside it by masking the pattern's leading literal folder

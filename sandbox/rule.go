@@ -33,6 +33,13 @@ var homeSecrets = []string{
 	".pgpass", ".my.cnf", ".mylogin.cnf", ".config/containers/auth.json", ".config/glab-cli",
 	".config/github-copilot", ".gemini", ".local/share/fish/fish_history", ".sqlite_history", ".irb_history",
 	".rediscli_history", ".docker/contexts",
+	// Sockets of container engines and editors under the home: a
+	// read-only mount does not stop connect(), and a network namespace
+	// does not separate sockets in the filesystem (Docker Desktop's
+	// socket is root on the host; an Emacs server evaluates what it is
+	// sent).
+	".docker/run", ".docker/desktop", ".colima", ".lima", ".rd", ".orbstack",
+	".local/share/containers/podman/machine", ".emacs.d/server", ".config/emacs/server",
 }
 
 // secretEnvPrefixes and secretEnv are the sidecar's own secrets and

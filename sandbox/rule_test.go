@@ -161,6 +161,30 @@ func TestRuleDenyOutsideFailsClosed(t *testing.T) {
 	}
 }
 
+// TestRuleSandboxHidesHomeSockets: a container engine's socket under the
+// home (Docker Desktop's ~/.docker/run/docker.sock) is root on the host;
+// neither the read-only home nor the network namespace stops connect().
+func TestRuleSandboxHidesHomeSockets(t *testing.T) {
+	requireBwrap(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	sock := filepath.Join(home, ".docker", "run", "docker.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no unix socket at %s: %v", sock, err)
+	}
+	defer ln.Close()
+	ws := t.TempDir()
+	c := confiner(t, ws)
+	out, _ := runConfined(t, c, Options{Rule: true}, ws, "test -S "+sock+" && echo VISIBLE; true")
+	if strings.Contains(out, "VISIBLE") {
+		t.Errorf("a rule-allowed command sees %s", sock)
+	}
+}
+
 // TestProtectedLink: a protected path that is a symlink cannot be kept
 // read-only (bwrap mounts over its target; the link stays in a writable
 // folder, and "rm .claude; mkdir .claude" replaced it), so the sandboxes
