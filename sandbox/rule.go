@@ -177,6 +177,11 @@ func (c *Confiner) ruleArgs(o Options, home string) []string {
 	}
 	args = append(args, "--clearenv")
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
+	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
+		// Older systems keep /var/run as a folder of its own, not a
+		// link to /run: its sockets (docker.sock) go too.
+		args = append(args, "--tmpfs", "/var/run")
+	}
 	if o.Network && exists("/run/systemd/resolve") {
 		// /etc/resolv.conf often points there.
 		args = append(args, "--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")
