@@ -31,6 +31,11 @@ var etcSecrets = []string{
 	"/etc/letsencrypt", "/etc/docker", "/etc/machine-id", "/etc/krb5.keytab", "/etc/git-credentials",
 }
 
+// systemSockets are folders outside /run and /tmp (which the rule
+// sandbox hides whole) that hold daemons' sockets granting root: a
+// read-only mount does not stop connect().
+var systemSockets = []string{"/var/snap/lxd/common/lxd", "/var/lib/lxd", "/var/snap/docker/common", "/var/snap/microk8s/common/run"}
+
 // envAllow are the variables a confined command gets from the sidecar's
 // environment; LC_* are kept too. Everything else (API keys, tokens,
 // GIT_* overrides, LD_PRELOAD) is left behind.
@@ -180,7 +185,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		}
 		// Last, over the writable folders too: /etc's secrets again
 		// (an allowWrite folder may hold /etc).
-		masks = append(append(masks, outside...), etcSecrets...)
+		masks = append(append(append(masks, outside...), etcSecrets...), systemSockets...)
 		env = ruleEnv(extra...)
 		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
 	}
