@@ -61,6 +61,9 @@ var placeholders = struct {
 // the sandbox mounts read-only over itself; release removes the
 // placeholders that no other running sandbox uses and that nobody
 // changed. Call release once every process of the command has ended.
+// It fails, and the command must not run, when a protected path is a
+// symlink (only its target could be mounted over; the link could be
+// replaced) or cannot get its placeholder.
 func protectArgs(roots []string) (args []string, release func(), err error) {
 	var made, watch []string
 	fail := func(err error) ([]string, func(), error) {
