@@ -67,7 +67,8 @@
 // command is not literal or is fed by xargs, eval, a command name that
 // is an expansion or a glob, function definitions, source and ".",
 // find -exec/-ok/-delete/-fprint, awk, sed scripts with e, w, W, r or R
-// (sed is parsed; only stream-editing commands pass), jq modules.
+// (sed is parsed; only stream-editing commands pass), jq modules and
+// filters read from a file, binutils @FILE operands (strings).
 //
 // Bash semantics, not just syntax: bash evaluates array subscripts and
 // arithmetic, which run $(...) inside them. test -v/-R, [[ -v ]],

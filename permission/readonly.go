@@ -50,7 +50,7 @@ func buildReadOnly() {
 		"rev":     spec("", ""),
 		"od":      spec("A:t:N:j:w:vbcdfiosx", "address-radix= format= read-bytes= skip-bytes= width? output-duplicates"),
 		"hexdump": spec("bcCdoxvn:s:e:f@", ""),
-		"strings": spec("an:t:e:dw", "all bytes= radix= encoding= data"),
+		"strings": spec("an:t:e:dw", "all bytes= radix= encoding= data", check(checkResponseFiles)),
 		"base64":  spec("diw:", "decode ignore-garbage wrap="),
 		"paste":   spec("d:sz", "delimiters= serial zero-terminated"),
 		"fold":    spec("w:sb", "width= spaces bytes"),
@@ -189,9 +189,24 @@ func checkEcho(*analysis, []word) string { return "" }
 // checkFiles checks a checksum command: its -c reads file names from a
 // file, so it is not on the list; operands are files.
 func checkFiles(a *analysis, p *parsedArgs) string {
+	if p.dynamic > 0 {
+		return "file names only known at run time"
+	}
 	for _, f := range p.operands {
 		if why := a.outside(f); why != "" {
 			return why
+		}
+	}
+	return ""
+}
+
+// checkResponseFiles: binutils programs (strings) read more arguments
+// from the file an @FILE operand names, which the path checks would take
+// for a file named "@FILE" in the workspace.
+func checkResponseFiles(_ *analysis, p *parsedArgs) string {
+	for _, f := range p.operands {
+		if strings.HasPrefix(f, "@") {
+			return "an operand " + f + " makes the program read its arguments from " + f[1:]
 		}
 	}
 	return ""
@@ -431,11 +446,17 @@ func checkJq(a *analysis, args []word) string {
 	s := *jqSpec()
 	s.pattern = []string{"-f", "--from-file"}
 	s.check = func(a *analysis, p *parsedArgs) string {
-		if p.has("-f", "--from-file") || len(p.operands) == 0 {
+		if p.has("-f", "--from-file") {
+			// The filter file is not read here: it may import modules
+			// or read the environment.
+			return "jq reads its filter from a file"
+		}
+		if len(p.operands) == 0 {
 			return ""
 		}
-		filter := p.operands[0]
-		for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env", "$ENV"} {
+		// jq's lexer allows space between $ and a name ($ ENV).
+		filter := strings.ToLower(p.operands[0])
+		for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env"} {
 			if strings.Contains(filter, kw) {
 				return "jq filter uses " + kw + " (modules, or the environment, which may hold secrets)"
 			}

@@ -31,6 +31,11 @@ var etcSecrets = []string{
 	"/etc/letsencrypt", "/etc/docker", "/etc/machine-id", "/etc/krb5.keytab", "/etc/git-credentials",
 }
 
+// systemSockets are folders outside /run and /tmp (which the rule
+// sandbox hides whole) that hold daemons' sockets granting root: a
+// read-only mount does not stop connect().
+var systemSockets = []string{"/var/snap/lxd/common/lxd", "/var/lib/lxd", "/var/snap/docker/common", "/var/snap/microk8s/common/run"}
+
 // envAllow are the variables a confined command gets from the sidecar's
 // environment; LC_* are kept too. Everything else (API keys, tokens,
 // GIT_* overrides, LD_PRELOAD) is left behind.
@@ -164,6 +169,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
 	// shows its environment: it starts with none.
 	args := []string{envProgram, "-i", c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv"}
+	args = append(args, dropCaps()...)
 	var masks []string
 	if o.Rule {
 		o.Writable = true
@@ -179,7 +185,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		}
 		// Last, over the writable folders too: /etc's secrets again
 		// (an allowWrite folder may hold /etc).
-		masks = append(append(masks, outside...), etcSecrets...)
+		masks = append(append(append(masks, outside...), etcSecrets...), systemSockets...)
 		env = ruleEnv(extra...)
 		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
 	}
@@ -224,8 +230,11 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	}
 	release := func() {}
 	if o.Writable {
-		var pargs []string
-		pargs, release = protectArgs(c.roots)
+		pargs, rel, err := protectArgs(c.roots)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
+		release = rel
 		args = append(args, pargs...)
 	}
 	for _, cfg := range found.configs {
@@ -266,6 +275,20 @@ func (c *Confiner) Contain(argv []string) []string {
 	}
 	args = append(args, "--")
 	return append(args, argv...)
+}
+
+// dropCaps returns the bwrap arguments that take every capability from
+// the sandboxed command. bwrap started by root (without a user namespace
+// of its own) keeps root's capabilities in the sandbox unless told
+// otherwise: the command could then remount the read-only workspace or
+// protected files writable (mount -o remount,rw,bind), set the host's
+// clock (date -s), load kernel modules or make device nodes. For other
+// users bwrap gives the command no capabilities already.
+func dropCaps() []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	return []string{"--cap-drop", "ALL"}
 }
 
 // confinedEnv is the environment of a confined command, with GitConfig

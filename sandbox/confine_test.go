@@ -100,6 +100,9 @@ func TestConfinedStopsHarm(t *testing.T) {
 		{"read the environment", "env; cat /proc/*/environ; ps axeww", "sk-leaked-key"},
 		{"read the environment by pid", "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done", "sk-leaked-key"},
 		{"read the password hashes", "cat /etc/shadow", "root:"},
+		// bwrap started by root keeps root's capabilities unless told
+		// otherwise: a remount makes the workspace writable.
+		{"remount the workspace writable", "mount -o remount,rw,bind " + ws + "; echo pwned > new.txt", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,6 +140,36 @@ func TestConfinedStopsHarm(t *testing.T) {
 	}
 }
 
+// TestNoCapabilities: a command in any of the sandboxes holds no
+// capability, even when the sidecar runs as root (bwrap then keeps them
+// by default): with CAP_SYS_ADMIN it could remount read-only paths
+// writable, with CAP_SYS_TIME set the host's clock.
+func TestNoCapabilities(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	c := confiner(t, ws)
+	sb := usable(t, settings0(), ws)
+	runners := map[string]func(script string) (string, error){
+		"confined":           func(s string) (string, error) { return runConfined(t, c, Options{}, ws, s) },
+		"confined writable":  func(s string) (string, error) { return runConfined(t, c, Options{Writable: true}, ws, s) },
+		"rule":               func(s string) (string, error) { return runConfined(t, c, Options{Rule: true}, ws, s) },
+		"configured sandbox": func(s string) (string, error) { return run(t, sb, ws, s) },
+	}
+	for name, runScript := range runners {
+		t.Run(name, func(t *testing.T) {
+			out, err := runScript("grep -E '^Cap(Prm|Eff|Amb):' /proc/self/status")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+					t.Errorf("the command holds capabilities: %s", line)
+				}
+			}
+		})
+	}
+}
+
 // escapeForTest escapes doublestar's pattern characters in a literal
 // path, as the permission package does.
 func escapeForTest(p string) string {
@@ -167,12 +200,19 @@ func TestProtectedPaths(t *testing.T) {
 		"replace .git/config":      "rm -f .git/config; echo '[core]' > .git/config.new && mv .git/config.new .git/config",
 		"change .vscode":           "echo '{\"x\":1}' > .vscode/settings.json; echo > .vscode/tasks.json",
 		"remove .claude and retry": "rm -rf .claude; mkdir .claude; echo '{}' > .claude/settings.json",
+		// The protected paths under .git are mount points, but .git is
+		// their parent: renamed, it takes them along.
+		"rename .git":           "mv .git .git-old; mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config; echo x > .git/hooks/pre-commit",
+		"remove .git":           "rm -rf .git; mkdir .git; echo '[core]' > .git/config",
+		"remount .git/config":   "mount -o remount,rw,bind \"$PWD/.git/config\"; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
+		"write config.worktree": "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config.worktree",
+		"plant commondir":       "mkdir -p evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
 	}
 	for rname, runScript := range runners {
 		for aname, script := range attacks {
 			t.Run(rname+"/"+aname, func(t *testing.T) {
 				out, _ := runScript(script)
-				for _, p := range []string{".claude", ".mcp.json", ".git/hooks", ".vscode/tasks.json"} {
+				for _, p := range []string{".claude", ".mcp.json", ".git/hooks", ".vscode/tasks.json", ".git/commondir", ".git-old", ".git/config.worktree"} {
 					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
 						t.Errorf("%s exists on the host after the command:\n%s", p, out)
 					}
@@ -193,6 +233,58 @@ func TestProtectedPaths(t *testing.T) {
 				t.Errorf("src/f = %q", data)
 			}
 		})
+	}
+}
+
+// TestProtectedNestedGitDirs: a submodule's repository under
+// .git/modules and a linked worktree's folder under .git/worktrees hold
+// config that git reads (a superproject's git status runs git in its
+// submodules): they stay read-only in the writable sandboxes, and cannot
+// be renamed away from their read-only mounts.
+func TestProtectedNestedGitDirs(t *testing.T) {
+	ws := t.TempDir()
+	const cfg = "[core]\n\trepositoryformatversion = 0\n"
+	writeFiles(t, ws, map[string]string{
+		".git/config": cfg, ".git/HEAD": "ref: refs/heads/main\n",
+		".git/modules/sub/config": cfg, ".git/modules/sub/HEAD": "ref: refs/heads/main\n",
+		".git/modules/sub/modules/deep/config": cfg, ".git/modules/sub/modules/deep/HEAD": "ref: refs/heads/main\n",
+		".git/worktrees/wt/commondir": "../..\n", ".git/worktrees/wt/gitdir": "/somewhere/.git\n", ".git/worktrees/wt/HEAD": "ref: refs/heads/x\n",
+	})
+	c := confiner(t, ws)
+	sb := usable(t, settings0(), ws)
+	runners := map[string]func(script string) (string, error){
+		"confined writable":  func(s string) (string, error) { return runConfined(t, c, Options{Writable: true}, ws, s) },
+		"configured sandbox": func(s string) (string, error) { return run(t, sb, ws, s) },
+	}
+	const evil = "printf '[core]\\n\\tfsmonitor = touch pwned\\n'"
+	attacks := map[string]string{
+		"submodule config":     evil + " >> .git/modules/sub/config; " + evil + " >> .git/modules/sub/modules/deep/config",
+		"submodule hook":       "mkdir -p .git/modules/sub/hooks && echo x > .git/modules/sub/hooks/pre-commit",
+		"rename the submodule": "mv .git/modules/sub .git/modules/old; mkdir -p .git/modules/sub && " + evil + " > .git/modules/sub/config",
+		"rename modules":       "mv .git/modules .git/old-modules; mkdir -p .git/modules/sub && " + evil + " > .git/modules/sub/config",
+		"submodule commondir":  "echo ../../evil > .git/modules/sub/commondir",
+		"worktree config":      evil + " > .git/worktrees/wt/config.worktree",
+		"worktree commondir":   "echo ../../../evil > .git/worktrees/wt/commondir",
+	}
+	for rname, runScript := range runners {
+		for aname, script := range attacks {
+			t.Run(rname+"/"+aname, func(t *testing.T) {
+				out, _ := runScript(script)
+				for _, p := range []string{".git/modules/sub/config", ".git/modules/sub/modules/deep/config"} {
+					if data, _ := os.ReadFile(filepath.Join(ws, p)); string(data) != cfg {
+						t.Errorf("%s changed: %q\n%s", p, data, out)
+					}
+				}
+				for _, p := range []string{".git/modules/sub/hooks", ".git/modules/old", ".git/old-modules", ".git/modules/sub/commondir", ".git/worktrees/wt/config.worktree"} {
+					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+						t.Errorf("%s exists on the host after the command:\n%s", p, out)
+					}
+				}
+				if data, _ := os.ReadFile(filepath.Join(ws, ".git/worktrees/wt/commondir")); string(data) != "../..\n" {
+					t.Errorf("the worktree's commondir changed: %q\n%s", data, out)
+				}
+			})
+		}
 	}
 }
 

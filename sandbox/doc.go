@@ -18,6 +18,9 @@
 //   - no network (a network namespace of its own), no home directory, no
 //     other project, nothing a Read deny rule covers (masked: an empty
 //     read-only directory over a folder, /dev/null over a file);
+//   - no capability, even when the sidecar runs as root (bwrap started by
+//     root keeps root's capabilities unless told otherwise; in every
+//     sandbox here they are dropped);
 //   - an environment built from an allowlist (PATH, LANG, LC_*, TERM,
 //     USER, LOGNAME, TZ, NO_COLOR; HOME=/tmp): never the sidecar's API
 //     keys or other secrets. bwrap itself starts with no environment,
@@ -66,7 +69,9 @@
 //     ~/.config/gcloud, ~/.config/gh, ~/.netrc, ~/.git-credentials,
 //     ~/.docker/config.json, ~/.kube, ~/.claude.json, ~/.claude,
 //     ~/.npmrc, ~/.pypirc, browser profiles, keyrings, password stores,
-//     shell histories and more (homeSecrets; a symlinked one is masked at
+//     shell histories, the sockets of container engines and editors under
+//     the home (Docker Desktop, colima, lima, Emacs' server), and more
+//     (homeSecrets; a symlinked one is masked at
 //     its target too), /etc's secrets, and every file a Read deny rule
 //     covers: inside the workspace by the same walk as the confined
 //     sandbox, outside it by masking the pattern's leading literal folder
@@ -116,17 +121,26 @@
 //
 // In every sandbox where the workspace is writable, the paths whose
 // content runs code or grants permissions later, outside the sandbox
-// (.git/hooks, .git/config, .git/info, .claude, .mcp.json, .vscode,
-// .husky), stay read-only and cannot be created where missing. bwrap can
+// (.git/hooks, .git/config, .git/config.worktree, .git/info, .claude,
+// .mcp.json, .vscode, .husky), stay read-only and cannot be created where missing. bwrap can
 // only mount over a path that exists, and bwrap 0.8 has no overlay, so a
 // missing one gets a placeholder on the host just before the command
 // starts (an empty directory, or a file holding "{}"), mounted read-only
 // over itself; the last command that uses it removes it when it ends, if
 // nobody changed it. While the command runs, the host sees the empty
-// placeholder. Known limits: a protected path that is a symlink is
-// protected at its target, and the link itself can be replaced; a second
-// sidecar process on the same workspace may remove a placeholder that
-// this one still uses.
+// placeholder. .git itself is mounted over itself (still writable), so it
+// cannot be renamed or removed with the read-only mounts inside it, and a
+// .git file (a worktree's gitdir: line) is read-only. The same holds in
+// the repositories of submodules (.git/modules/NAME: config, hooks, info)
+// and in linked worktrees' folders (.git/worktrees/NAME: config.worktree,
+// commondir, gitdir), whose folders are mounted over themselves too. A .git/commondir
+// (git reads the config of the folder it names) cannot get a placeholder
+// without breaking the repository: one the command creates is removed
+// when it ends. A protected path that is a symlink cannot be protected:
+// bwrap mounts over its target, and the link itself, in a writable folder,
+// could be replaced; Wrap then refuses. Known limit: a second sidecar
+// process on the same workspace may remove a placeholder that this one
+// still uses.
 //
 // # Contained: approved commands outside any sandbox
 //

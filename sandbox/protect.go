@@ -3,12 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
-
-	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // protectedPath is a path under a workspace root that a sandboxed command
@@ -21,6 +21,9 @@ type protectedPath struct {
 	// .git/hooks in a folder that is no repository would turn it into a
 	// broken one.
 	inGit bool
+	// empty placeholders are empty files rather than "{}" (git reads
+	// them as config).
+	empty bool
 }
 
 // protectedInRoot are the paths under a workspace root that stay
@@ -28,6 +31,9 @@ type protectedPath struct {
 var protectedInRoot = []protectedPath{
 	{rel: ".git/hooks", dir: true, inGit: true},
 	{rel: ".git/config", inGit: true},
+	// With extensions.worktreeConfig (sparse checkouts set it), git
+	// reads this as config too.
+	{rel: ".git/config.worktree", inGit: true, empty: true},
 	{rel: ".git/info", dir: true, inGit: true},
 	{rel: ".claude", dir: true},
 	{rel: ".mcp.json"},
@@ -55,55 +61,193 @@ var placeholders = struct {
 // the sandbox mounts read-only over itself; release removes the
 // placeholders that no other running sandbox uses and that nobody
 // changed. Call release once every process of the command has ended.
-func protectArgs(roots []string) (args []string, release func()) {
-	var made []string
+// It fails, and the command must not run, when a protected path is a
+// symlink (only its target could be mounted over; the link could be
+// replaced) or cannot get its placeholder.
+func protectArgs(roots []string) (args []string, release func(), err error) {
+	var made, watch []string
+	fail := func(err error) ([]string, func(), error) {
+		releasePlaceholders(made)
+		return nil, nil, err
+	}
+	// protect keeps p read-only, with a placeholder where it is missing.
+	protect := func(p string, pp protectedPath) error {
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			// bwrap mounts over what a symlink points to, not over the
+			// link, which stays in a writable folder: a command could
+			// replace it ("rm .claude; mkdir .claude") with what it
+			// likes. Refuse rather than run unprotected.
+			return fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
+		case err == nil:
+			args = append(args, "--ro-bind", p, p)
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("cannot keep %s read-only: %w", p, err)
+		}
+		if !placeholder(p, pp.dir, pp.empty) {
+			return fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
+		}
+		made = append(made, p)
+		args = append(args, "--ro-bind", p, p)
+		return nil
+	}
+	// pin mounts a folder over itself (still writable): a mount point
+	// cannot be renamed or removed, so the read-only mounts below it
+	// stay where git looks ("mv .git g && mkdir .git" would otherwise
+	// leave them behind in g and make a new .git/config).
+	pin := func(dir string) { args = append(args, "--bind", dir, dir) }
+	// watchCreated removes, when the command ends, what it creates at
+	// the paths of gitCreatedOnly in gitDir.
+	watchCreated := func(gitDir string) {
+		for _, rel := range gitCreatedOnly {
+			if p := filepath.Join(gitDir, rel); !lexists(p) {
+				watch = append(watch, p)
+			}
+		}
+	}
 	for _, root := range roots {
 		gitDir := false
-		if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			gitDir = true
+		dotGit := filepath.Join(root, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			switch {
+			case fi.IsDir():
+				gitDir = true
+				pin(dotGit)
+				watchCreated(dotGit)
+			case fi.Mode().IsRegular():
+				// A .git file (a worktree or submodule checkout) names
+				// the repository: its gitdir: line must not change.
+				args = append(args, "--ro-bind", dotGit, dotGit)
+			}
 		}
 		for _, pp := range protectedInRoot {
 			if pp.inGit && !gitDir {
 				continue
 			}
-			p := filepath.Join(root, pp.rel)
-			fi, err := os.Lstat(p)
-			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-				// bwrap mounts over what a symlink points to, not over the
-				// link: protect the target (a target outside the roots is
-				// read-only anyway), with a placeholder when it does not
-				// exist yet but would be created in a root. The link
-				// itself stays in a writable directory (a known limit, see
-				// doc.go).
-				target, err := pathres.Resolve("/", p)
-				switch {
-				case err != nil:
-				case exists(target):
-					args = append(args, "--ro-bind", target, target)
-				case inAny(roots, target) && placeholder(target, pp.dir):
-					made = append(made, target)
-					args = append(args, "--ro-bind", target, target)
-				}
-				continue
-			case err == nil:
-				args = append(args, "--ro-bind", p, p)
-				continue
-			case !errors.Is(err, fs.ErrNotExist):
-				continue
+			if err := protect(filepath.Join(root, pp.rel), pp); err != nil {
+				return fail(err)
 			}
-			if placeholder(p, pp.dir) {
-				made = append(made, p)
-				args = append(args, "--ro-bind", p, p)
+		}
+		if !gitDir {
+			continue
+		}
+		// Submodules' repositories (.git/modules/NAME, nested) and linked
+		// worktrees' folders (.git/worktrees/NAME): git runs in them,
+		// from the superproject's git status too, with their config.
+		nested := nestedGitDirs(dotGit)
+		var pins []string
+		for _, g := range nested {
+			for d := g.dir; d != dotGit; d = filepath.Dir(d) {
+				if !slices.Contains(pins, d) {
+					pins = append(pins, d)
+				}
+			}
+		}
+		slices.Sort(pins) // parents before their children
+		for _, d := range pins {
+			pin(d)
+		}
+		for _, g := range nested {
+			for _, pp := range g.protect {
+				if err := protect(filepath.Join(g.dir, pp.rel), pp); err != nil {
+					return fail(err)
+				}
+			}
+			if !g.worktree {
+				watchCreated(g.dir)
 			}
 		}
 	}
-	return args, func() { releasePlaceholders(made) }
+	return args, func() {
+		releasePlaceholders(made)
+		removeCreated(watch)
+	}, nil
+}
+
+// nestedGitDir is a git folder inside a root's .git: a submodule's
+// repository or a linked worktree's folder, with the paths in it that
+// stay read-only.
+type nestedGitDir struct {
+	dir      string
+	worktree bool
+	protect  []protectedPath
+}
+
+// Protected paths in a submodule's repository and in a linked worktree's
+// folder (whose commondir and gitdir say where its repository and its
+// files are).
+var (
+	protectedInModule = []protectedPath{
+		{rel: "config"}, {rel: "config.worktree", empty: true}, {rel: "hooks", dir: true}, {rel: "info", dir: true},
+	}
+	protectedInWorktree = []protectedPath{
+		{rel: "config.worktree", empty: true}, {rel: "commondir"}, {rel: "gitdir"},
+	}
+)
+
+// nestedGitDirs lists the submodule repositories under dotGit/modules
+// (submodules of submodules included, a few levels down) and the linked
+// worktrees' folders under dotGit/worktrees, parents before children.
+func nestedGitDirs(dotGit string) []nestedGitDir {
+	var out []nestedGitDir
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > 4 {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+				continue
+			}
+			d := filepath.Join(dir, e.Name())
+			if lexists(filepath.Join(d, "HEAD")) {
+				out = append(out, nestedGitDir{dir: d, protect: protectedInModule})
+				walk(filepath.Join(d, "modules"), depth+1)
+				continue
+			}
+			walk(d, depth+1) // a submodule named with a slash
+		}
+	}
+	walk(filepath.Join(dotGit, "modules"), 0)
+	if entries, err := os.ReadDir(filepath.Join(dotGit, "worktrees")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, nestedGitDir{dir: filepath.Join(dotGit, "worktrees", e.Name()), worktree: true, protect: protectedInWorktree})
+			}
+		}
+	}
+	return out
+}
+
+// gitCreatedOnly are the paths in a .git folder that make git read its
+// configuration from elsewhere (commondir: the folder whose config,
+// hooks and objects count) and that git itself never creates there. They
+// cannot get a placeholder; one a sandboxed command creates is removed
+// once it ends.
+var gitCreatedOnly = []string{"commondir"}
+
+// removeCreated removes what a command created at paths that did not
+// exist when it started.
+func removeCreated(paths []string) {
+	for _, p := range paths {
+		if lexists(p) {
+			_ = os.RemoveAll(p)
+		}
+	}
+}
+
+// lexists reports whether something (a symlink included) is at p.
+func lexists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // placeholder makes (or takes a reference on) a placeholder at p. It
 // reports false when p cannot be made.
-func placeholder(p string, dir bool) bool {
+func placeholder(p string, dir, empty bool) bool {
 	placeholders.mu.Lock()
 	defer placeholders.mu.Unlock()
 	if placeholders.refs[p] > 0 {
@@ -117,7 +261,9 @@ func placeholder(p string, dir bool) bool {
 		var f *os.File
 		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err == nil {
-			_, err = f.Write(placeholderJSON)
+			if !empty {
+				_, err = f.Write(placeholderJSON)
+			}
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -150,19 +296,9 @@ func releasePlaceholders(paths []string) {
 				_ = os.Chmod(p, fi.Mode().Perm())
 			}
 		case fi.Mode().IsRegular():
-			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, placeholderJSON) {
+			if data, err := os.ReadFile(p); err == nil && (bytes.Equal(data, placeholderJSON) || len(data) == 0) {
 				_ = os.Remove(p)
 			}
 		}
 	}
-}
-
-// inAny reports whether p lies in one of roots.
-func inAny(roots []string, p string) bool {
-	for _, r := range roots {
-		if pathres.Within(r, p) {
-			return true
-		}
-	}
-	return false
 }

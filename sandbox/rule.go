@@ -28,6 +28,18 @@ var homeSecrets = []string{
 	".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo", ".config/rclone",
 	".s3cfg", ".boto", ".config/doctl", ".oci", ".config/heroku", ".config/netlify", ".config/vercel", ".fly",
 	".config/configstore", ".wrangler", ".config/sops", ".config/age",
+	// Database, container-registry and other tools' credentials, more
+	// histories.
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".config/containers/auth.json", ".config/glab-cli",
+	".config/github-copilot", ".gemini", ".local/share/fish/fish_history", ".sqlite_history", ".irb_history",
+	".rediscli_history", ".docker/contexts",
+	// Sockets of container engines and editors under the home: a
+	// read-only mount does not stop connect(), and a network namespace
+	// does not separate sockets in the filesystem (Docker Desktop's
+	// socket is root on the host; an Emacs server evaluates what it is
+	// sent).
+	".docker/run", ".docker/desktop", ".colima", ".lima", ".rd", ".orbstack",
+	".local/share/containers/podman/machine", ".emacs.d/server", ".config/emacs/server",
 }
 
 // secretEnvPrefixes and secretEnv are the sidecar's own secrets and
@@ -159,11 +171,17 @@ func (c *Confiner) insideRoots(p string) bool {
 // when o.Network.
 func (c *Confiner) ruleArgs(o Options, home string) []string {
 	args := []string{c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
+	args = append(args, dropCaps()...)
 	if !o.Network {
 		args = append(args, "--unshare-net")
 	}
 	args = append(args, "--clearenv")
 	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
+	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
+		// Older systems keep /var/run as a folder of its own, not a
+		// link to /run: its sockets (docker.sock) go too.
+		args = append(args, "--tmpfs", "/var/run")
+	}
 	if o.Network && exists("/run/systemd/resolve") {
 		// /etc/resolv.conf often points there.
 		args = append(args, "--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")

@@ -23,6 +23,8 @@ func TestRuleSandbox(t *testing.T) {
 		".aws/credentials":          "aws-secret\n",
 		".netrc":                    "machine x password netrc-secret\n",
 		".claude/.credentials.json": "claude-secret\n",
+		".pgpass":                   "db:5432:*:u:pgpass-secret\n",
+		".my.cnf":                   "[client]\npassword=mysql-secret\n",
 		".gitconfig":                "[user]\n\tname = Rule Tester\n\temail = rule@example.com\n",
 		"secrets-dir/token":         "denied-secret\n",
 		"go/bin/mytool":             "#!/bin/sh\necho toolchain-ok \"$HOME\"\n",
@@ -73,7 +75,7 @@ func TestRuleSandbox(t *testing.T) {
 		{"write the home", "echo x > $HOME/.bashrc; mkdir -p $HOME/.config/x", nil},
 		{"write protected paths", "echo x > .mcp.json; mkdir -p .claude && echo '{}' > .claude/settings.local.json; echo 'touch /x' > .git/hooks/pre-commit; git config core.pager evil", nil},
 		{"read the ssh key", "cat ~/.ssh/id_rsa; cat " + filepath.Join(home, ".ssh/id_rsa"), []string{"FAKE-PRIVATE-KEY"}},
-		{"read credentials", "cat ~/.aws/credentials ~/.netrc ~/.claude/.credentials.json; grep -r secret ~ 2>/dev/null", []string{"aws-secret", "netrc-secret", "claude-secret"}},
+		{"read credentials", "cat ~/.aws/credentials ~/.netrc ~/.claude/.credentials.json ~/.pgpass ~/.my.cnf; grep -r secret ~ 2>/dev/null", []string{"aws-secret", "netrc-secret", "claude-secret", "pgpass-secret", "mysql-secret"}},
 		{"read through a symlinked secret folder", "cat ~/.gnupg/secring ~/keys-store/secring", []string{"gpg-secret"}},
 		{"read a Read-denied file", "cat .env ~/secrets-dir/token", []string{"ws-dotenv", "denied-secret"}},
 		{"see the API keys", "env; cat /proc/*/environ; ps axeww", []string{"sk-ant-leaked", "sk-oai-leaked", "auth-leaked"}},
@@ -159,24 +161,61 @@ func TestRuleDenyOutsideFailsClosed(t *testing.T) {
 	}
 }
 
-// TestProtectedLinkToMissingTarget: a .claude that is a dangling link to a
-// folder the workspace does not hold yet must not become a writable
-// settings folder: its target gets a read-only placeholder.
-func TestProtectedLinkToMissingTarget(t *testing.T) {
+// TestRuleSandboxHidesHomeSockets: a container engine's socket under the
+// home (Docker Desktop's ~/.docker/run/docker.sock) is root on the host;
+// neither the read-only home nor the network namespace stops connect().
+func TestRuleSandboxHidesHomeSockets(t *testing.T) {
 	requireBwrap(t)
-	t.Setenv("HOME", t.TempDir())
-	ws := t.TempDir()
-	if err := os.Symlink("later-claude", filepath.Join(ws, ".claude")); err != nil {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	sock := filepath.Join(home, ".docker", "run", "docker.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := confiner(t, ws)
-	for _, o := range []Options{{Rule: true}, {Writable: true}} {
-		runConfined(t, c, o, ws, "mkdir -p later-claude; echo '{\"permissions\":{\"allow\":[\"Bash\"]}}' > .claude/settings.local.json")
-		if data, err := os.ReadFile(filepath.Join(ws, "later-claude", "settings.local.json")); err == nil {
-			t.Errorf("rule=%v: a command wrote settings through a dangling .claude link: %s", o.Rule, data)
-		}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("no unix socket at %s: %v", sock, err)
 	}
-	if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
-		t.Error("the placeholder was left behind")
+	defer ln.Close()
+	ws := t.TempDir()
+	c := confiner(t, ws)
+	out, _ := runConfined(t, c, Options{Rule: true}, ws, "test -S "+sock+" && echo VISIBLE; true")
+	if strings.Contains(out, "VISIBLE") {
+		t.Errorf("a rule-allowed command sees %s", sock)
+	}
+}
+
+// TestProtectedLink: a protected path that is a symlink cannot be kept
+// read-only (bwrap mounts over its target; the link stays in a writable
+// folder, and "rm .claude; mkdir .claude" replaced it), so the sandboxes
+// where the workspace is writable refuse to run, whether the link's
+// target exists or not, and leave no placeholder behind.
+func TestProtectedLink(t *testing.T) {
+	requireBwrap(t)
+	t.Setenv("HOME", t.TempDir())
+	for _, target := range []string{"later-claude", "cfg"} {
+		ws := t.TempDir()
+		if err := os.Mkdir(filepath.Join(ws, "cfg"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(ws, ".claude")); err != nil {
+			t.Fatal(err)
+		}
+		c := confiner(t, ws)
+		sb := usable(t, settings0(), ws)
+		for _, o := range []Options{{Rule: true}, {Writable: true}} {
+			if argv, _, err := c.Wrap([]string{"bash", "-c", "rm .claude; mkdir .claude; echo '{}' > .claude/settings.local.json"}, o); err == nil {
+				t.Errorf("%s: rule=%v: the sandbox runs with a symlinked .claude: %q", target, o.Rule, argv)
+			}
+		}
+		if argv, _, err := sb.Wrap([]string{"true"}); err == nil {
+			t.Errorf("%s: the configured sandbox runs with a symlinked .claude: %q", target, argv)
+		}
+		if _, err := runConfined(t, c, Options{}, ws, "cat cfg/x 2>/dev/null; true"); err != nil {
+			t.Errorf("%s: the read-only sandbox refused: %v", target, err)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
+			t.Errorf("%s: a placeholder was left behind", target)
+		}
 	}
 }

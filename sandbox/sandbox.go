@@ -79,6 +79,7 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 		return unavailable("bubblewrap (bwrap) is not installed")
 	}
 	prefix := []string{bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"}
+	prefix = append(prefix, dropCaps()...)
 	if !sb.network {
 		prefix = append(prefix, "--unshare-net")
 	}
@@ -172,7 +173,10 @@ func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	case sb.prefix == nil:
 		return argv, func() {}, nil
 	}
-	protect, release := protectArgs(sb.roots)
+	protect, release, err := protectArgs(sb.roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
 	out := make([]string, 0, len(sb.prefix)+len(protect)+1+len(argv))
 	out = append(out, sb.prefix...)
 	out = append(out, protect...)

@@ -249,7 +249,7 @@ func (w *world) watched(rel string) bool {
 	case strings.HasPrefix(rel, "ws/.git/"):
 		// Config, hooks and refs: what a command that only reads
 		// must never change.
-		return rel == "ws/.git/config" || strings.HasPrefix(rel, "ws/.git/hooks/") ||
+		return rel == "ws/.git/config" || rel == "ws/.git/commondir" || rel == "ws/.git/config.worktree" || strings.HasPrefix(rel, "ws/.git/hooks/") ||
 			strings.HasPrefix(rel, "ws/.git/info/") || strings.HasPrefix(rel, "ws/.git/refs/") ||
 			rel == "ws/.git/packed-refs" || rel == "ws/.git/HEAD"
 	case strings.HasPrefix(rel, "outside/remote.git/"), strings.HasPrefix(rel, "outside/other/.git/"):
@@ -263,7 +263,7 @@ func (w *world) watched(rel string) bool {
 // workspace files that stay read-only even for approved commands (issue 17
 // point 3).
 func protected(rel string) bool {
-	return rel == "ws/.git/config" || rel == "ws/.mcp.json" || rel == "ws/.git" ||
+	return rel == "ws/.git/config" || rel == "ws/.git/commondir" || rel == "ws/.git/config.worktree" || rel == "ws/.mcp.json" || rel == "ws/.git" ||
 		strings.HasPrefix(rel, "ws/.git/hooks/") || strings.HasPrefix(rel, "ws/.git/info/") ||
 		strings.HasPrefix(rel, "ws/.claude/")
 }
