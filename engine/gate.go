@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -69,10 +70,17 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		d.Confine = permission.NotConfined
 	}
 	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
-		why := ""
+		why, linked := "", ""
+		if d.Confine != permission.ConfineReadOnly && s.confiner.Available() {
+			linked = sandbox.LinkedProtectedPath(s.env.Roots)
+		}
 		switch {
 		case tools.DisablesSandbox(input):
 			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
+		case linked != "":
+			// The writable sandboxes cannot keep a protected path that is
+			// a symbolic link read-only, and refuse to run: ask instead.
+			why = fmt.Sprintf("the sandbox cannot keep %s read-only (it is a symbolic link, which a command could replace)", linked)
 		case gitWord().MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
 			// The confined sandbox hides this repository's objects (they
 			// hold a denied file): git would fail there.

@@ -166,6 +166,38 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 	}, nil
 }
 
+// LinkedProtectedPath returns a protected path of roots that is a
+// symbolic link, or "" when there is none: the writable sandboxes refuse
+// to run there (protectArgs), so a command that would run in one without
+// a question must be asked about instead.
+func LinkedProtectedPath(roots []string) string {
+	for _, root := range roots {
+		fi, err := os.Lstat(filepath.Join(root, ".git"))
+		gitDir := err == nil && fi.IsDir()
+		for _, pp := range protectedInRoot {
+			if pp.inGit && !gitDir {
+				continue
+			}
+			p := filepath.Join(root, pp.rel)
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return p
+			}
+		}
+		if !gitDir {
+			continue
+		}
+		for _, g := range nestedGitDirs(filepath.Join(root, ".git")) {
+			for _, pp := range g.protect {
+				p := filepath.Join(g.dir, pp.rel)
+				if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // nestedGitDir is a git folder inside a root's .git: a submodule's
 // repository or a linked worktree's folder, with the paths in it that
 // stay read-only.

@@ -217,5 +217,12 @@ func TestProtectedLink(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(ws, "later-claude")); err == nil {
 			t.Errorf("%s: a placeholder was left behind", target)
 		}
+		// The gate asks instead of running such commands in them.
+		if got, want := LinkedProtectedPath([]string{ws}), filepath.Join(ws, ".claude"); got != want {
+			t.Errorf("%s: LinkedProtectedPath = %q, want %q", target, got, want)
+		}
+	}
+	if got := LinkedProtectedPath([]string{t.TempDir()}); got != "" {
+		t.Errorf("LinkedProtectedPath of a folder with no links = %q", got)
 	}
 }
