@@ -74,8 +74,34 @@ func protected(roots []string, p string) bool {
 				return true
 			}
 		}
+		// A git directory under another name: a .git file saying
+		// "gitdir: realgit", a bare repository, a folder .git/commondir
+		// names. Its config and hooks run programs just the same.
+		for d := p; within(r, d); d = filepath.Dir(d) {
+			if isGitDir(d) {
+				return true
+			}
+			if d == r {
+				break
+			}
+		}
 	}
 	return false
+}
+
+// isGitDir reports whether dir looks like a git directory, as git itself
+// tells (setup.c is_git_directory): a HEAD file and objects and refs
+// folders.
+func isGitDir(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // homeDir returns the home directory, or "" when unknown.

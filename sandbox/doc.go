@@ -116,11 +116,13 @@
 //
 // In every sandbox where the workspace is writable, the paths whose
 // content runs code or grants permissions later, outside the sandbox
-// (.git/hooks, .git/config, .git/info, .claude, .mcp.json, .vscode,
-// .husky), stay read-only and cannot be created where missing. bwrap can
+// (.git/hooks, .git/config, .git/info, .git/commondir, .claude, .mcp.json,
+// .vscode, .husky; with a .git file whose "gitdir:" names a folder in the
+// workspace, that file and the same paths in that folder), stay read-only
+// and cannot be created where missing. bwrap can
 // only mount over a path that exists, and bwrap 0.8 has no overlay, so a
 // missing one gets a placeholder on the host just before the command
-// starts (an empty directory, or a file holding "{}"), mounted read-only
+// starts (an empty directory, or a file holding "{}", "." for commondir), mounted read-only
 // over itself; the last command that uses it removes it when it ends, if
 // nobody changed it. While the command runs, the host sees the empty
 // placeholder. Known limits: a protected path that is a symlink is

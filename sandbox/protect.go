@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
@@ -17,10 +18,15 @@ import (
 type protectedPath struct {
 	rel string
 	dir bool
-	// inGit paths are only protected when .git is a directory: making
+	// inGit paths are only protected when the root has a git directory
+	// in it (.git, or the folder a .git file's "gitdir:" names): making
 	// .git/hooks in a folder that is no repository would turn it into a
-	// broken one.
+	// broken one. rel then starts with ".git/", which stands for that
+	// directory.
 	inGit bool
+	// placeholder is what a missing file's placeholder holds
+	// (placeholderJSON when nil).
+	placeholder []byte
 }
 
 // protectedInRoot are the paths under a workspace root that stay
@@ -29,6 +35,9 @@ var protectedInRoot = []protectedPath{
 	{rel: ".git/hooks", dir: true, inGit: true},
 	{rel: ".git/config", inGit: true},
 	{rel: ".git/info", dir: true, inGit: true},
+	// commondir moves where git reads its config (and hooks) from; a
+	// placeholder "." keeps git working.
+	{rel: ".git/commondir", inGit: true, placeholder: []byte(".\n")},
 	{rel: ".claude", dir: true},
 	{rel: ".mcp.json"},
 	{rel: ".vscode", dir: true},
@@ -42,9 +51,10 @@ var placeholderJSON = []byte("{}\n")
 // placeholders counts, per host path, the running sandboxes that hold a
 // placeholder made there, so the last one to end removes it.
 var placeholders = struct {
-	mu   sync.Mutex
-	refs map[string]int // guarded by mu
-}{refs: map[string]int{}}
+	mu      sync.Mutex
+	refs    map[string]int    // guarded by mu
+	content map[string][]byte // of the placeholder files made, guarded by mu
+}{refs: map[string]int{}, content: map[string][]byte{}}
 
 // protectArgs returns the bwrap arguments that keep the protected paths of
 // roots read-only in a sandbox where the roots are writable. bwrap can
@@ -58,15 +68,20 @@ var placeholders = struct {
 func protectArgs(roots []string) (args []string, release func()) {
 	var made []string
 	for _, root := range roots {
-		gitDir := false
-		if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-			gitDir = true
+		gitDir := gitDirIn(root)
+		if dotGit := filepath.Join(root, ".git"); gitDir != "" && gitDir != dotGit {
+			// The .git file that names the git directory: pointed
+			// elsewhere, it would bring another config and hooks.
+			args = append(args, "--ro-bind", dotGit, dotGit)
 		}
 		for _, pp := range protectedInRoot {
-			if pp.inGit && !gitDir {
-				continue
-			}
 			p := filepath.Join(root, pp.rel)
+			if pp.inGit {
+				if gitDir == "" {
+					continue
+				}
+				p = filepath.Join(gitDir, strings.TrimPrefix(pp.rel, ".git/"))
+			}
 			fi, err := os.Lstat(p)
 			switch {
 			case err == nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -81,7 +96,7 @@ func protectArgs(roots []string) (args []string, release func()) {
 				case err != nil:
 				case exists(target):
 					args = append(args, "--ro-bind", target, target)
-				case inAny(roots, target) && placeholder(target, pp.dir):
+				case inAny(roots, target) && placeholder(target, pp.dir, pp.placeholder):
 					made = append(made, target)
 					args = append(args, "--ro-bind", target, target)
 				}
@@ -92,7 +107,7 @@ func protectArgs(roots []string) (args []string, release func()) {
 			case !errors.Is(err, fs.ErrNotExist):
 				continue
 			}
-			if placeholder(p, pp.dir) {
+			if placeholder(p, pp.dir, pp.placeholder) {
 				made = append(made, p)
 				args = append(args, "--ro-bind", p, p)
 			}
@@ -101,9 +116,44 @@ func protectArgs(roots []string) (args []string, release func()) {
 	return args, func() { releasePlaceholders(made) }
 }
 
-// placeholder makes (or takes a reference on) a placeholder at p. It
-// reports false when p cannot be made.
-func placeholder(p string, dir bool) bool {
+// gitDirIn returns root's git directory when it lies in root: root/.git,
+// or the folder that a .git file's "gitdir:" line names (a repository
+// whose git directory is "realgit" keeps its config and hooks there). It
+// returns "" when there is none in root.
+func gitDirIn(root string) string {
+	dotGit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotGit)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return dotGit
+	case !fi.Mode().IsRegular() || fi.Size() > 4096:
+		return ""
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok || strings.TrimSpace(target) == "" {
+		return ""
+	}
+	dir, err := pathres.Resolve(root, strings.TrimSpace(target))
+	if err != nil || !pathres.Within(root, dir) {
+		return "" // outside the root: read-only in every sandbox
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// placeholder makes (or takes a reference on) a placeholder at p: an
+// empty directory, or a file holding content (placeholderJSON when nil).
+// It reports false when p cannot be made.
+func placeholder(p string, dir bool, content []byte) bool {
 	placeholders.mu.Lock()
 	defer placeholders.mu.Unlock()
 	if placeholders.refs[p] > 0 {
@@ -115,9 +165,12 @@ func placeholder(p string, dir bool) bool {
 		err = os.Mkdir(p, 0o555)
 	} else {
 		var f *os.File
+		if content == nil {
+			content = placeholderJSON
+		}
 		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err == nil {
-			_, err = f.Write(placeholderJSON)
+			_, err = f.Write(content)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -127,6 +180,9 @@ func placeholder(p string, dir bool) bool {
 		return false
 	}
 	placeholders.refs[p] = 1
+	if !dir {
+		placeholders.content[p] = content
+	}
 	return true
 }
 
@@ -141,6 +197,8 @@ func releasePlaceholders(paths []string) {
 			continue
 		}
 		delete(placeholders.refs, p)
+		content := placeholders.content[p]
+		delete(placeholders.content, p)
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
@@ -150,7 +208,7 @@ func releasePlaceholders(paths []string) {
 				_ = os.Chmod(p, fi.Mode().Perm())
 			}
 		case fi.Mode().IsRegular():
-			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, placeholderJSON) {
+			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, content) {
 				_ = os.Remove(p)
 			}
 		}
