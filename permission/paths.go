@@ -53,8 +53,10 @@ const unresolvedPath = "/proc/self/unresolved"
 // editor tasks), so changing them always asks.
 var protectedDirs = map[string]bool{".git": true, ".claude": true, ".vscode": true, ".idea": true, ".husky": true}
 
-// protectedFiles are single files with the same power.
-var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitconfig": true, ".bashrc": true, ".zshrc": true, ".profile": true}
+// protectedFiles are single files with the same power (the hook
+// managers' configurations name the commands their git hooks run).
+var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitconfig": true, ".bashrc": true, ".zshrc": true, ".profile": true,
+	".pre-commit-config.yaml": true, "lefthook.yml": true, ".lefthook.yml": true, "lefthook-local.yml": true}
 
 // protected reports whether changing p should always ask.
 func protected(roots []string, p string) bool {

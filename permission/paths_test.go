@@ -46,6 +46,10 @@ func TestGitDirUnderAnotherNameIsProtected(t *testing.T) {
 		{Call{Tool: "Write", Kind: "edit", Paths: []string{in("fixtures/b.git/config")}}, Ask},
 		{Call{Tool: "Bash", Kind: "execute", Cwd: project, Command: "echo '[core] pager = x' >> realgit/config"}, Ask},
 		{Call{Tool: "Bash", Kind: "execute", Cwd: project, Command: "printf x > realgit/hooks/post-checkout"}, Ask},
+		// Hook managers' configurations: their commands run on the
+		// user's next git commit.
+		{Call{Tool: "Write", Kind: "edit", Paths: []string{in(".pre-commit-config.yaml")}}, Ask},
+		{Call{Tool: "Edit", Kind: "edit", Paths: []string{in("lefthook.yml")}}, Ask},
 		// Controls: ordinary files, and a folder that only has a HEAD.
 		{Call{Tool: "Write", Kind: "edit", Paths: []string{in("src/x.go")}}, Allow},
 		{Call{Tool: "Write", Kind: "edit", Paths: []string{in("notgit/HEAD")}}, Allow},
