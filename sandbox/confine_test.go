@@ -540,6 +540,7 @@ func TestProtectedGitDirElsewhere(t *testing.T) {
 		files   map[string]string
 		attacks []string
 		absent  []string // must not exist on the host after an attack
+		link    string   // when set, .git is a link to this folder
 	}{
 		{"gitdir file",
 			map[string]string{".git": "gitdir: realgit\n", "realgit/HEAD": "ref: refs/heads/main\n", "realgit/config": config, "realgit/objects/.keep": "", "realgit/refs/.keep": ""},
@@ -552,17 +553,33 @@ func TestProtectedGitDirElsewhere(t *testing.T) {
 				"echo 'gitdir: evil' > .git",
 				"rm -f .git; echo 'gitdir: evil' > .git",
 			},
-			[]string{"realgit/hooks", "realgit/info", "realgit/commondir"}},
+			[]string{"realgit/hooks", "realgit/info", "realgit/commondir"}, ""},
+		{"git link",
+			map[string]string{"realgit/HEAD": "ref: refs/heads/main\n", "realgit/config": config},
+			[]string{
+				"mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+				"printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> realgit/config",
+			},
+			[]string{"realgit/hooks"}, "realgit"},
+		{"gitdir file outside",
+			map[string]string{".git": "gitdir: /nonexistent/elsewhere\n"},
+			[]string{"echo 'gitdir: evil' > .git", "rm -f .git; echo 'gitdir: evil' > .git"},
+			nil, ""},
 		{"commondir",
 			map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": config},
 			[]string{
 				"mkdir -p evil && printf '[core]\\n\\tpager = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
 				"rm -f .git/commondir; echo ../evil > .git/commondir",
 			},
-			[]string{".git/commondir"}},
+			[]string{".git/commondir"}, ""},
 	} {
 		ws := t.TempDir()
 		writeFiles(t, ws, l.files)
+		if l.link != "" {
+			if err := os.Symlink(l.link, filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		c := confiner(t, ws)
 		sb := usable(t, settings0(), ws)
 		runners := map[string]func(script string) (string, error){

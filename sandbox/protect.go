@@ -69,7 +69,7 @@ func protectArgs(roots []string) (args []string, release func()) {
 	var made []string
 	for _, root := range roots {
 		gitDir := gitDirIn(root)
-		if dotGit := filepath.Join(root, ".git"); gitDir != "" && gitDir != dotGit {
+		if dotGit := filepath.Join(root, ".git"); isRegular(dotGit) {
 			// The .git file that names the git directory: pointed
 			// elsewhere, it would bring another config and hooks.
 			args = append(args, "--ro-bind", dotGit, dotGit)
@@ -117,30 +117,34 @@ func protectArgs(roots []string) (args []string, release func()) {
 }
 
 // gitDirIn returns root's git directory when it lies in root: root/.git,
-// or the folder that a .git file's "gitdir:" line names (a repository
-// whose git directory is "realgit" keeps its config and hooks there). It
-// returns "" when there is none in root.
+// where a .git link leads, or the folder that a .git file's "gitdir:"
+// line names (a repository whose git directory is "realgit" keeps its
+// config and hooks there). It returns "" when there is none in root.
 func gitDirIn(root string) string {
 	dotGit := filepath.Join(root, ".git")
 	fi, err := os.Lstat(dotGit)
+	target := dotGit
 	switch {
 	case err != nil:
 		return ""
 	case fi.IsDir():
 		return dotGit
+	case fi.Mode()&fs.ModeSymlink != 0:
 	case !fi.Mode().IsRegular() || fi.Size() > 4096:
 		return ""
+	default:
+		data, err := os.ReadFile(dotGit)
+		if err != nil {
+			return ""
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok || strings.TrimSpace(t) == "" {
+			return ""
+		}
+		target = strings.TrimSpace(t)
 	}
-	data, err := os.ReadFile(dotGit)
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok || strings.TrimSpace(target) == "" {
-		return ""
-	}
-	dir, err := pathres.Resolve(root, strings.TrimSpace(target))
+	dir, err := pathres.Resolve(root, target)
 	if err != nil || !pathres.Within(root, dir) {
 		return "" // outside the root: read-only in every sandbox
 	}
@@ -148,6 +152,12 @@ func gitDirIn(root string) string {
 		return ""
 	}
 	return dir
+}
+
+// isRegular reports whether p is a regular file (not through a link).
+func isRegular(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // placeholder makes (or takes a reference on) a placeholder at p: an
