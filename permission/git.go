@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 // gitValued are git's global options that take a value, joined with "="
@@ -374,7 +376,7 @@ func (a *analysis) gitRepoCheck(dir string) string {
 				return fmt.Sprintf("the repository's git directory %s lies outside the workspace", gitDir)
 			}
 			common := gitDir
-			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if b, err := settings.ReadFile(filepath.Join(gitDir, "commondir")); err == nil { // bounded: a link to /dev/zero must not hang
 				common = strings.TrimSpace(string(b))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(gitDir, common)

@@ -3,6 +3,7 @@ package permission
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -58,5 +59,32 @@ func TestGitDirUnderAnotherNameIsProtected(t *testing.T) {
 		if d.Verdict != tc.want {
 			t.Errorf("%s %v%s: got %v (%s), want %v", tc.call.Tool, tc.call.Paths, tc.call.Command, d.Verdict, d.Reason, tc.want)
 		}
+	}
+}
+
+// TestGitCommondirFIFO: the classifier reads a repository's
+// .git/commondir to find its config. One that is a FIFO (or a link to
+// /dev/zero) made that read wait forever (or fill memory) at the model's
+// first git command; now the command is judged as if there were none.
+func TestGitCommondirFIFO(t *testing.T) {
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".git/objects", ".git/refs"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(project, ".git/commondir"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	p := NewPolicy(project, &settings.Settings{Home: t.TempDir()}, Default)
+	d := p.Decide(Call{Tool: "Bash", Kind: "execute", Cwd: project, Command: "git status"})
+	if d.Verdict == Deny {
+		t.Errorf("git status: %v (%s)", d.Verdict, d.Reason)
 	}
 }
