@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/agent-lsp/agent-lsp/settings"
 )
@@ -441,11 +442,15 @@ var gitRiskySections = map[string]bool{"include": true, "includeif": true, "page
 // gitConfigPrograms returns why the git config file at path makes git
 // commands unsafe to run without asking, or "".
 func gitConfigPrograms(path string) string {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO must not stall the classifier.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "the repository's git config is not a regular file"
+	}
 	section, sub := "", false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -87,4 +87,14 @@ func TestGitCommondirFIFO(t *testing.T) {
 	if d.Verdict == Deny {
 		t.Errorf("git status: %v (%s)", d.Verdict, d.Reason)
 	}
+	// A config that is a FIFO: the command asks.
+	if err := os.Remove(filepath.Join(project, ".git/commondir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(project, ".git/config"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Decide(Call{Tool: "Bash", Kind: "execute", Cwd: project, Command: "git status"}); d.Verdict != Ask {
+		t.Errorf("git status with a FIFO config: %v (%s), want ask", d.Verdict, d.Reason)
+	}
 }
