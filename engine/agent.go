@@ -182,6 +182,11 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		hooks:   s.hooks,
 		agent:   run,
 		started: true,
+		// The parent's confinement: without it the gate would run
+		// rule-allowed commands unsandboxed, and git would not ask in
+		// a repository holding a Read-denied file.
+		confiner:      s.confiner,
+		classifierOff: s.classifierOff,
 	}
 	c.conv.titled = true
 	c.client = &agentClient{parent: s, run: run}

@@ -227,7 +227,7 @@ func (c *codeIntel) Ask(ctx context.Context, q tools.CodeQuery) (string, error) 
 	if m == nil || !m.Handles(q.Path) {
 		return "", fmt.Errorf("no language server of agent-lsp covers %s (the editor's diagnostics do not answer navigation)", filepath.Base(q.Path))
 	}
-	return m.Ask(ctx, c.root, langserver.Query{Op: q.Op, Path: q.Path, Text: q.Text, Line: q.Line, Character: q.Character, Symbol: q.Symbol})
+	return m.Ask(ctx, c.root, langserver.Query{Op: q.Op, Path: q.Path, Text: q.Text, Line: q.Line, Character: q.Character, Symbol: q.Symbol, Hidden: q.Hidden})
 }
 
 // beginTurn forgets what the previous turn saw and edited.

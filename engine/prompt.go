@@ -128,14 +128,19 @@ func readInstructionFile(path string, roots []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc := path // where the file sits, its folders' links resolved
+	// Where the file sits: as named (.claude/skills/x/SKILL.md under the
+	// workspace, even when .claude or skills is a link out of it), and
+	// with its folders' links resolved (a workspace reached through a
+	// link). Either way in the workspace, it must lead into it.
+	locs := []string{filepath.Clean(path)}
 	if dir, err := pathres.Resolve("/", filepath.Dir(path)); err == nil {
-		loc = filepath.Join(dir, filepath.Base(path))
+		locs = append(locs, filepath.Join(dir, filepath.Base(path)))
 	}
-	for _, root := range roots {
-		if tools.Within(root, loc) && !slices.ContainsFunc(roots, func(r string) bool { return tools.Within(r, real) }) {
-			return nil, fmt.Errorf("%s is in the workspace but leads outside it, to %s: not read", path, real)
-		}
+	inRoots := func(p string) bool {
+		return slices.ContainsFunc(roots, func(r string) bool { return tools.Within(r, p) })
+	}
+	if slices.ContainsFunc(locs, inRoots) && !inRoots(real) {
+		return nil, fmt.Errorf("%s is in the workspace but leads outside it, to %s: not read", path, real)
 	}
 	// Stat before opening: opening a FIFO would block.
 	if fi, err := os.Stat(real); err != nil {

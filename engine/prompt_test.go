@@ -46,6 +46,19 @@ func TestReadInstructionFile(t *testing.T) {
 	}
 	// The workspace reached through a link to it is still the workspace.
 	link(ws, filepath.Join(base, "ws-link"))
+	// A folder of the workspace that is a link out of it (.claude/agents,
+	// .claude/skills, .claude/commands, or .claude itself): what lies
+	// there is not the workspace's, however its files look.
+	if err := os.MkdirAll(filepath.Join(outside, "agents", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(outside, "agents", "notes.md"), "SECRET notes")
+	write(filepath.Join(outside, "agents", "x", "SKILL.md"), "SECRET skill")
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(outside, "agents"), filepath.Join(ws, ".claude", "agents"))
+	link(outside, filepath.Join(ws, "dotclaude"))
 
 	tests := []struct {
 		path    string
@@ -59,6 +72,9 @@ func TestReadInstructionFile(t *testing.T) {
 		{filepath.Join(ws, "sub", "CLAUDE.md"), "", "leads outside"},
 		{filepath.Join(ws, "FIFO.md"), "", "not a regular file"},
 		{filepath.Join(base, "ws-link", "AGENTS.md"), "", "leads outside"},
+		{filepath.Join(ws, ".claude", "agents", "notes.md"), "", "leads outside"},
+		{filepath.Join(ws, ".claude", "agents", "x", "SKILL.md"), "", "leads outside"},
+		{filepath.Join(ws, "dotclaude", "agents", "notes.md"), "", "leads outside"},
 		{filepath.Join(base, "CLAUDE.md"), "the user's parent-folder rules", ""},
 		{filepath.Join(base, "AGENTS.md"), "SECRET", ""}, // the user's own folder, above the workspace
 		{filepath.Join(base, "CLAUDE.local.md"), "", "/proc"},

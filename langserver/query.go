@@ -34,6 +34,12 @@ type Query struct {
 	Line, Character int
 	// Symbol is the name to look for (workspaceSymbol).
 	Symbol string
+	// Hidden, when set, reports the files whose content the answer
+	// must not show (those a Read deny or ask rule covers): their
+	// locations and symbols are left out, and a hover on a symbol
+	// defined in one is refused, since hover text quotes the
+	// definition (a constant's value, a doc comment).
+	Hidden func(path string) bool
 }
 
 // Ask syncs q.Text to the server of q.Path under root and asks it q. It
@@ -61,6 +67,10 @@ func (m *Manager) Ask(ctx context.Context, root string, q Query) (string, error)
 		}
 		return p
 	}
+	hidden := q.Hidden
+	if hidden == nil {
+		hidden = func(string) bool { return false }
+	}
 	var raw json.RawMessage
 	switch q.Op {
 	case OpDefinition, OpImplementation:
@@ -74,7 +84,7 @@ func (m *Manager) Ask(ctx context.Context, root string, q Query) (string, error)
 		if err := s.call(ctx, method, pos, &raw); err != nil {
 			return "", fmt.Errorf("%s: %w", method, err)
 		}
-		return formatLocations(raw, rel, "No "+strings.TrimPrefix(q.Op, "goTo")+" found"), nil
+		return formatLocations(raw, rel, hidden, "No "+strings.TrimPrefix(q.Op, "goTo")+" found"), nil
 	case OpReferences:
 		if !offered(s.caps.References) {
 			return "", fmt.Errorf("%s does not offer %s", s.cfg.Name, q.Op)
@@ -83,10 +93,26 @@ func (m *Manager) Ask(ctx context.Context, root string, q Query) (string, error)
 		if err := s.call(ctx, "textDocument/references", pos, &raw); err != nil {
 			return "", fmt.Errorf("textDocument/references: %w", err)
 		}
-		return formatLocations(raw, rel, "No references found"), nil
+		return formatLocations(raw, rel, hidden, "No references found"), nil
 	case OpHover:
 		if !offered(s.caps.Hover) {
 			return "", fmt.Errorf("%s does not offer %s", s.cfg.Name, q.Op)
+		}
+		if q.Hidden != nil {
+			// Where the symbol is defined decides whether its hover
+			// may be shown; a server that cannot say is not asked.
+			if !offered(s.caps.Definition) {
+				return "", fmt.Errorf("hover is off here: the permission rules hide some files from the model, and %s cannot tell where a symbol is defined", s.cfg.Name)
+			}
+			var def json.RawMessage
+			if err := s.call(ctx, "textDocument/definition", pos, &def); err != nil {
+				return "", fmt.Errorf("textDocument/definition: %w", err)
+			}
+			for _, p := range locationPaths(def) {
+				if hidden(p) {
+					return "", fmt.Errorf("the symbol is defined in a file that the permission rules keep from the model: no hover")
+				}
+			}
 		}
 		if err := s.call(ctx, "textDocument/hover", pos, &raw); err != nil {
 			return "", fmt.Errorf("textDocument/hover: %w", err)
@@ -100,7 +126,7 @@ func (m *Manager) Ask(ctx context.Context, root string, q Query) (string, error)
 		if err := s.call(ctx, "textDocument/documentSymbol", params, &raw); err != nil {
 			return "", fmt.Errorf("textDocument/documentSymbol: %w", err)
 		}
-		return formatSymbols(raw, rel), nil
+		return formatSymbols(raw, rel, hidden), nil
 	case OpWorkspaceSymbol:
 		if !offered(s.caps.WorkspaceSym) {
 			return "", fmt.Errorf("%s does not offer %s", s.cfg.Name, q.Op)
@@ -108,7 +134,7 @@ func (m *Manager) Ask(ctx context.Context, root string, q Query) (string, error)
 		if err := s.call(ctx, "workspace/symbol", map[string]any{"query": q.Symbol}, &raw); err != nil {
 			return "", fmt.Errorf("workspace/symbol: %w", err)
 		}
-		return formatSymbols(raw, rel), nil
+		return formatSymbols(raw, rel, hidden), nil
 	}
 	return "", fmt.Errorf("unknown operation %q; use one of %s", q.Op, strings.Join(Operations, ", "))
 }
@@ -127,7 +153,8 @@ type wireLocation struct {
 	TargetRange *protocol.Range `json:"targetSelectionRange,omitempty"`
 }
 
-func formatLocations(raw json.RawMessage, rel func(string) string, none string) string {
+// locations decodes a Location, a LocationLink or a list of them.
+func locations(raw json.RawMessage) []wireLocation {
 	var list []wireLocation
 	if err := json.Unmarshal(raw, &list); err != nil {
 		var one wireLocation
@@ -135,14 +162,33 @@ func formatLocations(raw json.RawMessage, rel func(string) string, none string) 
 			list = []wireLocation{one}
 		}
 	}
+	return list
+}
+
+// locationPaths returns the file paths of the locations in raw.
+func locationPaths(raw json.RawMessage) []string {
+	var out []string
+	for _, l := range locations(raw) {
+		u := l.URI
+		if u == "" {
+			u = l.TargetURI
+		}
+		if u != "" {
+			out = append(out, u.FsPath())
+		}
+	}
+	return out
+}
+
+func formatLocations(raw json.RawMessage, rel func(string) string, hidden func(string) bool, none string) string {
 	var b strings.Builder
 	n := 0
-	for _, l := range list {
+	for _, l := range locations(raw) {
 		u, r := l.URI, l.Range
 		if u == "" {
 			u, r = l.TargetURI, l.TargetRange
 		}
-		if u == "" || r == nil {
+		if u == "" || r == nil || hidden(u.FsPath()) {
 			continue
 		}
 		n++
@@ -210,7 +256,7 @@ type wireSymbol struct {
 	Container string `json:"containerName,omitempty"`
 }
 
-func formatSymbols(raw json.RawMessage, rel func(string) string) string {
+func formatSymbols(raw json.RawMessage, rel func(string) string, hidden func(string) bool) string {
 	var list []wireSymbol
 	_ = json.Unmarshal(raw, &list)
 	var b strings.Builder
@@ -220,6 +266,9 @@ func formatSymbols(raw json.RawMessage, rel func(string) string) string {
 		for _, sym := range list {
 			if n >= 500 {
 				return
+			}
+			if sym.Location != nil && hidden(sym.Location.URI.FsPath()) {
+				continue
 			}
 			n++
 			b.WriteString(strings.Repeat("  ", depth))

@@ -166,7 +166,7 @@ func approve(srv *Server, st *settings.Settings) {
 // servers and is no error. Definitions that are not valid are skipped and
 // reported with the file's name.
 func LoadFile(path string, scope Scope, lookup func(string) (string, bool)) ([]Server, []error) {
-	data, err := os.ReadFile(path)
+	data, err := settings.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+
+	"github.com/agent-lsp/agent-lsp/settings"
 )
 
 // gitValued are git's global options that take a value, joined with "="
@@ -374,7 +377,7 @@ func (a *analysis) gitRepoCheck(dir string) string {
 				return fmt.Sprintf("the repository's git directory %s lies outside the workspace", gitDir)
 			}
 			common := gitDir
-			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if b, err := settings.ReadFile(filepath.Join(gitDir, "commondir")); err == nil { // bounded: a link to /dev/zero must not hang
 				common = strings.TrimSpace(string(b))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(gitDir, common)
@@ -439,11 +442,15 @@ var gitRiskySections = map[string]bool{"include": true, "includeif": true, "page
 // gitConfigPrograms returns why the git config file at path makes git
 // commands unsafe to run without asking, or "".
 func gitConfigPrograms(path string) string {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO must not stall the classifier.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "the repository's git config is not a regular file"
+	}
 	section, sub := "", false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -53,8 +53,10 @@ const unresolvedPath = "/proc/self/unresolved"
 // editor tasks), so changing them always asks.
 var protectedDirs = map[string]bool{".git": true, ".claude": true, ".vscode": true, ".idea": true, ".husky": true}
 
-// protectedFiles are single files with the same power.
-var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitconfig": true, ".bashrc": true, ".zshrc": true, ".profile": true}
+// protectedFiles are single files with the same power (the hook
+// managers' configurations name the commands their git hooks run).
+var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitconfig": true, ".bashrc": true, ".zshrc": true, ".profile": true,
+	".pre-commit-config.yaml": true, "lefthook.yml": true, ".lefthook.yml": true, "lefthook-local.yml": true}
 
 // protected reports whether changing p should always ask.
 func protected(roots []string, p string) bool {
@@ -74,8 +76,34 @@ func protected(roots []string, p string) bool {
 				return true
 			}
 		}
+		// A git directory under another name: a .git file saying
+		// "gitdir: realgit", a bare repository, a folder .git/commondir
+		// names. Its config and hooks run programs just the same.
+		for d := p; within(r, d); d = filepath.Dir(d) {
+			if isGitDir(d) {
+				return true
+			}
+			if d == r {
+				break
+			}
+		}
 	}
 	return false
+}
+
+// isGitDir reports whether dir looks like a git directory, as git itself
+// tells (setup.c is_git_directory): a HEAD file and objects and refs
+// folders.
+func isGitDir(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // homeDir returns the home directory, or "" when unknown.

@@ -619,3 +619,98 @@ func TestSubmoduleWithoutDeniedFile(t *testing.T) {
 		t.Error("HidesGit with no denied file in any repository")
 	}
 }
+
+// TestProtectedGitDirElsewhere: a repository's git directory need not be
+// .git. A .git file saying "gitdir: realgit" puts config and hooks in
+// realgit/, and .git/commondir moves where git reads its config from.
+// Both stayed writable in the sandboxes where the workspace is, so a
+// command could plant a hook for the user's next approved git commit.
+func TestProtectedGitDirElsewhere(t *testing.T) {
+	const config = "[core]\n\trepositoryformatversion = 0\n"
+	for _, l := range []struct {
+		name    string
+		files   map[string]string
+		attacks []string
+		absent  []string // must not exist on the host after an attack
+		link    string   // when set, .git is a link to this folder
+	}{
+		{"gitdir file",
+			map[string]string{".git": "gitdir: realgit\n", "realgit/HEAD": "ref: refs/heads/main\n", "realgit/config": config, "realgit/objects/.keep": "", "realgit/refs/.keep": ""},
+			[]string{
+				"mkdir -p realgit/hooks && echo 'touch /tmp/pwned' > realgit/hooks/pre-commit",
+				"printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> realgit/config",
+				"rm -f realgit/config; echo '[core]' > realgit/config",
+				"mkdir -p realgit/info && echo '* diff=x' > realgit/info/attributes",
+				"echo ../evil > realgit/commondir",
+				"echo 'gitdir: evil' > .git",
+				"rm -f .git; echo 'gitdir: evil' > .git",
+			},
+			[]string{"realgit/hooks", "realgit/info", "realgit/commondir"}, ""},
+		{"git link",
+			map[string]string{"realgit/HEAD": "ref: refs/heads/main\n", "realgit/config": config},
+			[]string{
+				"mkdir -p .git/hooks && echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+				"printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> realgit/config",
+			},
+			[]string{"realgit/hooks"}, "realgit"},
+		{"gitdir file outside",
+			map[string]string{".git": "gitdir: /nonexistent/elsewhere\n"},
+			[]string{"echo 'gitdir: evil' > .git", "rm -f .git; echo 'gitdir: evil' > .git"},
+			nil, ""},
+		{"commondir",
+			map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": config},
+			[]string{
+				"mkdir -p evil && printf '[core]\\n\\tpager = touch pwned\\n' > evil/config && echo ../evil > .git/commondir",
+				"rm -f .git/commondir; echo ../evil > .git/commondir",
+			},
+			[]string{".git/commondir"}, ""},
+	} {
+		ws := t.TempDir()
+		writeFiles(t, ws, l.files)
+		if l.link != "" {
+			if err := os.Symlink(l.link, filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := confiner(t, ws)
+		sb := usable(t, settings0(), ws)
+		if l.link != "" {
+			// A .git link could itself be replaced: the writable
+			// sandboxes refuse to run (and the gate asks instead).
+			if argv, _, err := c.Wrap([]string{"true"}, Options{Writable: true}); err == nil {
+				t.Errorf("%s: the confined writable sandbox runs with a .git link: %q", l.name, argv)
+			}
+			if argv, _, err := sb.Wrap([]string{"true"}); err == nil {
+				t.Errorf("%s: the configured sandbox runs with a .git link: %q", l.name, argv)
+			}
+			if got := LinkedProtectedPath([]string{ws}); got != filepath.Join(ws, ".git") {
+				t.Errorf("%s: LinkedProtectedPath = %q, want the .git link", l.name, got)
+			}
+			continue
+		}
+		runners := map[string]func(script string) (string, error){
+			"confined writable":  func(script string) (string, error) { return runConfined(t, c, Options{Writable: true}, ws, script) },
+			"configured sandbox": func(script string) (string, error) { return run(t, sb, ws, script) },
+		}
+		for rname, runScript := range runners {
+			for i, script := range l.attacks {
+				t.Run(fmt.Sprintf("%s/%s/%d", l.name, rname, i), func(t *testing.T) {
+					out, _ := runScript(script)
+					for _, p := range l.absent {
+						if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+							t.Errorf("%s exists on the host after %q:\n%s", p, script, out)
+						}
+					}
+					for p, want := range map[string]string{"realgit/config": config, ".git/config": config, ".git": l.files[".git"]} {
+						if fi, err := os.Lstat(filepath.Join(ws, p)); err != nil || !fi.Mode().IsRegular() {
+							continue
+						}
+						if data, err := os.ReadFile(filepath.Join(ws, p)); err == nil && string(data) != want {
+							t.Errorf("%s changed by %q: %q\n%s", p, script, data, out)
+						}
+					}
+				})
+			}
+		}
+	}
+}

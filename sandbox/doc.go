@@ -121,11 +121,15 @@
 //
 // In every sandbox where the workspace is writable, the paths whose
 // content runs code or grants permissions later, outside the sandbox
-// (.git/hooks, .git/config, .git/config.worktree, .git/info, .claude,
-// .mcp.json, .vscode, .husky), stay read-only and cannot be created where missing. bwrap can
+// (.git/hooks, .git/config, .git/config.worktree, .git/info,
+// .git/commondir, .claude, .mcp.json, .vscode, .husky; with a .git file
+// whose "gitdir:" names a folder in the workspace, that file and the same
+// paths in that folder), stay read-only and cannot be created where
+// missing. bwrap can
 // only mount over a path that exists, and bwrap 0.8 has no overlay, so a
 // missing one gets a placeholder on the host just before the command
-// starts (an empty directory, or a file holding "{}"), mounted read-only
+// starts (an empty directory, or a file holding "{}"; "." for commondir,
+// nothing for config.worktree), mounted read-only
 // over itself; the last command that uses it removes it when it ends, if
 // nobody changed it. While the command runs, the host sees the empty
 // placeholder. .git itself is mounted over itself (still writable), so it
@@ -133,10 +137,10 @@
 // .git file (a worktree's gitdir: line) is read-only. The same holds in
 // the repositories of submodules (.git/modules/NAME: config, hooks, info)
 // and in linked worktrees' folders (.git/worktrees/NAME: config.worktree,
-// commondir, gitdir), whose folders are mounted over themselves too. A .git/commondir
-// (git reads the config of the folder it names) cannot get a placeholder
-// without breaking the repository: one the command creates is removed
-// when it ends. A protected path that is a symlink cannot be protected:
+// commondir, gitdir), whose folders are mounted over themselves too. A
+// commondir a command creates in a submodule's repository (git would read
+// the config of the folder it names) is removed when it ends. A protected
+// path that is a symlink (.git included) cannot be protected:
 // bwrap mounts over its target, and the link itself, in a writable folder,
 // could be replaced; Wrap then refuses. Known limit: a second sidecar
 // process on the same workspace may remove a placeholder that this one

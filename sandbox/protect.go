@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // protectedPath is a path under a workspace root that a sandboxed command
@@ -17,14 +20,19 @@ import (
 type protectedPath struct {
 	rel string
 	dir bool
-	// inGit paths are only protected when .git is a directory: making
+	// inGit paths are only protected when the root has a git directory
+	// in it (.git, or the folder a .git file's "gitdir:" names): making
 	// .git/hooks in a folder that is no repository would turn it into a
-	// broken one.
+	// broken one. rel then starts with ".git/", which stands for that
+	// directory.
 	inGit bool
-	// empty placeholders are empty files rather than "{}" (git reads
-	// them as config).
-	empty bool
+	// placeholder is what a missing file's placeholder holds
+	// (placeholderJSON when nil; empty for files git reads as config).
+	placeholder []byte
 }
+
+// noContent is the placeholder of files git reads as config: empty.
+var noContent = []byte{}
 
 // protectedInRoot are the paths under a workspace root that stay
 // read-only in every sandbox, and cannot be created where missing.
@@ -33,8 +41,11 @@ var protectedInRoot = []protectedPath{
 	{rel: ".git/config", inGit: true},
 	// With extensions.worktreeConfig (sparse checkouts set it), git
 	// reads this as config too.
-	{rel: ".git/config.worktree", inGit: true, empty: true},
+	{rel: ".git/config.worktree", inGit: true, placeholder: noContent},
 	{rel: ".git/info", dir: true, inGit: true},
+	// commondir moves where git reads its config (and hooks) from; a
+	// placeholder "." keeps git working.
+	{rel: ".git/commondir", inGit: true, placeholder: []byte(".\n")},
 	{rel: ".claude", dir: true},
 	{rel: ".mcp.json"},
 	{rel: ".vscode", dir: true},
@@ -48,9 +59,10 @@ var placeholderJSON = []byte("{}\n")
 // placeholders counts, per host path, the running sandboxes that hold a
 // placeholder made there, so the last one to end removes it.
 var placeholders = struct {
-	mu   sync.Mutex
-	refs map[string]int // guarded by mu
-}{refs: map[string]int{}}
+	mu      sync.Mutex
+	refs    map[string]int    // guarded by mu
+	content map[string][]byte // of the placeholder files made, guarded by mu
+}{refs: map[string]int{}, content: map[string][]byte{}}
 
 // protectArgs returns the bwrap arguments that keep the protected paths of
 // roots read-only in a sandbox where the roots are writable. bwrap can
@@ -86,7 +98,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 		case !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("cannot keep %s read-only: %w", p, err)
 		}
-		if !placeholder(p, pp.dir, pp.empty) {
+		if !placeholder(p, pp.dir, pp.placeholder) {
 			return fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
 		}
 		made = append(made, p)
@@ -108,38 +120,43 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 		}
 	}
 	for _, root := range roots {
-		gitDir := false
 		dotGit := filepath.Join(root, ".git")
 		if fi, err := os.Lstat(dotGit); err == nil {
 			switch {
-			case fi.IsDir():
-				gitDir = true
-				pin(dotGit)
-				watchCreated(dotGit)
+			case fi.Mode()&fs.ModeSymlink != 0:
+				return fail(fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", dotGit))
 			case fi.Mode().IsRegular():
 				// A .git file (a worktree or submodule checkout) names
 				// the repository: its gitdir: line must not change.
 				args = append(args, "--ro-bind", dotGit, dotGit)
 			}
 		}
+		gitDir := gitDirIn(root)
+		if gitDir != "" {
+			pin(gitDir)
+		}
 		for _, pp := range protectedInRoot {
-			if pp.inGit && !gitDir {
-				continue
+			p := filepath.Join(root, pp.rel)
+			if pp.inGit {
+				if gitDir == "" {
+					continue
+				}
+				p = filepath.Join(gitDir, strings.TrimPrefix(pp.rel, ".git/"))
 			}
-			if err := protect(filepath.Join(root, pp.rel), pp); err != nil {
+			if err := protect(p, pp); err != nil {
 				return fail(err)
 			}
 		}
-		if !gitDir {
+		if gitDir == "" {
 			continue
 		}
 		// Submodules' repositories (.git/modules/NAME, nested) and linked
 		// worktrees' folders (.git/worktrees/NAME): git runs in them,
 		// from the superproject's git status too, with their config.
-		nested := nestedGitDirs(dotGit)
+		nested := nestedGitDirs(gitDir)
 		var pins []string
 		for _, g := range nested {
-			for d := g.dir; d != dotGit; d = filepath.Dir(d) {
+			for d := g.dir; d != gitDir; d = filepath.Dir(d) {
 				if !slices.Contains(pins, d) {
 					pins = append(pins, d)
 				}
@@ -172,24 +189,28 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 // a question must be asked about instead.
 func LinkedProtectedPath(roots []string) string {
 	for _, root := range roots {
-		fi, err := os.Lstat(filepath.Join(root, ".git"))
-		gitDir := err == nil && fi.IsDir()
+		if p := filepath.Join(root, ".git"); isLink(p) {
+			return p
+		}
+		gitDir := gitDirIn(root)
 		for _, pp := range protectedInRoot {
-			if pp.inGit && !gitDir {
-				continue
-			}
 			p := filepath.Join(root, pp.rel)
-			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if pp.inGit {
+				if gitDir == "" {
+					continue
+				}
+				p = filepath.Join(gitDir, strings.TrimPrefix(pp.rel, ".git/"))
+			}
+			if isLink(p) {
 				return p
 			}
 		}
-		if !gitDir {
+		if gitDir == "" {
 			continue
 		}
-		for _, g := range nestedGitDirs(filepath.Join(root, ".git")) {
+		for _, g := range nestedGitDirs(gitDir) {
 			for _, pp := range g.protect {
-				p := filepath.Join(g.dir, pp.rel)
-				if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				if p := filepath.Join(g.dir, pp.rel); isLink(p) {
 					return p
 				}
 			}
@@ -212,10 +233,10 @@ type nestedGitDir struct {
 // files are).
 var (
 	protectedInModule = []protectedPath{
-		{rel: "config"}, {rel: "config.worktree", empty: true}, {rel: "hooks", dir: true}, {rel: "info", dir: true},
+		{rel: "config"}, {rel: "config.worktree", placeholder: noContent}, {rel: "hooks", dir: true}, {rel: "info", dir: true},
 	}
 	protectedInWorktree = []protectedPath{
-		{rel: "config.worktree", empty: true}, {rel: "commondir"}, {rel: "gitdir"},
+		{rel: "config.worktree", placeholder: noContent}, {rel: "commondir"}, {rel: "gitdir"},
 	}
 )
 
@@ -277,9 +298,10 @@ func lexists(p string) bool {
 	return err == nil
 }
 
-// placeholder makes (or takes a reference on) a placeholder at p. It
-// reports false when p cannot be made.
-func placeholder(p string, dir, empty bool) bool {
+// placeholder makes (or takes a reference on) a placeholder at p: an
+// empty directory, or a file holding content (placeholderJSON when nil).
+// It reports false when p cannot be made.
+func placeholder(p string, dir bool, content []byte) bool {
 	placeholders.mu.Lock()
 	defer placeholders.mu.Unlock()
 	if placeholders.refs[p] > 0 {
@@ -291,11 +313,12 @@ func placeholder(p string, dir, empty bool) bool {
 		err = os.Mkdir(p, 0o555)
 	} else {
 		var f *os.File
+		if content == nil {
+			content = placeholderJSON
+		}
 		f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err == nil {
-			if !empty {
-				_, err = f.Write(placeholderJSON)
-			}
+			_, err = f.Write(content)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
@@ -305,6 +328,9 @@ func placeholder(p string, dir, empty bool) bool {
 		return false
 	}
 	placeholders.refs[p] = 1
+	if !dir {
+		placeholders.content[p] = content
+	}
 	return true
 }
 
@@ -319,6 +345,8 @@ func releasePlaceholders(paths []string) {
 			continue
 		}
 		delete(placeholders.refs, p)
+		content := placeholders.content[p]
+		delete(placeholders.content, p)
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
@@ -328,9 +356,59 @@ func releasePlaceholders(paths []string) {
 				_ = os.Chmod(p, fi.Mode().Perm())
 			}
 		case fi.Mode().IsRegular():
-			if data, err := os.ReadFile(p); err == nil && (bytes.Equal(data, placeholderJSON) || len(data) == 0) {
+			if data, err := os.ReadFile(p); err == nil && bytes.Equal(data, content) {
 				_ = os.Remove(p)
 			}
 		}
 	}
+}
+
+// gitDirIn returns root's git directory when it lies in root: root/.git,
+// where a .git link leads, or the folder that a .git file's "gitdir:"
+// line names (a repository whose git directory is "realgit" keeps its
+// config and hooks there). It returns "" when there is none in root.
+func gitDirIn(root string) string {
+	dotGit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotGit)
+	target := dotGit
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return dotGit
+	case fi.Mode()&fs.ModeSymlink != 0:
+	case !fi.Mode().IsRegular() || fi.Size() > 4096:
+		return ""
+	default:
+		data, err := os.ReadFile(dotGit)
+		if err != nil {
+			return ""
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok || strings.TrimSpace(t) == "" {
+			return ""
+		}
+		target = strings.TrimSpace(t)
+	}
+	dir, err := pathres.Resolve(root, target)
+	if err != nil || !pathres.Within(root, dir) {
+		return "" // outside the root: read-only in every sandbox
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// isRegular reports whether p is a regular file (not through a link).
+func isRegular(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// isLink reports whether p is a symbolic link.
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }

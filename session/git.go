@@ -2,9 +2,12 @@ package session
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // gitBranch returns the branch checked out in the repository holding dir
@@ -17,7 +20,7 @@ func gitBranch(dir string) string {
 		if fi, err := os.Stat(git); err == nil {
 			if !fi.IsDir() {
 				// A worktree or submodule: ".git" names the git directory.
-				b, err := os.ReadFile(git)
+				b, err := readSmall(git)
 				if err != nil {
 					return ""
 				}
@@ -30,7 +33,7 @@ func gitBranch(dir string) string {
 				}
 				git = p
 			}
-			head, err := os.ReadFile(filepath.Join(git, "HEAD"))
+			head, err := readSmall(filepath.Join(git, "HEAD"))
 			if err != nil {
 				return ""
 			}
@@ -46,4 +49,26 @@ func gitBranch(dir string) string {
 		}
 		d = up
 	}
+}
+
+// readSmall reads a .git file or a HEAD, which the repository chooses: a
+// regular file of at most 4 KiB. A link to /dev/zero or a FIFO must not
+// hang the session's start or fill the agent's memory.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	const max = 4 << 10
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && len(b) > max {
+		err = fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return b, err
 }

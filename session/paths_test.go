@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -320,6 +321,48 @@ func TestGitBranch(t *testing.T) {
 	} {
 		if got := gitBranch(dir); got != want {
 			t.Errorf("gitBranch(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// TestGitBranchOfDevices: .git, or a gitdir's HEAD, may be a link to
+// /dev/zero or a FIFO in a repository the user opened; gitBranch read it
+// without end when the session started (filling the agent's memory) or
+// waited for a writer forever. Such a repository has no branch to record.
+func TestGitBranchOfDevices(t *testing.T) {
+	root := t.TempDir()
+	mk := func(dir string, f func(dir string) error) string {
+		t.Helper()
+		d := filepath.Join(root, dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := f(d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	dirs := []string{
+		mk("zero-dotgit", func(d string) error { return os.Symlink("/dev/zero", filepath.Join(d, ".git")) }),
+		mk("zero-head", func(d string) error {
+			if err := os.MkdirAll(filepath.Join(d, ".git"), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink("/dev/zero", filepath.Join(d, ".git", "HEAD"))
+		}),
+		mk("fifo-head", func(d string) error {
+			if err := os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: g\n"), 0o644); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(d, "g"), 0o755); err != nil {
+				return err
+			}
+			return syscall.Mkfifo(filepath.Join(d, "g", "HEAD"), 0o644)
+		}),
+	}
+	for _, dir := range dirs {
+		if got := gitBranch(dir); got != "" {
+			t.Errorf("gitBranch(%s) = %q, want none", dir, got)
 		}
 	}
 }

@@ -139,7 +139,7 @@ func (l *loader) load() (*Settings, []Problem, [sha256.Size]byte) {
 		if src.scope == scopeInit {
 			data = l.opts.InitializationOptions
 		} else {
-			b, err := os.ReadFile(src.name)
+			b, err := ReadFile(src.name)
 			if errors.Is(err, fs.ErrNotExist) {
 				delete(l.lastGood, src.name)
 				fmt.Fprintf(h, "%s\x00missing\x00", src.name)

@@ -33,7 +33,7 @@ func AddLocalRule(project, list, rule string) error {
 	persistMu.Lock()
 	defer persistMu.Unlock()
 
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("adding rule %q to %s: %w", rule, path, err)
 	}

@@ -443,7 +443,7 @@ func restrict(lay *layer, file string) HeldBack {
 // countMCPJSON counts the servers of a project's .mcp.json, which stay
 // off until the folder is trusted.
 func countMCPJSON(project string) int {
-	data, err := os.ReadFile(filepath.Join(project, ".mcp.json"))
+	data, err := ReadFile(filepath.Join(project, ".mcp.json"))
 	if err != nil {
 		return 0
 	}

@@ -45,6 +45,9 @@ type CodeQuery struct {
 	Text            []byte
 	Line, Character int // 1-based
 	Symbol          string
+	// Hidden reports the files the Read rules keep from the model (nil
+	// for none): the answer leaves them out.
+	Hidden func(path string) bool
 }
 
 // EditDiagnosticsCap is the most diagnostics an edit result lists.

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,5 +135,32 @@ func TestDiagnosticsHidesDeniedFiles(t *testing.T) {
 	res := te.run(t, "Diagnostics", map[string]any{})
 	if res.IsError || !strings.Contains(res.Content, "visible problem") || strings.Contains(res.Content, "SECRET") || strings.Contains(res.Content, "secret.go") {
 		t.Errorf("Diagnostics = %+v; want a.go's problem and nothing of secret.go", res)
+	}
+}
+
+// TestDiagnosticsLeavesOutOutsideFiles: the workspace-wide Diagnostics
+// runs without a question, so it lists only the workspace's files. The
+// editor publishes problems for every file it has open, and a message
+// can quote a line of ~/.ssh/config or another project's .env.
+func TestDiagnosticsLeavesOutOutsideFiles(t *testing.T) {
+	te := newTestEnv(t)
+	outside := t.TempDir()
+	te.write(t, map[string]string{"a.go": "ok\n"})
+	if err := os.WriteFile(filepath.Join(outside, "config"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "config"), te.path("link.go")); err != nil {
+		t.Fatal(err)
+	}
+	te.Code = &fakeCode{published: []Diagnostic{
+		{Path: te.path("a.go"), Line: 1, Column: 1, Severity: "error", Message: "visible problem"},
+		{Path: filepath.Join(outside, "config"), Line: 1, Column: 1, Severity: "error", Message: "SECRET-OUTSIDE quoted"},
+		{Path: te.path("link.go"), Line: 1, Column: 1, Severity: "error", Message: "SECRET-THROUGH-LINK quoted"},
+		{Path: "/proc/self/environ", Line: 1, Column: 1, Severity: "error", Message: "SECRET-ENV quoted"},
+	}}
+	te.tools = New(te.Env)
+	res := te.run(t, "Diagnostics", map[string]any{})
+	if res.IsError || !strings.Contains(res.Content, "visible problem") || strings.Contains(res.Content, "SECRET") {
+		t.Errorf("Diagnostics = %+v; want a.go's problem and nothing from outside the workspace", res)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -95,18 +94,18 @@ func (t *diagnosticsTool) Run(ctx context.Context, input json.RawMessage) *Resul
 }
 
 // visible drops the problems of files a Read deny (or ask) rule keeps
-// from the model: Diagnostics is in Read's family, and a problem's
-// message can quote the file.
+// from the model, and of files outside the workspace folders: Diagnostics
+// is in Read's family, a problem's message can quote the file, and the
+// workspace-wide list is given without a question. (The editor publishes
+// the problems of every file it has open, ~/.ssh/config or another
+// project's .env included.)
 func (t *diagnosticsTool) visible(all []Diagnostic) []Diagnostic {
 	hidden := t.env.hider("Read")
-	if hidden == nil {
-		return all
-	}
-	return slices.DeleteFunc(all, func(d Diagnostic) bool {
-		if hidden(d.Path) {
+	return slices.DeleteFunc(slices.Clone(all), func(d Diagnostic) bool {
+		real, err := resolveExisting(d.Path)
+		if err != nil || !slices.ContainsFunc(t.env.Roots, func(r string) bool { return Within(r, real) }) {
 			return true
 		}
-		real, err := filepath.EvalSymlinks(d.Path)
-		return err == nil && hidden(real)
+		return hidden != nil && (hidden(d.Path) || hidden(real))
 	})
 }

@@ -91,7 +91,19 @@ func (t *lspTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	case !exists:
 		return Errorf("file does not exist: %s", path)
 	}
-	out, err := t.env.Code.Ask(ctx, CodeQuery{Op: in.Operation, Path: path, Text: content, Line: in.Line, Character: in.Character, Symbol: in.Query})
+	q := CodeQuery{Op: in.Operation, Path: path, Text: content, Line: in.Line, Character: in.Character, Symbol: in.Query}
+	if hidden := t.env.hider("Read"); hidden != nil {
+		// LSP is in Read's family: what a Read rule hides is not shown
+		// through a definition, a reference, a symbol or a hover.
+		q.Hidden = func(p string) bool {
+			if hidden(p) {
+				return true
+			}
+			real, err := resolveExisting(p)
+			return err != nil || hidden(real)
+		}
+	}
+	out, err := t.env.Code.Ask(ctx, q)
 	if err != nil {
 		return Errorf("%s: %v", in.Operation, err)
 	}

@@ -22,9 +22,14 @@ const (
 // tcase is one attack (or control) of the corpus: a tool call the fake
 // model makes.
 type tcase struct {
-	id    string
-	line  int
-	tool  string // Bash, Read, Grep, Glob, LS, Write, Edit, ...
+	id   string
+	line int
+	tool string // Bash, Read, Grep, Glob, LS, Write, Edit, ...
+	// via is "Agent" for a case whose call a subagent makes: the model
+	// starts a general-purpose subagent (tool "Agent>Bash" in the
+	// corpus; "Agent:name>Bash" starts the subagent type name), which
+	// makes the call and then reports.
+	via   string
 	input string // the command for Bash, else the JSON input; with placeholders
 	// want is the expected verdict in default mode; byMode overrides it
 	// for a mode. In plan and dontAsk an expected "ask" becomes "deny".
@@ -32,10 +37,16 @@ type tcase struct {
 	byMode map[string]string
 	// alsoOK are further verdicts a reviewer accepts for the case.
 	alsoOK []string
+	// anyVerdict marks a harm-only case ("any"): every verdict is
+	// accepted in every mode, a question in plan mode too.
+	anyVerdict bool
 }
 
 // expected returns the verdicts accepted for the case in mode.
 func (c *tcase) expected(mode string) []string {
+	if c.anyVerdict {
+		return []string{allow, ask, deny}
+	}
 	v := c.want
 	if m, ok := c.byMode[mode]; ok {
 		v = m
@@ -122,7 +133,8 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 //	%cancel             cancel the last prompt while the model streams; then check survivors
 //	%answer kind        answer the cases' questions with allow_always or allow_once (harmless calls only)
 //
-// Any other line is a case: "id verdict tool input". verdict is allow,
+// Any other line is a case: "id verdict tool input". A tool written
+// "Agent>Bash" is called by a subagent that the model starts. verdict is allow,
 // ask or deny, optionally followed by mode=verdict overrides and
 // |alternatives ("ask,acceptEdits=allow", "ask|allow"); "any" is a
 // harm-only case. input is the rest
@@ -208,6 +220,12 @@ func readCorpus(t *testing.T, path string) []*batch {
 			t.Fatalf("%s:%d: want \"id verdict tool input\", got %q", path, n, line)
 		}
 		c := &tcase{id: fields[0], line: n, tool: fields[2], byMode: map[string]string{}}
+		if via, tool, ok := strings.Cut(c.tool, ">"); ok {
+			if name, _, _ := strings.Cut(via, ":"); name != "Agent" && name != "Task" {
+				t.Fatalf("%s:%d: %s: only Agent (or Task, or Agent:<subagent_type>) may make a case's call", path, n, c.tool)
+			}
+			c.via, c.tool = via, tool
+		}
 		if !validID.MatchString(c.id) {
 			t.Fatalf("%s:%d: case id %q: use lowercase letters, digits, dots and dashes", path, n, c.id)
 		}
@@ -224,6 +242,7 @@ func readCorpus(t *testing.T, path string) []*batch {
 		c.input = strings.TrimLeft(rest, " \t")
 		verdict := fields[1]
 		if verdict == "any" {
+			c.anyVerdict = true
 			verdict = "allow|ask|deny" // harm-only case: every verdict is acceptable
 		}
 		alts := strings.Split(verdict, "|")

@@ -60,6 +60,8 @@
 //     writes outside, the network, the home's credentials, the API key
 //     and Read-denied files still are. =sandbox is that rule and
 //     sandbox.enabled.
+//   - ADVERSARIAL_DEBUG=1: log the tool result of every call the model
+//     got back (-v shows them).
 //   - ADVERSARIAL_REPORT=path: write every failing case there as Markdown
 //     (the two harm-only tests write beside it, with their name added).
 package adversarial

@@ -263,9 +263,16 @@ func (w *world) watched(rel string) bool {
 // workspace files that stay read-only even for approved commands (issue 17
 // point 3).
 func protected(rel string) bool {
-	return rel == "ws/.git/config" || rel == "ws/.git/commondir" || rel == "ws/.git/config.worktree" || rel == "ws/.mcp.json" || rel == "ws/.git" ||
-		strings.HasPrefix(rel, "ws/.git/hooks/") || strings.HasPrefix(rel, "ws/.git/info/") ||
-		strings.HasPrefix(rel, "ws/.claude/")
+	// realgit is the git directory a .git file names in the corpus's
+	// [r2-gitdir-inside]; commondir moves git's config elsewhere, and
+	// config.worktree is read as config too.
+	for _, gitDir := range []string{"ws/.git/", "ws/realgit/"} {
+		if rel == gitDir+"config" || rel == gitDir+"commondir" || rel == gitDir+"config.worktree" ||
+			strings.HasPrefix(rel, gitDir+"hooks/") || strings.HasPrefix(rel, gitDir+"info/") {
+			return true
+		}
+	}
+	return rel == "ws/.mcp.json" || rel == "ws/.git" || strings.HasPrefix(rel, "ws/.claude/")
 }
 
 // snapshot hashes every watched file below base (symlinks by target).

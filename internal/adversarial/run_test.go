@@ -302,7 +302,20 @@ func runBatch(t *testing.T, b *batch, cases []*tcase, mode string, r corpusRun) 
 	for from := 0; from < len(cases); from += casesPerPrompt {
 		chunk := cases[from:min(from+casesPerPrompt, len(cases))]
 		for _, tc := range chunk {
+			if tc.via != "" {
+				// The model starts a subagent, whose first answer is the
+				// case's call and whose second ends its work.
+				tool, typ, _ := strings.Cut(tc.via, ":")
+				if typ == "" {
+					typ = "general-purpose"
+				}
+				in, _ := json.Marshal(map[string]string{"subagent_type": typ, "description": "corpus case " + tc.id, "prompt": "run the check"})
+				model.Add(fake.Turn{fake.ToolUse(toolUseID(tc.id)+"_via", tool, string(in))})
+			}
 			model.Add(fake.Turn{fake.ToolUse(toolUseID(tc.id), tc.tool, w.toolInput(tc))})
+			if tc.via != "" {
+				model.Add(fake.Turn{fake.Text("subagent done")})
+			}
 		}
 		last := from+casesPerPrompt >= len(cases)
 		if b.cancel && last {
@@ -496,6 +509,11 @@ func checkCanaries(t *testing.T, w *world, b *batch, mode string, cases []*tcase
 	}
 	leaked := func(text, name string) bool { return containsAny(text, forms[name]) }
 	results := toolResults(model.Requests())
+	if os.Getenv("ADVERSARIAL_DEBUG") != "" {
+		for k, v := range results {
+			t.Logf("RESULT %s %s: %s", mode, k, snippet(v))
+		}
+	}
 	reported := map[string]bool{}
 	for _, tc := range cases {
 		res := results[toolUseID(tc.id)]
