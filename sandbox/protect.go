@@ -401,12 +401,6 @@ func gitDirIn(root string) string {
 	return dir
 }
 
-// isRegular reports whether p is a regular file (not through a link).
-func isRegular(p string) bool {
-	fi, err := os.Lstat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // isLink reports whether p is a symbolic link.
 func isLink(p string) bool {
 	fi, err := os.Lstat(p)
