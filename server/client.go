@@ -80,6 +80,13 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		// The editor cannot create files through edits: write the disk.
 		return tools.WriteFileAtomic(fc.Path, []byte(fc.After))
 	}
+	text, version, open, known := c.d.overlay.Snapshot(fc.Path)
+	if known && !fc.Create && text != fc.Before {
+		// The user typed since the change was computed (a didChange
+		// applied while the approval waited): its edits would land on
+		// other text, and the version would say they fit.
+		return &workspace.EditRefusedError{Path: fc.Path, Reason: "it changed in the editor since the agent read it; read it again"}
+	}
 	docURI := uri.File(fc.Path)
 	edits := toTextEdits(diffs.TextEdits(fc.Before, fc.After))
 	var we protocol.WorkspaceEdit
@@ -95,8 +102,8 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		}
 	case caps.documentChanges:
 		doc := protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: docURI}}
-		if v, ok := c.d.overlay.Version(fc.Path); ok {
-			doc.Version = &v
+		if open {
+			doc.Version = &version
 		}
 		elems := make([]protocol.TextDocumentEditElement, len(edits))
 		for i := range edits {

@@ -556,3 +556,43 @@ func TestIncrementalChangesReachTheOverlay(t *testing.T) {
 		t.Errorf("Read after incremental changes:\n%s", got)
 	}
 }
+
+// TestEditRefusedWhenTypedDuringApproval: the user types in the buffer
+// while the approval of an Edit waits, and the didChange reaches the
+// agent before the edit runs. The edit is refused, the model is told the
+// file changed, and the typed text stays. (A didChange that comes in
+// later still, between the edit's reading and its sending, is covered
+// by TestApplyEditRefusesAChangedDocument; one later than that, by the
+// editor's version check.)
+func TestEditRefusedWhenTypedDuringApproval(t *testing.T) {
+	e := newEnv(t, map[string]string{"calc.py": calc},
+		fake.Turn{fake.ToolUse("toolu_1", "Read", `{"file_path":"calc.py"}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "Edit", `{"file_path":"calc.py","old_string":"/ 2","new_string":"/ len(values)"}`)},
+		fake.Turn{fake.Text("I will read it again.")},
+	)
+	e.editor.Initialize(e.root, nil)
+	path := e.path("calc.py")
+	e.editor.Open(path, calc)
+	typed := "# typed while the approval waited\n" + calc
+	e.editor.OnPermission(func(*schema.RequestPermissionParams) schema.RequestPermissionResult {
+		e.editor.Type(path, typed)
+		// Let the agent apply the didChange before it reads the answer
+		// (were it later, the editor's version check refuses the edit).
+		time.Sleep(300 * time.Millisecond)
+		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "allow_once"}}
+	})
+	sid := e.editor.NewSession(e.root)
+	if _, err := e.editor.Prompt(sid, "fix it"); err != nil {
+		t.Fatal(err)
+	}
+	res := e.toolResults(2)
+	if len(res) != 1 || res[0]["is_error"] != true || !strings.Contains(resultText(res[0]), "changed") {
+		t.Errorf("the model got %v, want an error saying the file changed", res)
+	}
+	if b, _ := e.editor.Buffer(path); b.Text != typed {
+		t.Errorf("the buffer is %q, want the typed text untouched", b.Text)
+	}
+	if e.disk("calc.py") != calc {
+		t.Error("the disk was written")
+	}
+}

@@ -101,6 +101,23 @@ func (o *Overlay) Get(path string) (string, bool) {
 	return "", false
 }
 
+// Snapshot returns, under one lock, what Get returns for path and the
+// editor's version of it (open is false when the document is not open,
+// and the version then means nothing): an edit computed from that text
+// is sent with that version, and no didChange can come in between.
+func (o *Overlay) Snapshot(path string) (text string, version int32, open, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	d, open := o.docs[path]
+	if open {
+		text, version, ok = d.text, d.version, true
+	}
+	if p, pending := o.pending[path]; pending {
+		text, ok = p, true
+	}
+	return text, version, open, ok
+}
+
 // IsOpen reports whether path is open in the editor.
 func (o *Overlay) IsOpen(path string) bool {
 	o.mu.Lock()
