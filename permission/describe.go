@@ -93,7 +93,7 @@ func (p *Policy) ruleWords(rule, cwd string) string {
 		verb = tool + " calls"
 	}
 	dir, isDir := strings.CutSuffix(content, "/**")
-	where := p.ruleDisplayPath(unescapeGlob(dir), cwd)
+	where := p.ruleDisplayPath(unescapeMatch(dir), cwd)
 	if isDir {
 		if where == "." {
 			return verb + " in this folder"
@@ -119,21 +119,6 @@ func (p *Policy) ruleDisplayPath(pattern, cwd string) string {
 		abs = filepath.Join(p.project, pattern)
 	}
 	return DisplayPath(cwd, abs)
-}
-
-// unescapeGlob undoes escapeGlob.
-func unescapeGlob(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // mcpWords names a tool for an option: an MCP tool

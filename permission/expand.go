@@ -87,8 +87,12 @@ func bashDots(pattern string, matches []string) []string {
 	return out
 }
 
-// unescapeMatch undoes escapeMatch.
+// unescapeMatch undoes escapeMatch, and escapeGlob (a backslash keeps
+// the byte after it as it is).
 func unescapeMatch(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
