@@ -144,6 +144,12 @@ func (s *Service) folderFiletypes(folder string) map[string]bool {
 func (s *Service) settleTrust(ctx context.Context, sess *Session) {
 	defer sess.catchUp()
 	for {
+		s.mu.Lock()
+		settled := s.trust == trustRefused || s.trust == trustGranted
+		s.mu.Unlock()
+		if settled {
+			return // before heldBack, which looks for language servers
+		}
 		held, tr := s.heldBack()
 		if tr == nil {
 			return
