@@ -91,7 +91,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			// link, which stays in a writable folder: a command could
 			// replace it ("rm .claude; mkdir .claude") with what it
 			// likes. Refuse rather than run unprotected.
-			return fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
+			return linkError(p)
 		case err == nil:
 			args = append(args, "--ro-bind", p, p)
 			return nil
@@ -105,35 +105,78 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 		args = append(args, "--ro-bind", p, p)
 		return nil
 	}
-	// pin mounts a folder over itself (still writable): a mount point
-	// cannot be renamed or removed, so the read-only mounts below it
-	// stay where git looks ("mv .git g && mkdir .git" would otherwise
-	// leave them behind in g and make a new .git/config).
-	pin := func(dir string) { args = append(args, "--bind", dir, dir) }
-	// watchCreated removes, when the command ends, what it creates at
-	// the paths of gitCreatedOnly in gitDir.
-	watchCreated := func(gitDir string) {
+	plan := planProtection(roots)
+	if len(plan.links) > 0 {
+		return nil, nil, linkError(plan.links[0])
+	}
+	for _, f := range plan.gitFiles {
+		// A .git file (a worktree or submodule checkout) names the
+		// repository: its gitdir: line must not change.
+		args = append(args, "--ro-bind", f, f)
+	}
+	// A folder mounted over itself (still writable) is a mount point,
+	// which cannot be renamed or removed, so the read-only mounts below
+	// it stay where git looks ("mv .git g && mkdir .git" would otherwise
+	// leave them behind in g and make a new .git/config). Pins come
+	// before the mounts inside them.
+	for _, dir := range plan.pins {
+		args = append(args, "--bind", dir, dir)
+	}
+	for _, t := range plan.paths {
+		if err := protect(t.path, t.pp); err != nil {
+			return fail(err)
+		}
+	}
+	// What a command creates at the paths of gitCreatedOnly in these
+	// folders is removed when it ends.
+	for _, dir := range plan.watched {
 		for _, rel := range gitCreatedOnly {
-			if p := filepath.Join(gitDir, rel); !lexists(p) {
+			if p := filepath.Join(dir, rel); !lexists(p) {
 				watch = append(watch, p)
 			}
 		}
 	}
+	return args, func() {
+		releasePlaceholders(made)
+		removeCreated(watch)
+	}, nil
+}
+
+// protection is what keeps the protected paths of some roots read-only
+// (planProtection).
+type protection struct {
+	links    []string // .git links: the sandbox cannot protect them
+	gitFiles []string // .git files, kept read-only
+	pins     []string // git folders mounted over themselves, parents first
+	paths    []protectedTarget
+	watched  []string // submodules' repositories (gitCreatedOnly)
+}
+
+// protectedTarget is a protected path and what it is.
+type protectedTarget struct {
+	path string
+	pp   protectedPath
+}
+
+// planProtection lists, for each root, its .git file or link, the paths
+// of protectedInRoot (those in the git directory looked up through a .git
+// file or link), and the git folders of its submodules and linked
+// worktrees with their protected paths.
+func planProtection(roots []string) protection {
+	var pl protection
 	for _, root := range roots {
 		dotGit := filepath.Join(root, ".git")
 		if fi, err := os.Lstat(dotGit); err == nil {
 			switch {
 			case fi.Mode()&fs.ModeSymlink != 0:
-				return fail(fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", dotGit))
+				pl.links = append(pl.links, dotGit)
 			case fi.Mode().IsRegular():
-				// A .git file (a worktree or submodule checkout) names
-				// the repository: its gitdir: line must not change.
-				args = append(args, "--ro-bind", dotGit, dotGit)
+				pl.gitFiles = append(pl.gitFiles, dotGit)
 			}
 		}
 		gitDir := gitDirIn(root)
 		if gitDir != "" {
-			pin(gitDir)
+			pl.pins = append(pl.pins, gitDir)
 		}
 		for _, pp := range protectedInRoot {
 			p := filepath.Join(root, pp.rel)
@@ -143,9 +186,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 				}
 				p = filepath.Join(gitDir, strings.TrimPrefix(pp.rel, ".git/"))
 			}
-			if err := protect(p, pp); err != nil {
-				return fail(err)
-			}
+			pl.paths = append(pl.paths, protectedTarget{p, pp})
 		}
 		if gitDir == "" {
 			continue
@@ -163,24 +204,23 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			}
 		}
 		slices.Sort(pins) // parents before their children
-		for _, d := range pins {
-			pin(d)
-		}
+		pl.pins = append(pl.pins, pins...)
 		for _, g := range nested {
 			for _, pp := range g.protect {
-				if err := protect(filepath.Join(g.dir, pp.rel), pp); err != nil {
-					return fail(err)
-				}
+				pl.paths = append(pl.paths, protectedTarget{filepath.Join(g.dir, pp.rel), pp})
 			}
 			if !g.worktree {
-				watchCreated(g.dir)
+				pl.watched = append(pl.watched, g.dir)
 			}
 		}
 	}
-	return args, func() {
-		releasePlaceholders(made)
-		removeCreated(watch)
-	}, nil
+	return pl
+}
+
+// linkError is why the writable sandboxes refuse to run where the
+// protected path p is a symbolic link.
+func linkError(p string) error {
+	return fmt.Errorf("cannot keep %s read-only: it is a symbolic link, which a command could replace; run the command yourself or replace the link with what it points to", p)
 }
 
 // LinkedProtectedPath returns a protected path of roots that is a
@@ -188,32 +228,13 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 // to run there (protectArgs), so a command that would run in one without
 // a question must be asked about instead.
 func LinkedProtectedPath(roots []string) string {
-	for _, root := range roots {
-		if p := filepath.Join(root, ".git"); isLink(p) {
-			return p
-		}
-		gitDir := gitDirIn(root)
-		for _, pp := range protectedInRoot {
-			p := filepath.Join(root, pp.rel)
-			if pp.inGit {
-				if gitDir == "" {
-					continue
-				}
-				p = filepath.Join(gitDir, strings.TrimPrefix(pp.rel, ".git/"))
-			}
-			if isLink(p) {
-				return p
-			}
-		}
-		if gitDir == "" {
-			continue
-		}
-		for _, g := range nestedGitDirs(gitDir) {
-			for _, pp := range g.protect {
-				if p := filepath.Join(g.dir, pp.rel); isLink(p) {
-					return p
-				}
-			}
+	plan := planProtection(roots)
+	if len(plan.links) > 0 {
+		return plan.links[0]
+	}
+	for _, t := range plan.paths {
+		if isLink(t.path) {
+			return t.path
 		}
 	}
 	return ""
