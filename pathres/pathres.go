@@ -3,6 +3,7 @@ package pathres
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,4 +100,32 @@ func Within(root, p string) bool {
 		return true
 	}
 	return strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
+}
+
+// ReadRegular reads path when it leads to a regular file of at most max
+// bytes. Files a repository chooses (settings, .mcp.json, git's HEAD)
+// may be links to /dev/zero or FIFOs: opening does not wait for a FIFO's
+// writer, and reading stops past max. A missing file's error wraps
+// fs.ErrNotExist.
+func ReadRegular(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return data, nil
 }

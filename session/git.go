@@ -2,12 +2,11 @@ package session
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // gitBranch returns the branch checked out in the repository holding dir
@@ -55,20 +54,5 @@ func gitBranch(dir string) string {
 // regular file of at most 4 KiB. A link to /dev/zero or a FIFO must not
 // hang the session's start or fill the agent's memory.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	const max = 4 << 10
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && len(b) > max {
-		err = fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	return b, err
+	return pathres.ReadRegular(path, 4<<10)
 }

@@ -1,11 +1,6 @@
 package settings
 
-import (
-	"fmt"
-	"io"
-	"os"
-	"syscall"
-)
+import "github.com/agent-lsp/agent-lsp/pathres"
 
 // MaxFileBytes bounds one settings or .mcp.json file.
 const MaxFileBytes = 4 << 20
@@ -16,26 +11,5 @@ const MaxFileBytes = 4 << 20
 // FIFO must not hang the agent or fill its memory before the first
 // question. A missing file's error wraps fs.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
-	// O_NONBLOCK: opening a FIFO would wait for a writer; a regular
-	// file reads as usual.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxFileBytes)
-	}
-	return data, nil
+	return pathres.ReadRegular(path, MaxFileBytes)
 }
