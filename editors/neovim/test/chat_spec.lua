@@ -11,14 +11,6 @@ local function chat_win(h)
   return win, chat
 end
 
---- The 1-based line number of the first line containing text.
-local function line_of(lines, text)
-  for i, l in ipairs(lines) do
-    if l:find(text, 1, true) then
-      return i
-    end
-  end
-end
 
 --- The text of a model request's last user message.
 local function last_user_text(req)
@@ -147,12 +139,12 @@ return {
       h.contains(text, '- [x] Read calc.py')
       h.contains(text, '- [ ] Fix the bug ← in progress')
       h.contains(text, '- [ ] Run the tests')
-      local thought = line_of(lines, '💭 Thought')
+      local thought = h.line_of(lines, '💭 Thought')
       h.ok(thought, 'a thinking summary line')
       h.contains(text, 'Step two.', 'the thinking text is in the buffer')
-      local read = line_of(lines, '✓ Read')
+      local read = h.line_of(lines, '✓ Read')
       h.ok(read, 'a Read summary line with its status: ' .. text)
-      local todo = line_of(lines, '✓ Update plan')
+      local todo = h.line_of(lines, '✓ Update plan')
       h.ok(todo, 'a TodoWrite summary line: ' .. text)
       h.ok(todo < read, 'the calls in their order')
       local count = 0

@@ -265,6 +265,18 @@ function H.chat_lines()
   return vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
 end
 
+--- The 1-based number of the first of lines that contains text.
+---@param lines string[]
+---@param text string
+---@return integer?
+function H.line_of(lines, text)
+  for i, l in ipairs(lines) do
+    if l:find(text, 1, true) then
+      return i
+    end
+  end
+end
+
 --- The agent-lsp client, once running.
 function H.client()
   return H.wait(function()

@@ -30,13 +30,6 @@ local function updates(chat, list)
   return vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
 end
 
-local function line_of(lines, text)
-  for i, l in ipairs(lines) do
-    if l:find(text, 1, true) then
-      return i
-    end
-  end
-end
 
 --- The fence lines (``` or ~~~ runs at the start) of lines.
 local function fences(lines)
@@ -226,14 +219,14 @@ return {
           },
         },
       })
-      local run = line_of(lines, '✓ Run `go test ./...` · completed')
+      local run = h.line_of(lines, '✓ Run `go test ./...` · completed')
       h.ok(run, 'the summary: ' .. table.concat(lines, '\n'))
       h.eq('  Allowed', lines[run + 1], 'the approval under the summary: the row names the action')
       h.eq('```console', lines[run + 2], "the agent's console block, as it is")
       h.eq('$ go test ./...', lines[run + 3])
       h.eq('```', lines[run + 5])
       h.eq(2, #fences(vim.list_slice(lines, run, run + 6)), 'one code block, no fence around it')
-      local write = line_of(lines, '✗ Write notes.md · failed')
+      local write = h.line_of(lines, '✗ Write notes.md · failed')
       h.eq('  Rejected: Always reject Write', lines[write + 1])
       local win = vim.fn.win_findbuf(chat.buf)[1]
       vim.api.nvim_win_call(win, function()
@@ -275,7 +268,7 @@ return {
       local ok, parser = pcall(vim.treesitter.get_parser, chat.buf, 'markdown')
       if ok and parser then
         parser:parse()
-        local row = line_of(lines, 'Done with') - 1
+        local row = h.line_of(lines, 'Done with') - 1
         local node = parser:parse()[1]:root():named_descendant_for_range(row, 0, row, 1)
         h.eq('inline', node:type(), 'the text after the output is prose, not code')
       end
@@ -293,10 +286,10 @@ return {
       h.eq(1, #vim.tbl_filter(function(l)
         return l == '## Agent'
       end, lines), 'one role header')
-      h.ok(line_of(lines, '#### Summary'), 'the ## heading became ####: ' .. table.concat(lines, '\n'))
-      h.ok(line_of(lines, '# a comment'), 'the code comment is unchanged')
+      h.ok(h.line_of(lines, '#### Summary'), 'the ## heading became ####: ' .. table.concat(lines, '\n'))
+      h.ok(h.line_of(lines, '# a comment'), 'the code comment is unchanged')
       h.not_contains(lines, '### a comment')
-      h.ok(line_of(lines, '### Top'), 'the # heading became ###')
+      h.ok(h.line_of(lines, '### Top'), 'the # heading became ###')
       -- Their markers are concealed; the role headers keep theirs.
       local function concealed(row)
         for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })) do
@@ -305,8 +298,8 @@ return {
           end
         end
       end
-      h.eq(5, concealed(line_of(lines, '#### Summary')), '"#### " is concealed')
-      h.eq(nil, concealed(line_of(lines, '## Agent')), 'the role header shows its marker')
+      h.eq(5, concealed(h.line_of(lines, '#### Summary')), '"#### " is concealed')
+      h.eq(nil, concealed(h.line_of(lines, '## Agent')), 'the role header shows its marker')
       -- The turn ends with a fence open: it is closed.
       require('agent_lsp.chat').on_update(0, { sessionId = 's1', update = { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'go\nx := 1\n' } } })
       chat:push({ kind = 'stop', reason = 'end_turn' })
@@ -329,7 +322,7 @@ return {
       local lines = updates(chat, {
         { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = prose .. '\n```sh\ngo test ./...\n```\n' } },
       })
-      local row = line_of(lines, 'Run the whole suite')
+      local row = h.line_of(lines, 'Run the whole suite')
       h.eq(prose, lines[row], 'the text itself is unchanged: a yank or a search finds it')
       local s = prose:find('`go', 1, true)
       local e = prose:find('./...`', 1, true) + 5
