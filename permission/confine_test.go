@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/internal/shelltest"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -106,3 +107,7 @@ func TestUnconfinedShortList(t *testing.T) {
 		}
 	}
 }
+
+// workspace makes the workspace the classifier's corpus is written
+// against (see package shelltest).
+func workspace(t testing.TB) (project, home string) { return shelltest.Workspace(t) }

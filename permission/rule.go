@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agent-lsp/agent-lsp/permission/shell"
 	"github.com/bmatcuk/doublestar/v4"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -221,13 +222,12 @@ func ruleTokens(s string) (toks []string, wild bool, err error) {
 		return nil, false, fmt.Errorf("a Bash rule must name one simple command")
 	}
 	for _, a := range call.Args {
-		w := resolveWord(a)
 		for _, p := range a.Parts {
 			if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, "*") {
 				wild = true
 			}
 		}
-		toks = append(toks, w.canon())
+		toks = append(toks, shell.Canon(a))
 	}
 	return toks, wild, nil
 }
@@ -235,7 +235,7 @@ func ruleTokens(s string) (toks []string, wild bool, err error) {
 // matchCommand reports whether a Bash rule matches a simple command.
 // open says that the command gets more arguments at run time (xargs), so
 // only rules that allow any further arguments can match.
-func (r *Rule) matchCommand(words []word, open bool) bool {
+func (r *Rule) matchCommand(words []shell.Word, open bool) bool {
 	switch r.kind {
 	case kindTool:
 		return true
@@ -244,7 +244,7 @@ func (r *Rule) matchCommand(words []word, open bool) bool {
 	case kindExact:
 		return !open && len(words) == len(r.tokens) && tokensMatch(words, r.tokens)
 	case kindWildcard:
-		text := joinCanon(words)
+		text := shell.JoinCanon(words)
 		if open {
 			// The run-time arguments must be coverable by the pattern:
 			// it must still match with any text appended.
@@ -256,9 +256,9 @@ func (r *Rule) matchCommand(words []word, open bool) bool {
 }
 
 // tokensMatch reports whether the first words are the tokens.
-func tokensMatch(words []word, tokens []string) bool {
+func tokensMatch(words []shell.Word, tokens []string) bool {
 	for i, t := range tokens {
-		if words[i].canon() != t {
+		if words[i].Canon() != t {
 			return false
 		}
 	}
@@ -295,6 +295,22 @@ func escapeGlob(p string) string {
 		b.WriteRune(c)
 	}
 	return strings.TrimSuffix(b.String(), "/")
+}
+
+// unescapeMatch undoes escapeGlob: a backslash keeps the byte after it
+// as it is.
+func unescapeMatch(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // matchPath reports whether the absolute glob matches p or a directory

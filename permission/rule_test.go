@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-lsp/agent-lsp/permission/shell"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -56,7 +57,7 @@ func TestParseRule(t *testing.T) {
 }
 
 func TestBashRuleMatching(t *testing.T) {
-	env := &shellEnv{cwd: "/w", roots: []string{"/w"}, home: "/home/u"}
+	env := &shell.Env{Cwd: "/w", Roots: []string{"/w"}, Home: "/home/u"}
 	cases := []struct {
 		rule, cmd string
 		want      bool
@@ -83,11 +84,16 @@ func TestBashRuleMatching(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.rule, err)
 		}
-		s, err := analyzeShell(c.cmd, env)
-		if err != nil || len(s.cmds) != 1 {
-			t.Fatalf("%q: %v %v", c.cmd, err, s)
+		s, err := shell.Parse(c.cmd, env)
+		if err != nil {
+			t.Fatalf("%q: %v", c.cmd, err)
 		}
-		if got := r.matchCommand(s.cmds[0].words, false); got != c.want {
+		var cmds []*shell.Command
+		s.Find(func(c *shell.Command) bool { cmds = append(cmds, c); return false })
+		if len(cmds) != 1 {
+			t.Fatalf("%q: %d commands, want 1", c.cmd, len(cmds))
+		}
+		if got := r.matchCommand(cmds[0].Words(), false); got != c.want {
 			t.Errorf("%s vs %q: %v, want %v", c.rule, c.cmd, got, c.want)
 		}
 	}
@@ -152,7 +158,7 @@ func FuzzParseRule(f *testing.F) {
 			matchPath(pathGlob(r.Content, "/p", "/h"), "/p/x")
 		}
 		if r.kind == kindPrefix || r.kind == kindExact || r.kind == kindWildcard {
-			r.matchCommand([]word{{value: "x", literal: true, src: "x"}}, strings.HasPrefix(text, "B"))
+			r.matchCommand([]shell.Word{shell.Literal("x")}, strings.HasPrefix(text, "B"))
 		}
 	})
 }

@@ -27,6 +27,11 @@ var forbidden = map[string][]string{
 	"providers":  {"engine", "server", "rpc", "tools", "session", "workspace", "cmd"},
 	"workspace":  {"engine", "server", "rpc", "cmd"},
 	"permission": {"engine", "server", "rpc", "tools", "cmd"},
+
+	// The shell classifier knows nothing of rules or the session: the
+	// policy hands it what it needs (shell.Env).
+	"permission/shell": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "hooks", "sandbox", "mcp", "watch", "diffs", "schema", "cmd"},
+
 	"settings":   {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
 	"hooks":      {"engine", "server", "rpc", "tools", "cmd"},
 	"sandbox":    {"engine", "server", "rpc", "tools", "cmd"},

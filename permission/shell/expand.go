@@ -17,16 +17,16 @@ const maxWalk = 20000
 // expand returns what the pattern word w expands to when the command runs
 // in cwd: the names matching it, sorted, or the pattern's own text when
 // nothing matches (bash's default). why says why it cannot be known.
-func (a *analysis) expand(w word, cwd string) (names []string, why string) {
+func (a *analysis) expand(w Word, cwd string) (names []string, why string) {
 	if w.glob == "" && !w.tilde {
 		return nil, "pattern " + w.src + " is too complex to check"
 	}
 	pat := w.glob
 	if w.tilde {
-		if a.env.home == "" {
+		if a.env.Home == "" {
 			return nil, "~ has no known home directory"
 		}
-		pat = escapeMatch(a.env.home) + pat
+		pat = escapeMatch(a.env.Home) + pat
 	}
 	for _, comp := range strings.Split(pat, "/") {
 		// Before bash 5.2 (globskipdots), ".*" also matches "." and
@@ -104,7 +104,7 @@ func unescapeMatch(s string) string {
 }
 
 // expandAll returns w's values in every directory the command may run in.
-func (a *analysis) expandAll(w word) ([]string, string) {
+func (a *analysis) expandAll(w Word) ([]string, string) {
 	if w.literal {
 		return []string{w.value}, ""
 	}
@@ -128,20 +128,10 @@ func (a *analysis) expandAll(w word) ([]string, string) {
 
 // readDenied reports whether reading the absolute path p (as written, or
 // resolved) is covered by a Read deny rule.
-func (e *shellEnv) readDenied(p string) bool {
-	if e.denyAllReads {
-		return true
-	}
-	for _, g := range e.readDeny {
-		if matchPath(g, p) {
-			return true
-		}
-	}
-	return false
-}
+func (e *Env) readDenied(p string) bool { return e.ReadDenied != nil && e.ReadDenied(p) }
 
 // denyRules reports whether any Read deny rule exists.
-func (e *shellEnv) denyRules() bool { return e.denyAllReads || len(e.readDeny) > 0 }
+func (e *Env) denyRules() bool { return e.ReadDenied != nil }
 
 // checkDenied records a read of p (relative to the command's directories)
 // that a Read deny rule covers.
@@ -213,7 +203,7 @@ func (a *analysis) walkCheck(dir string, follow bool) string {
 				if a.env.denyRules() && a.env.readDenied(t) {
 					a.denyRisk("a recursive read of %s follows %s to %s, which a Read deny rule covers", dir, p, t)
 				}
-				if !withinAny(a.env.roots, t) {
+				if !withinAny(a.env.Roots, t) {
 					why = fmt.Sprintf("%s is a symlink to %s, outside the workspace, and the read follows symlinks", p, t)
 					return filepath.SkipAll
 				}

@@ -23,7 +23,7 @@ var gitValued = map[string]bool{
 // gitStrip returns "git SUB ARGS..." without git's global options, for
 // rule matching, and false when a global option is only known at run
 // time.
-func gitStrip(words []word) ([]word, bool) {
+func gitStrip(words []Word) ([]Word, bool) {
 	i := 1
 	for ; i < len(words); i++ {
 		w := words[i]
@@ -45,7 +45,7 @@ func gitStrip(words []word) ([]word, bool) {
 	if i > len(words) {
 		i = len(words)
 	}
-	return append([]word{words[0]}, words[i:]...), true
+	return append([]Word{words[0]}, words[i:]...), true
 }
 
 // gitKnown are git's own commands; any other subcommand may be an alias
@@ -170,7 +170,7 @@ var gitPatchOpts = []string{"-p", "-u", "-U", "--patch", "--patch-with-raw", "--
 // checkGit allows read-only git subcommands with options from their
 // allowlist, in a repository inside the workspace, naming no path
 // outside it.
-func checkGit(a *analysis, args []word) string {
+func checkGit(a *analysis, args []Word) string {
 	if len(args) == 1 && args[0].literal && args[0].value == "--version" {
 		return ""
 	}
@@ -339,7 +339,7 @@ func (a *analysis) gitObjectsAllowed(p *parsedArgs) bool {
 		} else {
 			// Relative to the top of the repository, which lies in one
 			// of the roots or in a directory a command runs in.
-			for _, dir := range append(append([]string(nil), a.env.roots...), a.cwds...) {
+			for _, dir := range append(append([]string(nil), a.env.Roots...), a.cwds...) {
 				candidates = append(candidates, lexAbs(dir, path))
 			}
 		}
@@ -359,7 +359,7 @@ func (a *analysis) gitRepoCheck(dir string) string {
 	for cur := dir; ; {
 		g := filepath.Join(cur, ".git")
 		if fi, err := os.Lstat(g); err == nil {
-			if !withinAny(a.env.roots, cur) {
+			if !withinAny(a.env.Roots, cur) {
 				return fmt.Sprintf("git would use the repository at %s, outside the workspace", cur)
 			}
 			gitDir := realPath("/", g)
@@ -373,7 +373,7 @@ func (a *analysis) gitRepoCheck(dir string) string {
 				}
 				gitDir = realPath("/", target)
 			}
-			if !withinAny(a.env.roots, gitDir) {
+			if !withinAny(a.env.Roots, gitDir) {
 				return fmt.Sprintf("the repository's git directory %s lies outside the workspace", gitDir)
 			}
 			common := gitDir
@@ -383,7 +383,7 @@ func (a *analysis) gitRepoCheck(dir string) string {
 					common = filepath.Join(gitDir, common)
 				}
 				common = realPath("/", common)
-				if !withinAny(a.env.roots, common) {
+				if !withinAny(a.env.Roots, common) {
 					return fmt.Sprintf("the repository's common directory %s lies outside the workspace", common)
 				}
 			}

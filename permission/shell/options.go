@@ -160,9 +160,9 @@ func (p *parsedArgs) values(names ...string) []string {
 // globs. It returns why the arguments cannot be judged read-only. Like
 // GNU getopt, options may follow operands; after "--" every word is an
 // operand.
-func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs, string) {
+func (a *analysis) parseArgs(name string, s *cmdSpec, args []Word) (*parsedArgs, string) {
 	p := &parsedArgs{dashdash: -1}
-	args = append([]word(nil), args...) // unmatched patterns are replaced below
+	args = append([]Word(nil), args...) // unmatched patterns are replaced below
 	dashdash := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -181,7 +181,7 @@ func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs,
 			if len(vals) == 1 && vals[0] == unmatched(w) {
 				// Nothing matches: bash passes the pattern as is
 				// (--include=*.go), so it is judged as a literal word.
-				args[i] = word{value: vals[0], literal: true, src: w.src}
+				args[i] = Word{value: vals[0], literal: true, src: w.src}
 				i--
 				continue
 			}
@@ -260,7 +260,7 @@ func (a *analysis) parseArgs(name string, s *cmdSpec, args []word) (*parsedArgs,
 }
 
 // unmatched is what bash passes for pattern word w when nothing matches.
-func unmatched(w word) string {
+func unmatched(w Word) string {
 	if w.tilde {
 		return ""
 	}
@@ -282,7 +282,7 @@ func allDigits(s string) bool {
 // judge parses args against s and checks what they read: file option
 // values and file operands must lie in the workspace and outside Read
 // deny rules, recursive reads must not follow symlinks out of it.
-func (a *analysis) judge(name string, s *cmdSpec, args []word) string {
+func (a *analysis) judge(name string, s *cmdSpec, args []Word) string {
 	p, why := a.parseArgs(name, s, args)
 	if why != "" {
 		return why

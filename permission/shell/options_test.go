@@ -1,6 +1,10 @@
 package shell
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agent-lsp/agent-lsp/internal/shelltest"
+)
 
 // TestReadOnlySpecs checks that every read-only command is judged by an
 // option allowlist or by a parser of its own: an entry with neither
@@ -19,7 +23,7 @@ func TestReadOnlySpecs(t *testing.T) {
 // TestParseArgs checks getopt-style splitting against a spec.
 func TestParseArgs(t *testing.T) {
 	s := spec("nc:f@", "lines= file=@ color? quiet")
-	a := &analysis{env: &shellEnv{}, s: &script{}}
+	a := &analysis{env: &Env{}, s: &Script{}}
 	for _, c := range []struct {
 		args     []string
 		operands []string
@@ -42,9 +46,9 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"-nx"}, bad: true},
 		{args: []string{"-c"}, bad: true}, // a missing value
 	} {
-		words := make([]word, len(c.args))
+		words := make([]Word, len(c.args))
 		for i, v := range c.args {
-			words[i] = word{value: v, literal: true, src: v}
+			words[i] = Word{value: v, literal: true, src: v}
 		}
 		p, why := a.parseArgs("cmd", s, words)
 		if c.bad {
@@ -76,7 +80,7 @@ func TestParseArgs(t *testing.T) {
 
 // TestRealPath checks that paths are resolved physically.
 func TestRealPath(t *testing.T) {
-	project, _ := workspace(t)
+	project, _ := shelltest.Workspace(t)
 	project = realPath("/", project)
 	outside := realPath("/", project+"/../outside")
 	for _, c := range []struct{ in, want string }{

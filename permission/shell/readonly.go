@@ -138,7 +138,7 @@ func buildReadOnly() {
 
 // special are the commands whose arguments are parsed by their own
 // function rather than by a spec.
-var special = map[string]func(a *analysis, args []word) string{
+var special = map[string]func(a *analysis, args []Word) string{
 	"echo":     checkEcho,
 	"true":     anyArgs,
 	"false":    anyArgs,
@@ -164,7 +164,7 @@ var special = map[string]func(a *analysis, args []word) string{
 
 // readOnly reports whether the command name with args only reads, and
 // why not.
-func (a *analysis) readOnly(name string, args []word, open bool) (bool, string) {
+func (a *analysis) readOnly(name string, args []Word, open bool) (bool, string) {
 	s, ok := readOnlyCommands()[name]
 	if !ok {
 		return false, name + " is not a known read-only command"
@@ -181,10 +181,10 @@ func (a *analysis) readOnly(name string, args []word, open bool) (bool, string) 
 	return why == "", why
 }
 
-func anyArgs(*analysis, []word) string { return "" }
+func anyArgs(*analysis, []Word) string { return "" }
 
 // checkEcho: echo only prints, whatever its arguments expand to.
-func checkEcho(*analysis, []word) string { return "" }
+func checkEcho(*analysis, []Word) string { return "" }
 
 // checkFiles checks a checksum command: its -c reads file names from a
 // file, so it is not on the list; operands are files.
@@ -216,7 +216,7 @@ func checkResponseFiles(_ *analysis, p *parsedArgs) string {
 // subscripts (and so run $(...) inside them). Run-time values are allowed
 // only where they cannot become such an operator: quoted, as the operand
 // of a literal unary or binary operator.
-func checkTest(_ *analysis, args []word) string {
+func checkTest(_ *analysis, args []Word) string {
 	if len(args) > 0 && args[len(args)-1].literal && args[len(args)-1].value == "]" {
 		args = args[:len(args)-1]
 	}
@@ -260,7 +260,7 @@ func checkTest(_ *analysis, args []word) string {
 
 // checkSet allows the set options that change nothing about later words:
 // -e, -u, -x, -v, -C and -o pipefail and the like, and "set --".
-func checkSet(_ *analysis, args []word) string {
+func checkSet(_ *analysis, args []Word) string {
 	if len(args) == 0 {
 		return "set prints every variable, which may hold secrets"
 	}
@@ -294,7 +294,7 @@ func checkSet(_ *analysis, args []word) string {
 
 // checkPrintf: printf takes no option but -v (which assigns, evaluating
 // subscripts); its format must be literal.
-func checkPrintf(_ *analysis, args []word) string {
+func checkPrintf(_ *analysis, args []Word) string {
 	if len(args) > 0 && args[0].literal && args[0].value == "--" {
 		args = args[1:]
 	}
@@ -310,7 +310,7 @@ func checkPrintf(_ *analysis, args []word) string {
 // checkWait: wait -p assigns a variable (evaluating subscripts), and a
 // run-time word could split into it; only job numbers, $! and -n are
 // allowed.
-func checkWait(a *analysis, args []word) string {
+func checkWait(a *analysis, args []Word) string {
 	for _, w := range args {
 		switch {
 		case w.src == "$!" || w.src == `"$!"`:
@@ -337,7 +337,7 @@ var findPrimaries = map[string]int{
 
 // checkFind allows find with read-only primaries; its starting points
 // are files. -L/-follow (following symlinks) walks the trees first.
-func checkFind(a *analysis, args []word) string {
+func checkFind(a *analysis, args []Word) string {
 	follow := false
 	i := 0
 	for ; i < len(args) && args[i].literal; i++ {
@@ -431,8 +431,8 @@ var jqSpec = sync.OnceValue(func() *cmdSpec {
 
 // checkJq allows jq with a filter that loads no modules; --arg and
 // --argjson take two values.
-func checkJq(a *analysis, args []word) string {
-	var rest []word
+func checkJq(a *analysis, args []Word) string {
+	var rest []Word
 	for i := 0; i < len(args); i++ {
 		if w := args[i]; w.literal && (w.value == "--arg" || w.value == "--argjson") {
 			if i+2 >= len(args) || !args[i+1].literal || !args[i+2].literal {
@@ -473,7 +473,7 @@ var sedSpec = sync.OnceValue(func() *cmdSpec {
 
 // checkSed allows sed scripts made only of commands that print or edit
 // the stream (no w, W, r, R, e, or s///w, s///e), without -i.
-func checkSed(a *analysis, args []word) string {
+func checkSed(a *analysis, args []Word) string {
 	s := *sedSpec()
 	s.pattern = []string{"-e", "--expression"}
 	s.check = func(_ *analysis, p *parsedArgs) string {
@@ -613,7 +613,7 @@ func sedReadOnly(sc string) string {
 }
 
 // checkGo allows go version and go env (printing only).
-func checkGo(_ *analysis, args []word) string {
+func checkGo(_ *analysis, args []Word) string {
 	if len(args) == 0 || !args[0].literal {
 		return "go without a literal subcommand"
 	}
@@ -636,7 +636,7 @@ func checkGo(_ *analysis, args []word) string {
 
 // checkPs allows the common listings of ps, not the ones that print
 // processes' environments (e in BSD syntax, -o environ).
-func checkPs(a *analysis, args []word) string {
+func checkPs(a *analysis, args []Word) string {
 	for _, w := range args {
 		if !w.literal {
 			return "ps with run-time arguments"
@@ -673,7 +673,7 @@ var psSpec = sync.OnceValue(func() *cmdSpec {
 // (-r is -revert, -s is -seek, and -ps is -postscript), so only exact
 // spellings pass, values must be numbers, and one file at most is read
 // (a second is written).
-func checkXxd(a *analysis, args []word) string {
+func checkXxd(a *analysis, args []Word) string {
 	var files []string
 	for i := 0; i < len(args); i++ {
 		w := args[i]

@@ -14,28 +14,34 @@ import (
 // maxShellDepth bounds nested shells (bash -c "bash -c ...", eval).
 const maxShellDepth = 4
 
-// shellEnv is what the classifier knows of where a command will run.
-type shellEnv struct {
-	cwd   string
-	roots []string
-	home  string
-	// readDeny are the absolute patterns of Read deny rules;
-	// denyAllReads says a rule denies every read (a bare Read deny, or an
-	// invalid one that now covers the whole tool).
-	readDeny     []string
-	denyAllReads bool
-	// bashRules says some Bash deny or ask rule exists: a git alias, a
+// Env is what the classifier knows of where a command will run. Paths
+// are absolute, symlinks resolved.
+type Env struct {
+	// Cwd is where the command starts.
+	Cwd string
+	// Roots are the workspace's directories.
+	Roots []string
+	// Home is the home directory, "" when unknown.
+	Home string
+	// ReadDenied reports whether a Read deny rule covers a path (as
+	// written, or resolved); nil when no Read deny rule exists.
+	ReadDenied func(path string) bool
+	// Protected reports whether a path inside the workspace holds
+	// settings or code that runs, so that writing it always asks. When
+	// nil, every path counts as protected.
+	Protected func(path string) bool
+	// BashRules says some Bash deny or ask rule exists: a git alias, a
 	// git -c setting or code only known at run time could then run what
 	// it forbids.
-	bashRules bool
+	BashRules bool
 }
 
 // script is what a shell command line would do, as far as parsing can
 // tell.
-type script struct {
+type Script struct {
 	// cmds are the simple commands, in source order, including those in
 	// substitutions, subshells, function bodies and loops.
-	cmds []*command
+	cmds []*Command
 	// hazards are reasons the line must be asked about whatever the rules
 	// say: writing to a file outside the workspace, cd out of it, code
 	// only known at run time, arithmetic on variables.
@@ -53,22 +59,22 @@ type script struct {
 }
 
 // command is one simple command.
-type command struct {
-	words []word
+type Command struct {
+	words []Word
 	// open says the command gets more arguments at run time (xargs).
 	open bool
 	// wrap says how the command relates to inner.
 	wrap wrapKind
 	// inner is the code a wrapper runs: the rest of its words, or the
 	// script of bash -c or eval.
-	inner *script
+	inner *Script
 	// readOnly says the command changes nothing, by itself; notRO says
 	// why not.
 	readOnly bool
 	notRO    string
 	// norm is the command as deny and ask rules also see it: git
 	// without its global options.
-	norm []word
+	norm []Word
 	// names are what a command name that is a glob pattern expands to.
 	names []string
 }
@@ -90,19 +96,19 @@ const (
 )
 
 // text is the command's canonical text, as rules see it.
-func (c *command) text() string { return joinCanon(c.words) }
+func (c *Command) text() string { return joinCanon(c.words) }
 
 // analyzeShell parses a command line and classifies each of its parts.
-func analyzeShell(src string, env *shellEnv) (*script, error) {
-	return analyzeDepth(src, env, []string{env.cwd}, 0)
+func analyzeShell(src string, env *Env) (*Script, error) {
+	return analyzeDepth(src, env, []string{env.Cwd}, 0)
 }
 
-func analyzeDepth(src string, env *shellEnv, cwds []string, depth int) (*script, error) {
+func analyzeDepth(src string, env *Env, cwds []string, depth int) (*Script, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return nil, err
 	}
-	a := &analysis{env: env, depth: depth, s: &script{}}
+	a := &analysis{env: env, depth: depth, s: &Script{}}
 	a.cwds = a.cdClosure(f, cwds)
 	syntax.Walk(f, a.visit)
 	return a.s, nil
@@ -110,12 +116,12 @@ func analyzeDepth(src string, env *shellEnv, cwds []string, depth int) (*script,
 
 // analysis classifies one parsed script.
 type analysis struct {
-	env   *shellEnv
+	env   *Env
 	depth int
 	// cwds are every directory a command may run in: the start, and
 	// wherever a cd in the script may lead.
 	cwds []string
-	s    *script
+	s    *Script
 }
 
 func (a *analysis) hazard(format string, args ...any) {
@@ -133,13 +139,13 @@ func (a *analysis) hazard(format string, args ...any) {
 // Because loops can run a cd before a command that comes earlier in the
 // text, every command is checked against every possible directory.
 func (a *analysis) cdClosure(f *syntax.File, start []string) []string {
-	var targets [][]word
+	var targets [][]Word
 	syntax.Walk(f, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
 			return true
 		}
-		words := make([]word, len(call.Args))
+		words := make([]Word, len(call.Args))
 		for i, w := range call.Args {
 			words[i] = resolveWord(w)
 		}
@@ -174,7 +180,7 @@ func (a *analysis) cdClosure(f *syntax.File, start []string) []string {
 				} else {
 					d = realPath("/", d)
 				}
-				if !withinAny(a.env.roots, d) {
+				if !withinAny(a.env.Roots, d) {
 					a.hazard("cd %s leaves the workspace", dest)
 					continue
 				}
@@ -194,8 +200,8 @@ func (a *analysis) cdClosure(f *syntax.File, start []string) []string {
 
 // cdArg returns where a cd with args goes (relative or absolute), or
 // reports a hazard.
-func (a *analysis) cdArg(args []word) (string, bool) {
-	var dirs []word
+func (a *analysis) cdArg(args []Word) (string, bool) {
+	var dirs []Word
 	for _, w := range args {
 		if w.literal && (w.value == "-L" || w.value == "-P" || w.value == "-e" || w.value == "--") {
 			continue
@@ -204,7 +210,7 @@ func (a *analysis) cdArg(args []word) (string, bool) {
 	}
 	switch {
 	case len(dirs) == 0:
-		return a.env.home, true
+		return a.env.Home, true
 	case len(dirs) > 1:
 		a.hazard("cd with several arguments")
 		return "", false
@@ -218,7 +224,7 @@ func (a *analysis) cdArg(args []word) (string, bool) {
 		return w.value, true
 	}
 	if w.src == "~" || strings.HasPrefix(w.src, "~/") && !strings.ContainsAny(w.src[1:], "$`*?[{~\\'\"") {
-		return filepath.Join(a.env.home, w.src[1:]), true
+		return filepath.Join(a.env.Home, w.src[1:]), true
 	}
 	a.hazard("cd %s goes to a directory only known at run time", w.src)
 	return "", false
@@ -405,7 +411,7 @@ func (a *analysis) redirects(rs []*syntax.Redirect) {
 // harmlessDevices can be read and written freely.
 var harmlessDevices = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true, "/dev/zero": true}
 
-func (a *analysis) writeTo(w word) {
+func (a *analysis) writeTo(w Word) {
 	if !w.literal {
 		a.hazard("writes to a file only known at run time (%s)", w.src)
 		return
@@ -416,10 +422,10 @@ func (a *analysis) writeTo(w word) {
 	for _, cwd := range a.cwds {
 		p := realPath(cwd, w.value)
 		switch {
-		case !withinAny(a.env.roots, p):
+		case !withinAny(a.env.Roots, p):
 			a.hazard("writes to %s, outside the workspace", w.value)
 			return
-		case protected(a.env.roots, p):
+		case a.env.Protected == nil || a.env.Protected(p):
 			a.hazard("writes to %s, which holds settings or code that runs", w.value)
 			return
 		}
@@ -429,7 +435,7 @@ func (a *analysis) writeTo(w word) {
 	}
 }
 
-func (a *analysis) readFrom(w word) {
+func (a *analysis) readFrom(w Word) {
 	if !w.literal {
 		a.hazard("reads a file only known at run time (%s)", w.src)
 		return
@@ -446,20 +452,11 @@ func (a *analysis) outside(p string) string {
 	}
 	a.checkDenied(p)
 	for _, cwd := range a.cwds {
-		if !withinAny(a.env.roots, realPath(cwd, p)) {
+		if !withinAny(a.env.Roots, realPath(cwd, p)) {
 			return fmt.Sprintf("reads %s, outside the workspace", p)
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // call classifies a simple command.
@@ -467,7 +464,7 @@ func (a *analysis) call(call *syntax.CallExpr) {
 	if len(call.Args) == 0 {
 		return // assignments only; checked by visit
 	}
-	words := make([]word, len(call.Args))
+	words := make([]Word, len(call.Args))
 	for i, w := range call.Args {
 		words[i] = resolveWord(w)
 	}
@@ -476,8 +473,8 @@ func (a *analysis) call(call *syntax.CallExpr) {
 
 // command classifies the simple command made of words. open says more
 // arguments come at run time.
-func (a *analysis) command(words []word, open bool) *command {
-	c := &command{words: words, open: open}
+func (a *analysis) command(words []Word, open bool) *Command {
+	c := &Command{words: words, open: open}
 	name := words[0]
 	if !name.literal {
 		a.hazard("the command name %s is only known at run time", name.src)
@@ -499,8 +496,8 @@ func (a *analysis) command(words []word, open bool) *command {
 	case "eval":
 		// eval runs code: it asks, and deny rules see the code.
 		c.notRO = "eval runs code"
-		if script, ok := literalJoin(args); ok {
-			a.nested(c, opaque, script)
+		if src, ok := literalJoin(args); ok {
+			a.nested(c, opaque, src)
 		} else {
 			a.hazard("eval of code only known at run time")
 			a.unseen("eval of code only known at run time")
@@ -515,13 +512,13 @@ func (a *analysis) command(words []word, open bool) *command {
 		c.notRO = "runs as another user"
 		if rest := skipOptions(args, "ugCDhprtU"); len(rest) > 0 {
 			c.wrap = opaque
-			c.inner = &script{cmds: []*command{a.command(rest, open)}}
+			c.inner = &Script{cmds: []*Command{a.command(rest, open)}}
 		}
 		return c
 	case "watch":
 		c.notRO = "runs a command repeatedly"
-		if script, ok := literalJoin(skipOptions(args, "ndgq")); ok && script != "" {
-			a.nested(c, opaque, script)
+		if src, ok := literalJoin(skipOptions(args, "ndgq")); ok && src != "" {
+			a.nested(c, opaque, src)
 		}
 		return c
 	case "find":
@@ -539,7 +536,7 @@ func (a *analysis) command(words []word, open bool) *command {
 // deniedOperands records a deny risk when a command that is not judged
 // read-only names a file a Read deny rule covers (awk 1 .env): what it
 // does with the file is not known.
-func (a *analysis) deniedOperands(args []word) {
+func (a *analysis) deniedOperands(args []Word) {
 	for _, w := range args {
 		vals, why := a.expandAll(w)
 		if why != "" {
@@ -568,12 +565,12 @@ func (a *analysis) deniedOperands(args []word) {
 // gitRules prepares a git command for Bash rules: its normal form
 // without global options, and a deny risk when it may be an alias while
 // rules name git.
-func (a *analysis) gitRules(c *command) {
+func (a *analysis) gitRules(c *Command) {
 	norm, ok := gitStrip(c.words)
 	if ok {
 		c.norm = norm
 	}
-	if !a.env.bashRules {
+	if !a.env.BashRules {
 		return
 	}
 	for _, w := range c.words[1:] {
@@ -615,7 +612,7 @@ var wrapperSpecs = sync.OnceValue(func() map[string]*cmdSpec {
 // wrapper handles commands that run the rest of their words as another
 // command. With a literal command they are transparent; a command that
 // only arrives at run time (xargs, or a wrapper fed by xargs) asks.
-func (a *analysis) wrapper(c *command, args []word) {
+func (a *analysis) wrapper(c *Command, args []Word) {
 	name := c.words[0].value
 	if name == "xargs" {
 		// Its command gets arguments only known at run time: it asks,
@@ -623,7 +620,7 @@ func (a *analysis) wrapper(c *command, args []word) {
 		c.notRO = "xargs runs a command with arguments only known at run time"
 		if rest := skipOptions(args, "IdEeLnPsa"); len(rest) > 0 {
 			c.wrap = opaque
-			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+			c.inner = &Script{cmds: []*Command{a.command(rest, true)}}
 		} else if !c.open {
 			c.notRO = "xargs runs echo with arguments only known at run time"
 		}
@@ -634,7 +631,7 @@ func (a *analysis) wrapper(c *command, args []word) {
 		c.notRO = why
 		if rest := skipOptions(args, "nskioeuaSC"); len(rest) > 0 {
 			c.wrap = opaque
-			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+			c.inner = &Script{cmds: []*Command{a.command(rest, true)}}
 		}
 		return
 	}
@@ -665,7 +662,7 @@ func (a *analysis) wrapper(c *command, args []word) {
 		c.notRO = name + " gets its command at run time"
 		if len(rest) > 0 {
 			c.wrap = opaque
-			c.inner = &script{cmds: []*command{a.command(rest, true)}}
+			c.inner = &Script{cmds: []*Command{a.command(rest, true)}}
 		}
 		return
 	}
@@ -681,12 +678,12 @@ func (a *analysis) wrapper(c *command, args []word) {
 		return
 	}
 	c.wrap = transparent
-	c.inner = &script{cmds: []*command{a.command(rest, false)}}
+	c.inner = &Script{cmds: []*Command{a.command(rest, false)}}
 }
 
 // wrapperOptions parses a wrapper's leading options against its spec
 // and returns the words from its command on.
-func (a *analysis) wrapperOptions(name string, args []word) ([]word, string) {
+func (a *analysis) wrapperOptions(name string, args []Word) ([]Word, string) {
 	s := wrapperSpecs()[name]
 	for len(args) > 0 {
 		w := args[0]
@@ -742,24 +739,24 @@ func optionTakesNext(s *cmdSpec, v string) (next, ok bool) {
 }
 
 // nested analyzes script as the inner code of wrapper c.
-func (a *analysis) nested(c *command, kind wrapKind, src string) {
+func (a *analysis) nested(c *Command, kind wrapKind, src string) {
 	c.wrap = kind
 	if a.depth >= maxShellDepth {
 		a.hazard("shells nested too deeply")
-		c.inner = &script{}
+		c.inner = &Script{}
 		return
 	}
 	inner, err := analyzeDepth(src, a.env, a.cwds, a.depth+1)
 	if err != nil {
 		a.hazard("inner script does not parse: %v", err)
-		c.inner = &script{}
+		c.inner = &Script{}
 		return
 	}
 	c.inner = inner
 }
 
 // literalJoin joins literal words with spaces, as eval and watch do.
-func literalJoin(ws []word) (string, bool) {
+func literalJoin(ws []Word) (string, bool) {
 	parts := make([]string, len(ws))
 	for i, w := range ws {
 		if !w.literal {
@@ -777,7 +774,7 @@ var shellOptsRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // shell handles bash/sh -c SCRIPT: transparent when the script is known.
 // Without -c the shell runs a script file or its input, which nothing
 // here can see.
-func (a *analysis) shell(c *command, args []word) {
+func (a *analysis) shell(c *Command, args []Word) {
 	hasC := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -828,14 +825,14 @@ func (a *analysis) shell(c *command, args []word) {
 // known at run time could do what they forbid: it asks, and is refused
 // where nothing asks (bypassPermissions).
 func (a *analysis) unseen(format string, args ...any) {
-	if a.env.bashRules {
+	if a.env.BashRules {
 		a.denyRisk(format, args...)
 	}
 }
 
 // skipOptions drops leading options; valued lists the short options that
 // take the next word as their value.
-func skipOptions(args []word, valued string) []word {
+func skipOptions(args []Word, valued string) []Word {
 	for len(args) > 0 {
 		w := args[0]
 		if !w.literal || !strings.HasPrefix(w.value, "-") || w.value == "-" {
@@ -854,8 +851,8 @@ func skipOptions(args []word, valued string) []word {
 
 // findExec records the commands find -exec would run, for deny and ask
 // rules.
-func (a *analysis) findExec(c *command, args []word) {
-	var inner []*command
+func (a *analysis) findExec(c *Command, args []Word) {
+	var inner []*Command
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.literal {
@@ -875,6 +872,6 @@ func (a *analysis) findExec(c *command, args []word) {
 	}
 	if len(inner) > 0 {
 		c.wrap = opaque
-		c.inner = &script{cmds: inner}
+		c.inner = &Script{cmds: inner}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // word is a shell word as far as it can be known without running
 // anything.
-type word struct {
+type Word struct {
 	// value is the word after quote removal, when literal.
 	value string
 	// literal is true when the word has one known value: no expansions,
@@ -34,7 +34,7 @@ type word struct {
 // canonical quoting, anything else as written. The two never collide:
 // canonical quoting of a value that holds $, *, ~, { or a quote always
 // quotes it.
-func (w word) canon() string {
+func (w Word) canon() string {
 	if w.literal {
 		return shellQuote(w.value)
 	}
@@ -52,8 +52,8 @@ func nodeSource(n syntax.Node) string {
 }
 
 // resolveWord works out w's value when it is literal.
-func resolveWord(w *syntax.Word) word {
-	out := word{src: nodeSource(w), literal: true, quoted: len(w.Parts) > 0}
+func resolveWord(w *syntax.Word) Word {
+	out := Word{src: nodeSource(w), literal: true, quoted: len(w.Parts) > 0}
 	var (
 		b   strings.Builder
 		g   strings.Builder // the filepath.Match pattern
@@ -280,7 +280,7 @@ func shellQuote(s string) string {
 }
 
 // joinCanon joins the canonical tokens of words with single spaces.
-func joinCanon(words []word) string {
+func joinCanon(words []Word) string {
 	toks := make([]string, len(words))
 	for i, w := range words {
 		toks[i] = w.canon()
