@@ -77,6 +77,7 @@ func TestUnconfinedShortList(t *testing.T) {
 		{"ls -la src", Allow},
 		{"pwd", Allow},
 		{"cat README.md | head -n 5", Allow},
+		{"cat -n README.md", Allow}, // -n numbers lines: a flag, not a value
 		{"tail -20 README.md && wc -l README.md", Allow},
 		{"git status --short", Allow},
 		{"git diff --stat", Allow},

@@ -11,7 +11,13 @@
 // loops and bash -c '...', is classified.
 //
 // A command runs without asking when it is on the read-only list
-// (readonly.go, git.go) and its arguments pass that command's allowlist:
+// (readonly.go, git.go) and its arguments pass that command's allowlist.
+// Each command is registered once, with its options as data, one entry
+// per option (TestOptionTables rejects duplicates and unknown kinds), or
+// with a parser of its own. The same entries mark the few commands and
+// options that run without a question when no sandbox can confine them
+// (Script.ShortListed).
+//
 //
 //   - Options are judged against an allowlist of each command's short and
 //     long options, saying which take a value and which take a file. An

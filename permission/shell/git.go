@@ -70,26 +70,65 @@ var gitKnown = sync.OnceValue(func() map[string]bool {
 	return known
 })
 
-const (
-	gitDiffShort = "pusRawbzWM?C?B?U:X?l:"
-	gitDiffLong  = "patch no-patch raw patch-with-raw patch-with-stat stat? compact-summary numstat shortstat dirstat? " +
-		"summary name-only name-status submodule? color? no-color word-diff? word-diff-regex= color-words? no-renames " +
-		"check full-index binary abbrev? break-rewrites? find-renames? find-copies? find-copies-harder " +
-		"irreversible-delete diff-filter= text ignore-cr-at-eol ignore-space-at-eol ignore-space-change " +
-		"ignore-all-space ignore-blank-lines inter-hunk-context= function-context exit-code quiet no-ext-diff " +
-		"no-textconv ignore-submodules? src-prefix= dst-prefix= no-prefix default-prefix line-prefix= " +
-		"ita-invisible-in-index minimal patience histogram diff-algorithm= anchored= indent-heuristic " +
-		"no-indent-heuristic unified= color-moved? no-color-moved null relative? no-relative "
-	gitLogShort = "niEFPmcgtS:G:"
-	gitLogLong  = "oneline max-count= skip= since= after= until= before= author= committer= grep= all-match invert-grep " +
-		"regexp-ignore-case basic-regexp extended-regexp fixed-strings perl-regexp all branches? tags? remotes? " +
-		"glob= exclude= graph decorate? no-decorate decorate-refs= decorate-refs-exclude= first-parent merges " +
-		"no-merges min-parents= max-parents= reverse follow date= pretty? format= abbrev-commit no-abbrev-commit " +
-		"left-right cherry-pick cherry-mark cherry boundary topo-order date-order author-date-order walk-reflogs " +
-		"source no-walk? do-walk ancestry-path? simplify-by-decoration full-history dense sparse simplify-merges " +
-		"parents children use-mailmap mailmap no-mailmap pickaxe-all pickaxe-regex cc combined-all-paths " +
-		"diff-merges= no-diff-merges remerge-diff? expand-tabs? no-expand-tabs no-notes relative-date log-size " +
-		"count not "
+// gitDiffOpts are the options of git's diff family (diff, log, show,
+// stash show, ...), and gitLogOpts those of its revision walkers.
+var (
+	gitDiffOpts = []opt{
+		{"-p", optFlag}, {"-u", optFlag}, {"-s", optFlag}, {"-R", optFlag}, {"-a", optFlag},
+		{"-w", optFlag}, {"-b", optFlag}, {"-z", optFlag}, {"-W", optFlag}, {"-M", optMaybe},
+		{"-C", optMaybe}, {"-B", optMaybe}, {"-U", optValue}, {"-X", optMaybe}, {"-l", optValue},
+		{"--patch", optFlag}, {"--no-patch", optFlag}, {"--raw", optFlag}, {"--patch-with-raw", optFlag},
+		{"--patch-with-stat", optFlag}, {"--stat", optMaybe}, {"--compact-summary", optFlag},
+		{"--numstat", optFlag}, {"--shortstat", optFlag}, {"--dirstat", optMaybe},
+		{"--summary", optFlag}, {"--name-only", optFlag}, {"--name-status", optFlag},
+		{"--submodule", optMaybe}, {"--color", optMaybe}, {"--no-color", optFlag},
+		{"--word-diff", optMaybe}, {"--word-diff-regex", optValue}, {"--color-words", optMaybe},
+		{"--no-renames", optFlag}, {"--check", optFlag}, {"--full-index", optFlag},
+		{"--binary", optFlag}, {"--abbrev", optMaybe}, {"--break-rewrites", optMaybe},
+		{"--find-renames", optMaybe}, {"--find-copies", optMaybe}, {"--find-copies-harder", optFlag},
+		{"--irreversible-delete", optFlag}, {"--diff-filter", optValue}, {"--text", optFlag},
+		{"--ignore-cr-at-eol", optFlag}, {"--ignore-space-at-eol", optFlag},
+		{"--ignore-space-change", optFlag}, {"--ignore-all-space", optFlag},
+		{"--ignore-blank-lines", optFlag}, {"--inter-hunk-context", optValue},
+		{"--function-context", optFlag}, {"--exit-code", optFlag}, {"--quiet", optFlag},
+		{"--no-ext-diff", optFlag}, {"--no-textconv", optFlag}, {"--ignore-submodules", optMaybe},
+		{"--src-prefix", optValue}, {"--dst-prefix", optValue}, {"--no-prefix", optFlag},
+		{"--default-prefix", optFlag}, {"--line-prefix", optValue},
+		{"--ita-invisible-in-index", optFlag}, {"--minimal", optFlag}, {"--patience", optFlag},
+		{"--histogram", optFlag}, {"--diff-algorithm", optValue}, {"--anchored", optValue},
+		{"--indent-heuristic", optFlag}, {"--no-indent-heuristic", optFlag}, {"--unified", optValue},
+		{"--color-moved", optMaybe}, {"--no-color-moved", optFlag}, {"--null", optFlag},
+		{"--relative", optMaybe}, {"--no-relative", optFlag},
+	}
+	gitLogOpts = []opt{
+		{"-n", optFlag}, {"-i", optFlag}, {"-E", optFlag}, {"-F", optFlag}, {"-P", optFlag},
+		{"-m", optFlag}, {"-c", optFlag}, {"-g", optFlag}, {"-t", optFlag}, {"-S", optValue},
+		{"-G", optValue}, {"--oneline", optFlag}, {"--max-count", optValue}, {"--skip", optValue},
+		{"--since", optValue}, {"--after", optValue}, {"--until", optValue}, {"--before", optValue},
+		{"--author", optValue}, {"--committer", optValue}, {"--grep", optValue},
+		{"--all-match", optFlag}, {"--invert-grep", optFlag}, {"--regexp-ignore-case", optFlag},
+		{"--basic-regexp", optFlag}, {"--extended-regexp", optFlag}, {"--fixed-strings", optFlag},
+		{"--perl-regexp", optFlag}, {"--all", optFlag}, {"--branches", optMaybe}, {"--tags", optMaybe},
+		{"--remotes", optMaybe}, {"--glob", optValue}, {"--exclude", optValue}, {"--graph", optFlag},
+		{"--decorate", optMaybe}, {"--no-decorate", optFlag}, {"--decorate-refs", optValue},
+		{"--decorate-refs-exclude", optValue}, {"--first-parent", optFlag}, {"--merges", optFlag},
+		{"--no-merges", optFlag}, {"--min-parents", optValue}, {"--max-parents", optValue},
+		{"--reverse", optFlag}, {"--follow", optFlag}, {"--date", optValue}, {"--pretty", optMaybe},
+		{"--format", optValue}, {"--abbrev-commit", optFlag}, {"--no-abbrev-commit", optFlag},
+		{"--left-right", optFlag}, {"--cherry-pick", optFlag}, {"--cherry-mark", optFlag},
+		{"--cherry", optFlag}, {"--boundary", optFlag}, {"--topo-order", optFlag},
+		{"--date-order", optFlag}, {"--author-date-order", optFlag}, {"--walk-reflogs", optFlag},
+		{"--source", optFlag}, {"--no-walk", optMaybe}, {"--do-walk", optFlag},
+		{"--ancestry-path", optMaybe}, {"--simplify-by-decoration", optFlag},
+		{"--full-history", optFlag}, {"--dense", optFlag}, {"--sparse", optFlag},
+		{"--simplify-merges", optFlag}, {"--parents", optFlag}, {"--children", optFlag},
+		{"--use-mailmap", optFlag}, {"--mailmap", optFlag}, {"--no-mailmap", optFlag},
+		{"--pickaxe-all", optFlag}, {"--pickaxe-regex", optFlag}, {"--cc", optFlag},
+		{"--combined-all-paths", optFlag}, {"--diff-merges", optValue}, {"--no-diff-merges", optFlag},
+		{"--remerge-diff", optMaybe}, {"--expand-tabs", optMaybe}, {"--no-expand-tabs", optFlag},
+		{"--no-notes", optFlag}, {"--relative-date", optFlag}, {"--log-size", optFlag},
+		{"--count", optFlag}, {"--not", optFlag},
+	}
 )
 
 // gitSpecs are the read-only git subcommands and their options. What is
@@ -107,50 +146,152 @@ var (
 )
 
 func buildGitSpecs() {
-	log := spec(gitDiffShort+gitLogShort, gitDiffLong+gitLogLong, numeric, text)
+	log := spec(join(gitDiffOpts, gitLogOpts), numeric, text)
 	gitSpecsTable = map[string]*cmdSpec{
-		"status": spec("sbu?vz", "short branch show-stash porcelain? long verbose untracked-files? ignored? "+
-			"ignore-submodules? no-renames renames find-renames? column? no-column ahead-behind no-ahead-behind null", text),
-		"diff":        spec(gitDiffShort, gitDiffLong+"cached staged merge-base", text),
-		"log":         log,
+		"status": spec([]opt{
+			{"-s", optFlag}, {"-b", optFlag}, {"-u", optMaybe}, {"-v", optFlag}, {"-z", optFlag},
+			{"--short", optFlag}, {"--branch", optFlag}, {"--show-stash", optFlag},
+			{"--porcelain", optMaybe}, {"--long", optFlag}, {"--verbose", optFlag},
+			{"--untracked-files", optMaybe}, {"--ignored", optMaybe}, {"--ignore-submodules", optMaybe},
+			{"--no-renames", optFlag}, {"--renames", optFlag}, {"--find-renames", optMaybe},
+			{"--column", optMaybe}, {"--no-column", optFlag}, {"--ahead-behind", optFlag},
+			{"--no-ahead-behind", optFlag}, {"--null", optFlag},
+		}, text, unconfined("--short", "-s", "--branch", "-b", "--porcelain", "--no-renames", "-u", "--untracked-files")),
+		"diff": spec(join(gitDiffOpts, []opt{
+			{"--cached", optFlag}, {"--staged", optFlag}, {"--merge-base", optFlag},
+		}), text, unconfined("--stat", "--cached", "--staged", "--name-only", "--name-status", "--no-color", "--no-ext-diff", "--no-textconv")),
+		"log": spec(join(gitDiffOpts, gitLogOpts), numeric, text,
+			unconfined("--oneline", "--stat", "--no-color", "--name-only", "--name-status", "-n", "--no-ext-diff", "--no-textconv")),
 		"whatchanged": log,
 		"show":        log,
-		"rev-list":    spec(gitDiffShort+gitLogShort, gitDiffLong+gitLogLong+"objects objects-edge in-commit-order", numeric, text),
-		"shortlog": spec("nsec"+gitLogShort, "numbered summary email committer group= "+
-			"all since= after= until= before= author= no-merges merges first-parent", text),
-		"blame": spec("bcflnpstewM?C?L:", "root show-stats show-name show-number porcelain line-porcelain incremental "+
-			"encoding= date= abbrev? minimal first-parent reverse= color-lines color-by-age since= ignore-rev=", text),
-		"grep": spec("nirvlLchHEFGPwoqzWpIae:A:B:C:m:f@", "line-number ignore-case invert-match files-with-matches "+
-			"name-only files-without-match count no-filename heading break extended-regexp fixed-strings "+
-			"basic-regexp perl-regexp word-regexp only-matching quiet null show-function function-context text "+
-			"full-name column cached untracked no-exclude-standard exclude-standard max-depth= threads= and or not "+
-			"all-match regexp= after-context= before-context= context= max-count= color? no-color recursive "+
-			"no-recursive file=@", numeric, text),
-		"rev-parse": spec("q", "show-toplevel abbrev-ref? short? verify quiet git-dir git-common-dir absolute-git-dir "+
-			"is-inside-work-tree is-inside-git-dir is-bare-repository is-shallow-repository show-prefix show-cdup "+
-			"symbolic symbolic-full-name all branches? tags? remotes? show-object-format? show-ref-format "+
-			"path-format= default= revs-only no-revs flags no-flags git-path=", text),
-		"ls-files": spec("cdmokistuvfzx:", "cached deleted modified others ignored stage killed directory "+
-			"no-empty-directory unmerged resolve-undo eol exclude-standard error-unmatch full-name abbrev? "+
-			"deduplicate sparse format= exclude= exclude-per-directory= zero", text),
-		"ls-tree": spec("rdtlz", "long name-only name-status object-only full-name full-tree abbrev? format=", text),
-		"describe": spec("", "tags all long abbrev= always dirty? broken? exact-match match= exclude= contains "+
-			"first-parent candidates=", text),
-		"merge-base":    spec("a", "all octopus independent is-ancestor fork-point", text),
-		"cat-file":      spec("tsep", "batch-check? batch? allow-unknown-type use-mailmap mailmap", text),
-		"show-ref":      spec("sdq", "heads tags branches hash? verify dereference quiet abbrev? head exists", text),
-		"count-objects": spec("vH", "verbose human-readable", none),
-		"version":       spec("", "build-options", none),
-		"branch": spec("arvl", "all remotes verbose list show-current no-color color? sort= format= contains? "+
-			"no-contains? merged? no-merged? points-at= column? no-column abbrev? omit-empty ignore-case", text),
-		"tag": spec("ln?i", "list sort= contains? no-contains? points-at= merged? no-merged? format= column? "+
-			"no-column ignore-case omit-empty", text),
-		"remote": spec("v", "verbose", text),
+		"rev-list": spec(join(gitDiffOpts, gitLogOpts, []opt{
+			{"--objects", optFlag}, {"--objects-edge", optFlag}, {"--in-commit-order", optFlag},
+		}), numeric, text),
+		"shortlog": spec([]opt{
+			{"-s", optFlag}, {"-e", optFlag}, {"-n", optFlag}, {"-i", optFlag}, {"-E", optFlag},
+			{"-F", optFlag}, {"-P", optFlag}, {"-m", optFlag}, {"-c", optFlag}, {"-g", optFlag},
+			{"-t", optFlag}, {"-S", optValue}, {"-G", optValue}, {"--numbered", optFlag},
+			{"--summary", optFlag}, {"--email", optFlag}, {"--committer", optFlag}, {"--group", optValue},
+			{"--all", optFlag}, {"--since", optValue}, {"--after", optValue}, {"--until", optValue},
+			{"--before", optValue}, {"--author", optValue}, {"--no-merges", optFlag}, {"--merges", optFlag},
+			{"--first-parent", optFlag},
+		}, text),
+		"blame": spec([]opt{
+			{"-b", optFlag}, {"-c", optFlag}, {"-f", optFlag}, {"-l", optFlag}, {"-n", optFlag},
+			{"-p", optFlag}, {"-s", optFlag}, {"-t", optFlag}, {"-e", optFlag}, {"-w", optFlag},
+			{"-M", optMaybe}, {"-C", optMaybe}, {"-L", optValue}, {"--root", optFlag},
+			{"--show-stats", optFlag}, {"--show-name", optFlag}, {"--show-number", optFlag},
+			{"--porcelain", optFlag}, {"--line-porcelain", optFlag}, {"--incremental", optFlag},
+			{"--encoding", optValue}, {"--date", optValue}, {"--abbrev", optMaybe}, {"--minimal", optFlag},
+			{"--first-parent", optFlag}, {"--reverse", optValue}, {"--color-lines", optFlag},
+			{"--color-by-age", optFlag}, {"--since", optValue}, {"--ignore-rev", optValue},
+		}, text),
+		"grep": spec([]opt{
+			{"-n", optFlag}, {"-i", optFlag}, {"-r", optFlag}, {"-v", optFlag}, {"-l", optFlag},
+			{"-L", optFlag}, {"-c", optFlag}, {"-h", optFlag}, {"-H", optFlag}, {"-E", optFlag},
+			{"-F", optFlag}, {"-G", optFlag}, {"-P", optFlag}, {"-w", optFlag}, {"-o", optFlag},
+			{"-q", optFlag}, {"-z", optFlag}, {"-W", optFlag}, {"-p", optFlag}, {"-I", optFlag},
+			{"-a", optFlag}, {"-e", optValue}, {"-A", optValue}, {"-B", optValue}, {"-C", optValue},
+			{"-m", optValue}, {"-f", optFile}, {"--line-number", optFlag}, {"--ignore-case", optFlag},
+			{"--invert-match", optFlag}, {"--files-with-matches", optFlag}, {"--name-only", optFlag},
+			{"--files-without-match", optFlag}, {"--count", optFlag}, {"--no-filename", optFlag},
+			{"--heading", optFlag}, {"--break", optFlag}, {"--extended-regexp", optFlag},
+			{"--fixed-strings", optFlag}, {"--basic-regexp", optFlag}, {"--perl-regexp", optFlag},
+			{"--word-regexp", optFlag}, {"--only-matching", optFlag}, {"--quiet", optFlag},
+			{"--null", optFlag}, {"--show-function", optFlag}, {"--function-context", optFlag},
+			{"--text", optFlag}, {"--full-name", optFlag}, {"--column", optFlag}, {"--cached", optFlag},
+			{"--untracked", optFlag}, {"--no-exclude-standard", optFlag}, {"--exclude-standard", optFlag},
+			{"--max-depth", optValue}, {"--threads", optValue}, {"--and", optFlag}, {"--or", optFlag},
+			{"--not", optFlag}, {"--all-match", optFlag}, {"--regexp", optValue},
+			{"--after-context", optValue}, {"--before-context", optValue}, {"--context", optValue},
+			{"--max-count", optValue}, {"--color", optMaybe}, {"--no-color", optFlag},
+			{"--recursive", optFlag}, {"--no-recursive", optFlag}, {"--file", optFile},
+		}, numeric, text),
+		"rev-parse": spec([]opt{
+			{"-q", optFlag}, {"--show-toplevel", optFlag}, {"--abbrev-ref", optMaybe}, {"--short", optMaybe},
+			{"--verify", optFlag}, {"--quiet", optFlag}, {"--git-dir", optFlag},
+			{"--git-common-dir", optFlag}, {"--absolute-git-dir", optFlag},
+			{"--is-inside-work-tree", optFlag}, {"--is-inside-git-dir", optFlag},
+			{"--is-bare-repository", optFlag}, {"--is-shallow-repository", optFlag},
+			{"--show-prefix", optFlag}, {"--show-cdup", optFlag}, {"--symbolic", optFlag},
+			{"--symbolic-full-name", optFlag}, {"--all", optFlag}, {"--branches", optMaybe},
+			{"--tags", optMaybe}, {"--remotes", optMaybe}, {"--show-object-format", optMaybe},
+			{"--show-ref-format", optFlag}, {"--path-format", optValue}, {"--default", optValue},
+			{"--revs-only", optFlag}, {"--no-revs", optFlag}, {"--flags", optFlag}, {"--no-flags", optFlag},
+			{"--git-path", optValue},
+		}, text),
+		"ls-files": spec([]opt{
+			{"-c", optFlag}, {"-d", optFlag}, {"-m", optFlag}, {"-o", optFlag}, {"-k", optFlag},
+			{"-i", optFlag}, {"-s", optFlag}, {"-t", optFlag}, {"-u", optFlag}, {"-v", optFlag},
+			{"-f", optFlag}, {"-z", optFlag}, {"-x", optValue}, {"--cached", optFlag},
+			{"--deleted", optFlag}, {"--modified", optFlag}, {"--others", optFlag}, {"--ignored", optFlag},
+			{"--stage", optFlag}, {"--killed", optFlag}, {"--directory", optFlag},
+			{"--no-empty-directory", optFlag}, {"--unmerged", optFlag}, {"--resolve-undo", optFlag},
+			{"--eol", optFlag}, {"--exclude-standard", optFlag}, {"--error-unmatch", optFlag},
+			{"--full-name", optFlag}, {"--abbrev", optMaybe}, {"--deduplicate", optFlag},
+			{"--sparse", optFlag}, {"--format", optValue}, {"--exclude", optValue},
+			{"--exclude-per-directory", optValue}, {"--zero", optFlag},
+		}, text),
+		"ls-tree": spec([]opt{
+			{"-r", optFlag}, {"-d", optFlag}, {"-t", optFlag}, {"-l", optFlag}, {"-z", optFlag},
+			{"--long", optFlag}, {"--name-only", optFlag}, {"--name-status", optFlag},
+			{"--object-only", optFlag}, {"--full-name", optFlag}, {"--full-tree", optFlag},
+			{"--abbrev", optMaybe}, {"--format", optValue},
+		}, text),
+		"describe": spec([]opt{
+			{"--tags", optFlag}, {"--all", optFlag}, {"--long", optFlag}, {"--abbrev", optValue},
+			{"--always", optFlag}, {"--dirty", optMaybe}, {"--broken", optMaybe}, {"--exact-match", optFlag},
+			{"--match", optValue}, {"--exclude", optValue}, {"--contains", optFlag},
+			{"--first-parent", optFlag}, {"--candidates", optValue},
+		}, text),
+		"merge-base": spec([]opt{
+			{"-a", optFlag}, {"--all", optFlag}, {"--octopus", optFlag}, {"--independent", optFlag},
+			{"--is-ancestor", optFlag}, {"--fork-point", optFlag},
+		}, text),
+		"cat-file": spec([]opt{
+			{"-t", optFlag}, {"-s", optFlag}, {"-e", optFlag}, {"-p", optFlag}, {"--batch-check", optMaybe},
+			{"--batch", optMaybe}, {"--allow-unknown-type", optFlag}, {"--use-mailmap", optFlag},
+			{"--mailmap", optFlag},
+		}, text),
+		"show-ref": spec([]opt{
+			{"-s", optFlag}, {"-d", optFlag}, {"-q", optFlag}, {"--heads", optFlag}, {"--tags", optFlag},
+			{"--branches", optFlag}, {"--hash", optMaybe}, {"--verify", optFlag}, {"--dereference", optFlag},
+			{"--quiet", optFlag}, {"--abbrev", optMaybe}, {"--head", optFlag}, {"--exists", optFlag},
+		}, text),
+		"count-objects": spec([]opt{
+			{"-v", optFlag}, {"-H", optFlag}, {"--verbose", optFlag}, {"--human-readable", optFlag},
+		}, none),
+		"version": spec([]opt{{"--build-options", optFlag}}, none),
+		"branch": spec([]opt{
+			{"-a", optFlag}, {"-r", optFlag}, {"-v", optFlag}, {"-l", optFlag}, {"--all", optFlag},
+			{"--remotes", optFlag}, {"--verbose", optFlag}, {"--list", optFlag}, {"--show-current", optFlag},
+			{"--no-color", optFlag}, {"--color", optMaybe}, {"--sort", optValue}, {"--format", optValue},
+			{"--contains", optMaybe}, {"--no-contains", optMaybe}, {"--merged", optMaybe},
+			{"--no-merged", optMaybe}, {"--points-at", optValue}, {"--column", optMaybe},
+			{"--no-column", optFlag}, {"--abbrev", optMaybe}, {"--omit-empty", optFlag},
+			{"--ignore-case", optFlag},
+		}, text),
+		"tag": spec([]opt{
+			{"-l", optFlag}, {"-n", optMaybe}, {"-i", optFlag}, {"--list", optFlag}, {"--sort", optValue},
+			{"--contains", optMaybe}, {"--no-contains", optMaybe}, {"--points-at", optValue},
+			{"--merged", optMaybe}, {"--no-merged", optMaybe}, {"--format", optValue},
+			{"--column", optMaybe}, {"--no-column", optFlag}, {"--ignore-case", optFlag},
+			{"--omit-empty", optFlag},
+		}, text),
+		"remote": spec([]opt{{"-v", optFlag}, {"--verbose", optFlag}}, text),
 		"reflog": log,
-		"for-each-ref": spec("", "format= sort= count= points-at= merged? no-merged? contains? no-contains? "+
-			"ignore-case omit-empty exclude= shell perl python tcl", text),
-		"check-ignore": spec("qvnz", "quiet verbose non-matching no-index", text),
-		"stash":        spec(gitDiffShort, gitDiffLong+"include-untracked only-untracked", text),
+		"for-each-ref": spec([]opt{
+			{"--format", optValue}, {"--sort", optValue}, {"--count", optValue}, {"--points-at", optValue},
+			{"--merged", optMaybe}, {"--no-merged", optMaybe}, {"--contains", optMaybe},
+			{"--no-contains", optMaybe}, {"--ignore-case", optFlag}, {"--omit-empty", optFlag},
+			{"--exclude", optValue}, {"--shell", optFlag}, {"--perl", optFlag}, {"--python", optFlag},
+			{"--tcl", optFlag},
+		}, text),
+		"check-ignore": spec([]opt{
+			{"-q", optFlag}, {"-v", optFlag}, {"-n", optFlag}, {"-z", optFlag}, {"--quiet", optFlag},
+			{"--verbose", optFlag}, {"--non-matching", optFlag}, {"--no-index", optFlag},
+		}, text),
+		"stash": spec(join(gitDiffOpts, []opt{{"--include-untracked", optFlag}, {"--only-untracked", optFlag}}), text),
 	}
 }
 

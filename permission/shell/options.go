@@ -29,6 +29,8 @@ const (
 // GNU getopt and git accept any unambiguous prefix, so only exact names
 // are safe to judge.
 type cmdSpec struct {
+	// opts are the options, one entry each; short and long index them.
+	opts  []opt
 	short map[byte]optKind
 	long  map[string]optKind
 	// numeric accepts -NUM (head -20, git log -5).
@@ -48,48 +50,48 @@ type cmdSpec struct {
 	// check, when set, returns why particular arguments are not
 	// read-only.
 	check func(a *analysis, p *parsedArgs) string
+	// parse, when set, judges the command's arguments instead of the
+	// option table: it returns why they are not read-only. Commands
+	// with a grammar of their own (find, git, test) have it.
+	parse func(a *analysis, args []Word) string
+	// bare puts the command on the short list of commands that run
+	// without a question when no sandbox can confine them
+	// (Script.ShortListed), carrying only the options bareOpts names.
+	bare     bool
+	bareOpts []string
 }
 
-// spec builds a cmdSpec. short is in getopt syntax, with ':' after an
-// option taking a value, '@' after one taking a file and '?' after one
-// taking an optional joined value ("nc:f@"). long is a space-separated
-// list of names, each followed by "=" (value), "=@" (file), "?"
-// (optional joined value) or nothing (flag).
-func spec(short, long string, mods ...func(*cmdSpec)) *cmdSpec {
-	s := &cmdSpec{short: map[byte]optKind{}, long: map[string]optKind{}}
-	for i := 0; i < len(short); i++ {
-		k := optFlag
-		if i+1 < len(short) {
-			switch short[i+1] {
-			case ':':
-				k = optValue
-			case '@':
-				k = optFile
-			case '?':
-				k = optMaybe
-			}
-		}
-		s.short[short[i]] = k
-		if k != optFlag {
-			i++
-		}
-	}
-	for _, f := range strings.Fields(long) {
-		switch {
-		case strings.HasSuffix(f, "=@"):
-			s.long[strings.TrimSuffix(f, "=@")] = optFile
-		case strings.HasSuffix(f, "="):
-			s.long[strings.TrimSuffix(f, "=")] = optValue
-		case strings.HasSuffix(f, "?"):
-			s.long[strings.TrimSuffix(f, "?")] = optMaybe
-		default:
-			s.long[f] = optFlag
+// opt is one option a command accepts: its name as written ("-n",
+// "--lines") and what it takes. The tables list each option once
+// (TestOptionTables).
+type opt struct {
+	name string
+	kind optKind
+}
+
+// spec builds a cmdSpec from its options and modifiers.
+func spec(opts []opt, mods ...func(*cmdSpec)) *cmdSpec {
+	s := &cmdSpec{opts: opts, short: map[byte]optKind{}, long: map[string]optKind{}}
+	for _, o := range opts {
+		if long, ok := strings.CutPrefix(o.name, "--"); ok {
+			s.long[long] = o.kind
+		} else {
+			s.short[o.name[1]] = o.kind
 		}
 	}
 	for _, m := range mods {
 		m(s)
 	}
 	return s
+}
+
+// join concatenates option lists (git diff's options and log's).
+func join(lists ...[]opt) []opt {
+	var out []opt
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 func text(s *cmdSpec)    { s.operands = operandText }
@@ -102,6 +104,20 @@ func pattern(opts ...string) func(*cmdSpec) { return func(s *cmdSpec) { s.patter
 
 func check(f func(a *analysis, p *parsedArgs) string) func(*cmdSpec) {
 	return func(s *cmdSpec) { s.check = f }
+}
+
+// unconfined puts a command on the short list of commands that run
+// without a question when no sandbox can confine them, with the options
+// it may carry there. An option that takes a value there takes a number
+// or "no" (head -n 5, git status -uno).
+func unconfined(opts ...string) func(*cmdSpec) {
+	return func(s *cmdSpec) { s.bare, s.bareOpts = true, opts }
+}
+
+// own gives a command a parser of its own, which may judge what is left
+// against the command's table (jq, ps).
+func own(f func(a *analysis, args []Word) string) func(*cmdSpec) {
+	return func(s *cmdSpec) { s.parse = f }
 }
 
 // recursiveWhen marks a recursive command: rec lists the options that

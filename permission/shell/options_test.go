@@ -1,28 +1,86 @@
 package shell
 
 import (
+	"fmt"
+	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/internal/shelltest"
 )
 
-// TestReadOnlySpecs checks that every read-only command is judged by an
-// option allowlist or by a parser of its own: an entry with neither
-// would let any option through.
-func TestReadOnlySpecs(t *testing.T) {
-	for name, s := range readOnlyCommands() {
-		if _, ok := special[name]; ok {
-			continue
+// TestOptionTables checks every command's option table: each option is
+// listed once, with a well-formed name and a known kind, and every entry
+// has a table or a parser of its own (an entry with neither would judge
+// nothing).
+func TestOptionTables(t *testing.T) {
+	tables := map[string]map[string]*cmdSpec{"": readOnlyCommands(), "git ": gitSpecs(), "wrapper ": wrapperSpecs()}
+	n := 0
+	for prefix, table := range tables {
+		for name, s := range table {
+			n++
+			for _, err := range tableErrors(s) {
+				t.Errorf("%s%s: %s", prefix, name, err)
+			}
 		}
-		if s == nil || s.short == nil || s.long == nil {
-			t.Errorf("%s has no option allowlist and no parser of its own", name)
+	}
+	if n < 100 {
+		t.Errorf("checked %d commands, want the whole registry", n)
+	}
+
+	// The check itself catches what it is for.
+	for _, c := range []struct {
+		name string
+		s    *cmdSpec
+	}{
+		{"a duplicate", spec([]opt{{"-w", optFlag}, {"--all", optFlag}, {"-w", optValue}})},
+		{"an unknown kind", spec([]opt{{"-w", optKind(9)}})},
+		{"a malformed name", spec([]opt{{"--Bad=", optValue}})},
+		{"neither table nor parser", &cmdSpec{}},
+		{"a short-listed option it does not have", spec([]opt{{"-l", optFlag}}, unconfined("-a"))},
+		{"an unknown operand kind", spec(nil, func(s *cmdSpec) { s.operands = operandKind(7) })},
+	} {
+		if errs := tableErrors(c.s); len(errs) == 0 {
+			t.Errorf("a table with %s passes", c.name)
 		}
 	}
 }
 
+// tableErrors returns what is wrong with a command's table.
+func tableErrors(s *cmdSpec) []string {
+	var errs []string
+	if s == nil || s.parse == nil && (s.short == nil || s.long == nil) {
+		return []string{"no option table and no parser of its own"}
+	}
+	if s.operands > operandNone {
+		errs = append(errs, fmt.Sprintf("unknown operand kind %d", s.operands))
+	}
+	seen := map[string]bool{}
+	for _, o := range s.opts {
+		if !optNameRE().MatchString(o.name) {
+			errs = append(errs, fmt.Sprintf("malformed option name %q", o.name))
+		}
+		if o.kind > optMaybe {
+			errs = append(errs, fmt.Sprintf("%s has an unknown kind %d", o.name, o.kind))
+		}
+		if seen[o.name] {
+			errs = append(errs, o.name+" is listed twice")
+		}
+		seen[o.name] = true
+	}
+	for _, name := range s.bareOpts {
+		if !seen[name] {
+			errs = append(errs, "the short list names "+name+", which is not an option")
+		}
+	}
+	return errs
+}
+
+var optNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-[A-Za-z0-9]|--[a-z0-9][a-z0-9-]*)$`) })
+
 // TestParseArgs checks getopt-style splitting against a spec.
 func TestParseArgs(t *testing.T) {
-	s := spec("nc:f@", "lines= file=@ color? quiet")
+	s := spec([]opt{{"-n", optFlag}, {"-c", optValue}, {"-f", optFile}, {"--lines", optValue}, {"--file", optFile}, {"--color", optMaybe}, {"--quiet", optFlag}})
 	a := &analysis{env: &Env{}, s: &Script{}}
 	for _, c := range []struct {
 		args     []string

@@ -8,10 +8,10 @@ import (
 )
 
 // readOnlyCommands run without asking in default mode when their
-// arguments pass their spec. Each spec is an allowlist: options not on it
-// ask. Special commands (find, git, sed, jq, test, ...) parse their own
-// arguments in check. The table is built on first use, not at start-up
-// (issue 21).
+// arguments pass their spec, each registered once. A spec is an
+// allowlist: options not on it ask. Some commands (find, git, test, ...)
+// parse their arguments with a function of their own (cmdSpec.parse).
+// The table is built on first use, not at start-up (issue 21).
 func readOnlyCommands() map[string]*cmdSpec {
 	readOnlyOnce.Do(buildReadOnly)
 	return readOnlyTable
@@ -23,70 +23,227 @@ var (
 )
 
 func buildReadOnly() {
-	sums := spec("btz", "binary text zero tag", text, check(checkFiles))
-	grep := spec("iyEFGPwvxclLnhHoqsrRzZUabITA:B:C:m:e:f@",
-		"ignore-case no-ignore-case extended-regexp fixed-strings basic-regexp perl-regexp word-regexp line-regexp "+
-			"invert-match count files-with-matches files-without-match line-number no-filename with-filename "+
-			"only-matching quiet silent no-messages recursive dereference-recursive null null-data text "+
-			"binary-files= include= exclude= exclude-dir= color? colour? context= after-context= before-context= "+
-			"max-count= regexp= file=@ label= line-buffered byte-offset initial-tab",
+	sums := spec([]opt{
+		{"-b", optFlag}, {"-t", optFlag}, {"-z", optFlag}, {"--binary", optFlag}, {"--text", optFlag},
+		{"--zero", optFlag}, {"--tag", optFlag},
+	}, text, check(checkFiles))
+	grep := spec([]opt{
+		{"-i", optFlag}, {"-y", optFlag}, {"-E", optFlag}, {"-F", optFlag}, {"-G", optFlag},
+		{"-P", optFlag}, {"-w", optFlag}, {"-v", optFlag}, {"-x", optFlag}, {"-c", optFlag},
+		{"-l", optFlag}, {"-L", optFlag}, {"-n", optFlag}, {"-h", optFlag}, {"-H", optFlag},
+		{"-o", optFlag}, {"-q", optFlag}, {"-s", optFlag}, {"-r", optFlag}, {"-R", optFlag},
+		{"-z", optFlag}, {"-Z", optFlag}, {"-U", optFlag}, {"-a", optFlag}, {"-b", optFlag},
+		{"-I", optFlag}, {"-T", optFlag}, {"-A", optValue}, {"-B", optValue}, {"-C", optValue},
+		{"-m", optValue}, {"-e", optValue}, {"-f", optFile}, {"--ignore-case", optFlag},
+		{"--no-ignore-case", optFlag}, {"--extended-regexp", optFlag}, {"--fixed-strings", optFlag},
+		{"--basic-regexp", optFlag}, {"--perl-regexp", optFlag}, {"--word-regexp", optFlag},
+		{"--line-regexp", optFlag}, {"--invert-match", optFlag}, {"--count", optFlag},
+		{"--files-with-matches", optFlag}, {"--files-without-match", optFlag},
+		{"--line-number", optFlag}, {"--no-filename", optFlag}, {"--with-filename", optFlag},
+		{"--only-matching", optFlag}, {"--quiet", optFlag}, {"--silent", optFlag},
+		{"--no-messages", optFlag}, {"--recursive", optFlag}, {"--dereference-recursive", optFlag},
+		{"--null", optFlag}, {"--null-data", optFlag}, {"--text", optFlag}, {"--binary-files", optValue},
+		{"--include", optValue}, {"--exclude", optValue}, {"--exclude-dir", optValue},
+		{"--color", optMaybe}, {"--colour", optMaybe}, {"--context", optValue},
+		{"--after-context", optValue}, {"--before-context", optValue}, {"--max-count", optValue},
+		{"--regexp", optValue}, {"--file", optFile}, {"--label", optValue}, {"--line-buffered", optFlag},
+		{"--byte-offset", optFlag}, {"--initial-tab", optFlag},
+	},
 		pattern("-e", "-f", "--regexp", "--file"),
 		recursiveWhen([]string{"-r", "-R", "--recursive", "--dereference-recursive"}, []string{"-R", "--dereference-recursive"}, true))
 	readOnlyTable = map[string]*cmdSpec{
-		"ls": spec("aAbBcCdfFgGhHiklmnNopqQrRsStuUvwxX1w:I:T:",
-			"all almost-all human-readable si classify directory reverse recursive sort= time= time-style= "+
-				"group-directories-first full-time inode size literal quoting-style= indicator-style= "+
-				"ignore= hide= width= color? file-type no-group numeric-uid-gid escape"),
-		"cat":    spec("AbeEnstTuv", "number show-all number-nonblank squeeze-blank show-ends show-tabs show-nonprinting"),
-		"head":   spec("n:c:qvz", "lines= bytes= quiet silent verbose zero-terminated", numeric),
-		"tail":   spec("n:c:qvz", "lines= bytes= quiet silent verbose zero-terminated", numeric),
-		"wc":     spec("cmlLw", "bytes chars lines words max-line-length"),
-		"nl":     spec("b:n:w:s:v:i:", "body-numbering= number-format= number-width= number-separator="),
-		"tac":    spec("brs:", "before regex separator="),
-		"stat":   spec("tfc:", "terse file-system format= printf="),
-		"du":     spec("sahckmbxd:", "summarize human-readable all total apparent-size max-depth= exclude= si bytes"),
+		"ls": spec([]opt{
+			{"-a", optFlag}, {"-A", optFlag}, {"-b", optFlag}, {"-B", optFlag}, {"-c", optFlag},
+			{"-C", optFlag}, {"-d", optFlag}, {"-f", optFlag}, {"-F", optFlag}, {"-g", optFlag},
+			{"-G", optFlag}, {"-h", optFlag}, {"-H", optFlag}, {"-i", optFlag}, {"-k", optFlag},
+			{"-l", optFlag}, {"-m", optFlag}, {"-n", optFlag}, {"-N", optFlag}, {"-o", optFlag},
+			{"-p", optFlag}, {"-q", optFlag}, {"-Q", optFlag}, {"-r", optFlag}, {"-R", optFlag},
+			{"-s", optFlag}, {"-S", optFlag}, {"-t", optFlag}, {"-u", optFlag}, {"-U", optFlag},
+			{"-v", optFlag}, {"-x", optFlag}, {"-X", optFlag}, {"-1", optFlag}, {"-w", optValue},
+			{"-I", optValue}, {"-T", optValue}, {"--all", optFlag}, {"--almost-all", optFlag},
+			{"--human-readable", optFlag}, {"--si", optFlag}, {"--classify", optFlag},
+			{"--directory", optFlag}, {"--reverse", optFlag}, {"--recursive", optFlag}, {"--sort", optValue},
+			{"--time", optValue}, {"--time-style", optValue}, {"--group-directories-first", optFlag},
+			{"--full-time", optFlag}, {"--inode", optFlag}, {"--size", optFlag}, {"--literal", optFlag},
+			{"--quoting-style", optValue}, {"--indicator-style", optValue}, {"--ignore", optValue},
+			{"--hide", optValue}, {"--width", optValue}, {"--color", optMaybe}, {"--file-type", optFlag},
+			{"--no-group", optFlag}, {"--numeric-uid-gid", optFlag}, {"--escape", optFlag},
+		}, unconfined("-l", "-a", "-A", "-h", "-1", "-F", "-d")),
+		"cat": spec([]opt{
+			{"-A", optFlag}, {"-b", optFlag}, {"-e", optFlag}, {"-E", optFlag}, {"-n", optFlag},
+			{"-s", optFlag}, {"-t", optFlag}, {"-T", optFlag}, {"-u", optFlag}, {"-v", optFlag},
+			{"--number", optFlag}, {"--show-all", optFlag}, {"--number-nonblank", optFlag},
+			{"--squeeze-blank", optFlag}, {"--show-ends", optFlag}, {"--show-tabs", optFlag},
+			{"--show-nonprinting", optFlag},
+		}, unconfined("-n")),
+		"head": spec([]opt{
+			{"-n", optValue}, {"-c", optValue}, {"-q", optFlag}, {"-v", optFlag}, {"-z", optFlag},
+			{"--lines", optValue}, {"--bytes", optValue}, {"--quiet", optFlag}, {"--silent", optFlag},
+			{"--verbose", optFlag}, {"--zero-terminated", optFlag},
+		}, numeric, unconfined("-n")),
+		"tail": spec([]opt{
+			{"-n", optValue}, {"-c", optValue}, {"-q", optFlag}, {"-v", optFlag}, {"-z", optFlag},
+			{"--lines", optValue}, {"--bytes", optValue}, {"--quiet", optFlag}, {"--silent", optFlag},
+			{"--verbose", optFlag}, {"--zero-terminated", optFlag},
+		}, numeric, unconfined("-n")),
+		"wc": spec([]opt{
+			{"-c", optFlag}, {"-m", optFlag}, {"-l", optFlag}, {"-L", optFlag}, {"-w", optFlag},
+			{"--bytes", optFlag}, {"--chars", optFlag}, {"--lines", optFlag}, {"--words", optFlag},
+			{"--max-line-length", optFlag},
+		}, unconfined("-l", "-c", "-w", "-m")),
+		"nl": spec([]opt{
+			{"-b", optValue}, {"-n", optValue}, {"-w", optValue}, {"-s", optValue}, {"-v", optValue},
+			{"-i", optValue}, {"--body-numbering", optValue}, {"--number-format", optValue},
+			{"--number-width", optValue}, {"--number-separator", optValue},
+		}),
+		"tac": spec([]opt{
+			{"-b", optFlag}, {"-r", optFlag}, {"-s", optValue}, {"--before", optFlag}, {"--regex", optFlag},
+			{"--separator", optValue},
+		}),
+		"stat": spec([]opt{
+			{"-t", optFlag}, {"-f", optFlag}, {"-c", optValue}, {"--terse", optFlag},
+			{"--file-system", optFlag}, {"--format", optValue}, {"--printf", optValue},
+		}),
+		"du": spec([]opt{
+			{"-s", optFlag}, {"-a", optFlag}, {"-h", optFlag}, {"-c", optFlag}, {"-k", optFlag},
+			{"-m", optFlag}, {"-b", optFlag}, {"-x", optFlag}, {"-d", optValue}, {"--summarize", optFlag},
+			{"--human-readable", optFlag}, {"--all", optFlag}, {"--total", optFlag},
+			{"--apparent-size", optFlag}, {"--max-depth", optValue}, {"--exclude", optValue},
+			{"--si", optFlag}, {"--bytes", optFlag},
+		}),
 		"md5sum": sums, "sha1sum": sums, "sha256sum": sums, "sha512sum": sums, "b2sum": sums,
-		"cksum":   spec("", ""),
-		"rev":     spec("", ""),
-		"od":      spec("A:t:N:j:w:vbcdfiosx", "address-radix= format= read-bytes= skip-bytes= width? output-duplicates"),
-		"hexdump": spec("bcCdoxvn:s:e:f@", ""),
-		"strings": spec("an:t:e:dw", "all bytes= radix= encoding= data", check(checkResponseFiles)),
-		"base64":  spec("diw:", "decode ignore-garbage wrap="),
-		"paste":   spec("d:sz", "delimiters= serial zero-terminated"),
-		"fold":    spec("w:sb", "width= spaces bytes"),
-		"column":  spec("ts:c:xo:N:R:", "table separator= output-width= fillrows output-separator="),
-		"comm":    spec("123z", "check-order nocheck-order output-delimiter= total zero-terminated", maxOps(2)),
-		"join":    spec("t:1:2:j:o:e:a:v:iz", "ignore-case check-order nocheck-order header zero-terminated", maxOps(2)),
-		"cmp":     spec("lsbi:n:", "verbose silent quiet print-bytes ignore-initial= bytes="),
-		"diff": spec("uU:cC:rNqsywbBiatTpx:", "unified? context? recursive new-file brief report-identical-files "+
-			"side-by-side ignore-all-space ignore-space-change ignore-blank-lines ignore-case text expand-tabs "+
-			"initial-tab show-c-function label= normal minimal color? exclude= no-dereference",
+		"cksum": spec([]opt{}),
+		"rev":   spec([]opt{}),
+		"od": spec([]opt{
+			{"-A", optValue}, {"-t", optValue}, {"-N", optValue}, {"-j", optValue}, {"-w", optValue},
+			{"-v", optFlag}, {"-b", optFlag}, {"-c", optFlag}, {"-d", optFlag}, {"-f", optFlag},
+			{"-i", optFlag}, {"-o", optFlag}, {"-s", optFlag}, {"-x", optFlag},
+			{"--address-radix", optValue}, {"--format", optValue}, {"--read-bytes", optValue},
+			{"--skip-bytes", optValue}, {"--width", optMaybe}, {"--output-duplicates", optFlag},
+		}),
+		"hexdump": spec([]opt{
+			{"-b", optFlag}, {"-c", optFlag}, {"-C", optFlag}, {"-d", optFlag}, {"-o", optFlag},
+			{"-x", optFlag}, {"-v", optFlag}, {"-n", optValue}, {"-s", optValue}, {"-e", optValue},
+			{"-f", optFile},
+		}),
+		"strings": spec([]opt{
+			{"-a", optFlag}, {"-n", optValue}, {"-t", optValue}, {"-e", optValue}, {"-d", optFlag},
+			{"-w", optFlag}, {"--all", optFlag}, {"--bytes", optValue}, {"--radix", optValue},
+			{"--encoding", optValue}, {"--data", optFlag},
+		}, check(checkResponseFiles)),
+		"base64": spec([]opt{
+			{"-d", optFlag}, {"-i", optFlag}, {"-w", optValue}, {"--decode", optFlag},
+			{"--ignore-garbage", optFlag}, {"--wrap", optValue},
+		}),
+		"paste": spec([]opt{
+			{"-d", optValue}, {"-s", optFlag}, {"-z", optFlag}, {"--delimiters", optValue},
+			{"--serial", optFlag}, {"--zero-terminated", optFlag},
+		}),
+		"fold": spec([]opt{
+			{"-w", optValue}, {"-s", optFlag}, {"-b", optFlag}, {"--width", optValue}, {"--spaces", optFlag},
+			{"--bytes", optFlag},
+		}),
+		"column": spec([]opt{
+			{"-t", optFlag}, {"-s", optValue}, {"-c", optValue}, {"-x", optFlag}, {"-o", optValue},
+			{"-N", optValue}, {"-R", optValue}, {"--table", optFlag}, {"--separator", optValue},
+			{"--output-width", optValue}, {"--fillrows", optFlag}, {"--output-separator", optValue},
+		}),
+		"comm": spec([]opt{
+			{"-1", optFlag}, {"-2", optFlag}, {"-3", optFlag}, {"-z", optFlag}, {"--check-order", optFlag},
+			{"--nocheck-order", optFlag}, {"--output-delimiter", optValue}, {"--total", optFlag},
+			{"--zero-terminated", optFlag},
+		}, maxOps(2)),
+		"join": spec([]opt{
+			{"-t", optValue}, {"-1", optValue}, {"-2", optValue}, {"-j", optValue}, {"-o", optValue},
+			{"-e", optValue}, {"-a", optValue}, {"-v", optValue}, {"-i", optFlag}, {"-z", optFlag},
+			{"--ignore-case", optFlag}, {"--check-order", optFlag}, {"--nocheck-order", optFlag},
+			{"--header", optFlag}, {"--zero-terminated", optFlag},
+		}, maxOps(2)),
+		"cmp": spec([]opt{
+			{"-l", optFlag}, {"-s", optFlag}, {"-b", optFlag}, {"-i", optValue}, {"-n", optValue},
+			{"--verbose", optFlag}, {"--silent", optFlag}, {"--quiet", optFlag}, {"--print-bytes", optFlag},
+			{"--ignore-initial", optValue}, {"--bytes", optValue},
+		}),
+		"diff": spec([]opt{
+			{"-u", optFlag}, {"-U", optValue}, {"-c", optFlag}, {"-C", optValue}, {"-r", optFlag},
+			{"-N", optFlag}, {"-q", optFlag}, {"-s", optFlag}, {"-y", optFlag}, {"-w", optFlag},
+			{"-b", optFlag}, {"-B", optFlag}, {"-i", optFlag}, {"-a", optFlag}, {"-t", optFlag},
+			{"-T", optFlag}, {"-p", optFlag}, {"-x", optValue}, {"--unified", optMaybe},
+			{"--context", optMaybe}, {"--recursive", optFlag}, {"--new-file", optFlag}, {"--brief", optFlag},
+			{"--report-identical-files", optFlag}, {"--side-by-side", optFlag},
+			{"--ignore-all-space", optFlag}, {"--ignore-space-change", optFlag},
+			{"--ignore-blank-lines", optFlag}, {"--ignore-case", optFlag}, {"--text", optFlag},
+			{"--expand-tabs", optFlag}, {"--initial-tab", optFlag}, {"--show-c-function", optFlag},
+			{"--label", optValue}, {"--normal", optFlag}, {"--minimal", optFlag}, {"--color", optMaybe},
+			{"--exclude", optValue}, {"--no-dereference", optFlag},
+		},
 			// diff follows symlinks inside the directories it compares,
 			// at the top level and, with -r, below.
 			recursiveWhen([]string{"*"}, []string{"*"}, false)),
-		"df":       spec("hHkTali", "human-readable si local print-type all inodes"),
-		"realpath": spec("emsLPqz", "canonicalize-existing canonicalize-missing no-symlinks logical physical quiet zero relative-to= relative-base=", text),
-		"readlink": spec("femnqsvz", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero", text),
-		"basename": spec("as:z", "multiple suffix= zero", text),
-		"dirname":  spec("z", "zero", text),
-		"pwd":      spec("LP", "", none),
-		"echo":     {operands: operandText, check: nil}, // parsed by itself below
-		"true":     {operands: operandText},
-		"false":    {operands: operandText},
-		":":        {operands: operandText},
-		"test":     {check: nil}, // see testArgs
-		"[":        {check: nil},
-		"which":    spec("as", "", text),
-		"type":     spec("afPpt", "", text),
-		"whoami":   spec("", "", none),
-		"id":       spec("ugGnrz", "user group groups name real zero", text),
-		"uname":    spec("asnrvmpio", "all kernel-name nodename kernel-release kernel-version machine processor hardware-platform operating-system", none),
-		"seq":      spec("f:s:w", "format= separator= equal-width", text),
-		"sleep":    spec("", "", text),
-		"free":     spec("bkmghtwl", "bytes kibi mebi gibi human total wide lohi si", none),
-		"uptime":   spec("ps", "pretty since", none),
-		"nproc":    spec("", "all ignore=", none),
-		"printenv": spec("0", "null", text, check(func(_ *analysis, p *parsedArgs) string {
+		"df": spec([]opt{
+			{"-h", optFlag}, {"-H", optFlag}, {"-k", optFlag}, {"-T", optFlag}, {"-a", optFlag},
+			{"-l", optFlag}, {"-i", optFlag}, {"--human-readable", optFlag}, {"--si", optFlag},
+			{"--local", optFlag}, {"--print-type", optFlag}, {"--all", optFlag}, {"--inodes", optFlag},
+		}),
+		"realpath": spec([]opt{
+			{"-e", optFlag}, {"-m", optFlag}, {"-s", optFlag}, {"-L", optFlag}, {"-P", optFlag},
+			{"-q", optFlag}, {"-z", optFlag}, {"--canonicalize-existing", optFlag},
+			{"--canonicalize-missing", optFlag}, {"--no-symlinks", optFlag}, {"--logical", optFlag},
+			{"--physical", optFlag}, {"--quiet", optFlag}, {"--zero", optFlag}, {"--relative-to", optValue},
+			{"--relative-base", optValue},
+		}, text),
+		"readlink": spec([]opt{
+			{"-f", optFlag}, {"-e", optFlag}, {"-m", optFlag}, {"-n", optFlag}, {"-q", optFlag},
+			{"-s", optFlag}, {"-v", optFlag}, {"-z", optFlag}, {"--canonicalize", optFlag},
+			{"--canonicalize-existing", optFlag}, {"--canonicalize-missing", optFlag},
+			{"--no-newline", optFlag}, {"--quiet", optFlag}, {"--silent", optFlag}, {"--verbose", optFlag},
+			{"--zero", optFlag},
+		}, text),
+		"basename": spec([]opt{
+			{"-a", optFlag}, {"-s", optValue}, {"-z", optFlag}, {"--multiple", optFlag},
+			{"--suffix", optValue}, {"--zero", optFlag},
+		}, text),
+		"dirname": spec([]opt{{"-z", optFlag}, {"--zero", optFlag}}, text),
+		"pwd":     spec([]opt{{"-L", optFlag}, {"-P", optFlag}}, none, unconfined()),
+		"echo":    {parse: anyArgs}, // prints, whatever its arguments expand to
+		"true":    {parse: anyArgs},
+		"false":   {parse: anyArgs},
+		":":       {parse: anyArgs},
+		"test":    {parse: checkTest},
+		"[":       {parse: checkTest},
+		"which":   spec([]opt{{"-a", optFlag}, {"-s", optFlag}}, text),
+		"type": spec([]opt{
+			{"-a", optFlag}, {"-f", optFlag}, {"-P", optFlag}, {"-p", optFlag}, {"-t", optFlag},
+		}, text),
+		"whoami": spec([]opt{}, none),
+		"id": spec([]opt{
+			{"-u", optFlag}, {"-g", optFlag}, {"-G", optFlag}, {"-n", optFlag}, {"-r", optFlag},
+			{"-z", optFlag}, {"--user", optFlag}, {"--group", optFlag}, {"--groups", optFlag},
+			{"--name", optFlag}, {"--real", optFlag}, {"--zero", optFlag},
+		}, text),
+		"uname": spec([]opt{
+			{"-a", optFlag}, {"-s", optFlag}, {"-n", optFlag}, {"-r", optFlag}, {"-v", optFlag},
+			{"-m", optFlag}, {"-p", optFlag}, {"-i", optFlag}, {"-o", optFlag}, {"--all", optFlag},
+			{"--kernel-name", optFlag}, {"--nodename", optFlag}, {"--kernel-release", optFlag},
+			{"--kernel-version", optFlag}, {"--machine", optFlag}, {"--processor", optFlag},
+			{"--hardware-platform", optFlag}, {"--operating-system", optFlag},
+		}, none),
+		"seq": spec([]opt{
+			{"-f", optValue}, {"-s", optValue}, {"-w", optFlag}, {"--format", optValue},
+			{"--separator", optValue}, {"--equal-width", optFlag},
+		}, text),
+		"sleep": spec([]opt{}, text),
+		"free": spec([]opt{
+			{"-b", optFlag}, {"-k", optFlag}, {"-m", optFlag}, {"-g", optFlag}, {"-h", optFlag},
+			{"-t", optFlag}, {"-w", optFlag}, {"-l", optFlag}, {"--bytes", optFlag}, {"--kibi", optFlag},
+			{"--mebi", optFlag}, {"--gibi", optFlag}, {"--human", optFlag}, {"--total", optFlag},
+			{"--wide", optFlag}, {"--lohi", optFlag}, {"--si", optFlag},
+		}, none),
+		"uptime": spec([]opt{
+			{"-p", optFlag}, {"-s", optFlag}, {"--pretty", optFlag}, {"--since", optFlag},
+		}, none),
+		"nproc": spec([]opt{{"--all", optFlag}, {"--ignore", optValue}}, none),
+		"printenv": spec([]opt{{"-0", optFlag}, {"--null", optFlag}}, text, check(func(_ *analysis, p *parsedArgs) string {
 			if len(p.operands) == 0 && p.dynamic == 0 {
 				return "printenv prints the whole environment, which may hold secrets"
 			}
@@ -97,69 +254,152 @@ func buildReadOnly() {
 			}
 			return ""
 		})),
-		"exit":     {operands: operandText},
-		"return":   {operands: operandText},
-		"break":    {operands: operandText},
-		"continue": {operands: operandText},
-		"wait":     {}, // see checkWait
-		"tr":       spec("cdstC", "complement delete squeeze-repeats truncate-set1", text, maxOps(2)),
-		"cd":       {operands: operandText}, // where it goes is checked by the analysis
-		"set":      {},                      // see checkSet
-		"printf":   {},                      // see checkPrintf
-		"grep":     grep,
-		"egrep":    grep,
-		"fgrep":    grep,
-		"rg": spec("iIsSwvxclnNoqualLFPHU0pe:f@g:t:T:A:B:C:m:M:j:d:r:",
-			"ignore-case case-sensitive smart-case word-regexp invert-match line-regexp count count-matches "+
-				"files-with-matches files-without-match line-number no-line-number only-matching quiet unrestricted "+
-				"hidden no-ignore no-ignore-vcs no-ignore-parent no-ignore-dot no-ignore-global no-config follow fixed-strings "+
-				"pcre2 with-filename no-filename multiline multiline-dotall null pretty files type-list json vimgrep stats "+
-				"heading no-heading column no-column trim byte-offset sort= sortr= color= colors= glob= iglob= type= type-not= "+
-				"regexp= file=@ after-context= before-context= context= max-count= max-columns= max-columns-preview "+
-				"max-depth= threads= replace= text binary no-messages passthru crlf null-data one-file-system",
+		"exit":     {parse: anyArgs},
+		"return":   {parse: anyArgs},
+		"break":    {parse: anyArgs},
+		"continue": {parse: anyArgs},
+		"wait":     {parse: checkWait},
+		"tr": spec([]opt{
+			{"-c", optFlag}, {"-d", optFlag}, {"-s", optFlag}, {"-t", optFlag}, {"-C", optFlag},
+			{"--complement", optFlag}, {"--delete", optFlag}, {"--squeeze-repeats", optFlag},
+			{"--truncate-set1", optFlag},
+		}, text, maxOps(2)),
+		"cd":     {parse: anyArgs}, // where it goes is checked by the analysis
+		"set":    {parse: checkSet},
+		"printf": {parse: checkPrintf},
+		"grep":   grep,
+		"egrep":  grep,
+		"fgrep":  grep,
+		"rg": spec([]opt{
+			{"-i", optFlag}, {"-I", optFlag}, {"-s", optFlag}, {"-S", optFlag}, {"-w", optFlag},
+			{"-v", optFlag}, {"-x", optFlag}, {"-c", optFlag}, {"-n", optFlag}, {"-N", optFlag},
+			{"-o", optFlag}, {"-q", optFlag}, {"-u", optFlag}, {"-a", optFlag}, {"-l", optFlag},
+			{"-L", optFlag}, {"-F", optFlag}, {"-P", optFlag}, {"-H", optFlag}, {"-U", optFlag},
+			{"-0", optFlag}, {"-p", optFlag}, {"-e", optValue}, {"-f", optFile}, {"-g", optValue},
+			{"-t", optValue}, {"-T", optValue}, {"-A", optValue}, {"-B", optValue}, {"-C", optValue},
+			{"-m", optValue}, {"-M", optValue}, {"-j", optValue}, {"-d", optValue}, {"-r", optValue},
+			{"--ignore-case", optFlag}, {"--case-sensitive", optFlag}, {"--smart-case", optFlag},
+			{"--word-regexp", optFlag}, {"--invert-match", optFlag}, {"--line-regexp", optFlag},
+			{"--count", optFlag}, {"--count-matches", optFlag}, {"--files-with-matches", optFlag},
+			{"--files-without-match", optFlag}, {"--line-number", optFlag}, {"--no-line-number", optFlag},
+			{"--only-matching", optFlag}, {"--quiet", optFlag}, {"--unrestricted", optFlag},
+			{"--hidden", optFlag}, {"--no-ignore", optFlag}, {"--no-ignore-vcs", optFlag},
+			{"--no-ignore-parent", optFlag}, {"--no-ignore-dot", optFlag}, {"--no-ignore-global", optFlag},
+			{"--no-config", optFlag}, {"--follow", optFlag}, {"--fixed-strings", optFlag},
+			{"--pcre2", optFlag}, {"--with-filename", optFlag}, {"--no-filename", optFlag},
+			{"--multiline", optFlag}, {"--multiline-dotall", optFlag}, {"--null", optFlag},
+			{"--pretty", optFlag}, {"--files", optFlag}, {"--type-list", optFlag}, {"--json", optFlag},
+			{"--vimgrep", optFlag}, {"--stats", optFlag}, {"--heading", optFlag}, {"--no-heading", optFlag},
+			{"--column", optFlag}, {"--no-column", optFlag}, {"--trim", optFlag}, {"--byte-offset", optFlag},
+			{"--sort", optValue}, {"--sortr", optValue}, {"--color", optValue}, {"--colors", optValue},
+			{"--glob", optValue}, {"--iglob", optValue}, {"--type", optValue}, {"--type-not", optValue},
+			{"--regexp", optValue}, {"--file", optFile}, {"--after-context", optValue},
+			{"--before-context", optValue}, {"--context", optValue}, {"--max-count", optValue},
+			{"--max-columns", optValue}, {"--max-columns-preview", optFlag}, {"--max-depth", optValue},
+			{"--threads", optValue}, {"--replace", optValue}, {"--text", optFlag}, {"--binary", optFlag},
+			{"--no-messages", optFlag}, {"--passthru", optFlag}, {"--crlf", optFlag},
+			{"--null-data", optFlag}, {"--one-file-system", optFlag},
+		},
 			pattern("-e", "-f", "--regexp", "--file", "--files", "--type-list"),
 			recursiveWhen([]string{"*"}, []string{"-L", "--follow"}, true)),
-		"find":     {check: nil}, // see checkFind
-		"git":      {},           // see checkGit
-		"sort":     spec("bdfgiMhnRrVsucCzmk:t:S:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort stable unique check? zero-terminated merge key= field-separator= buffer-size= parallel= random-source=@ debug"),
-		"uniq":     spec("cdDuizf:s:w:", "count repeated all-repeated? unique ignore-case zero-terminated skip-fields= skip-chars= check-chars= group?", maxOps(1)),
-		"xxd":      {}, // see checkXxd
-		"tree":     spec("adfiFnChsDpugJXL:P:I:", "noreport dirsfirst du prune filelimit= charset= sort="),
-		"file":     spec("bikLhzNE0", "brief mime mime-type mime-encoding keep-going dereference no-dereference uncompress no-pad print0"),
-		"cut":      spec("b:c:d:f:snz", "bytes= characters= delimiter= fields= only-delimited complement output-delimiter= zero-terminated"),
-		"date":     spec("d:f@r@uRI?", "date= file=@ reference=@ utc universal rfc-email iso-8601? rfc-3339= debug", text, check(checkDate)),
-		"hostname": spec("fsiIdA", "fqdn short ip-address all-ip-addresses domain all-fqdns", none),
-		"jq":       {}, // see checkJq
-		"sed":      {}, // see checkSed
-		"go":       {}, // see checkGo
-		"ps":       {}, // see checkPs
+		"find": {parse: checkFind},
+		"git":  {parse: checkGit},
+		"sort": spec([]opt{
+			{"-b", optFlag}, {"-d", optFlag}, {"-f", optFlag}, {"-g", optFlag}, {"-i", optFlag},
+			{"-M", optFlag}, {"-h", optFlag}, {"-n", optFlag}, {"-R", optFlag}, {"-r", optFlag},
+			{"-V", optFlag}, {"-s", optFlag}, {"-u", optFlag}, {"-c", optFlag}, {"-C", optFlag},
+			{"-z", optFlag}, {"-m", optFlag}, {"-k", optValue}, {"-t", optValue}, {"-S", optValue},
+			{"--ignore-leading-blanks", optFlag}, {"--dictionary-order", optFlag},
+			{"--ignore-case", optFlag}, {"--general-numeric-sort", optFlag},
+			{"--ignore-nonprinting", optFlag}, {"--month-sort", optFlag}, {"--human-numeric-sort", optFlag},
+			{"--numeric-sort", optFlag}, {"--random-sort", optFlag}, {"--reverse", optFlag},
+			{"--version-sort", optFlag}, {"--stable", optFlag}, {"--unique", optFlag}, {"--check", optMaybe},
+			{"--zero-terminated", optFlag}, {"--merge", optFlag}, {"--key", optValue},
+			{"--field-separator", optValue}, {"--buffer-size", optValue}, {"--parallel", optValue},
+			{"--random-source", optFile}, {"--debug", optFlag},
+		}),
+		"uniq": spec([]opt{
+			{"-c", optFlag}, {"-d", optFlag}, {"-D", optFlag}, {"-u", optFlag}, {"-i", optFlag},
+			{"-z", optFlag}, {"-f", optValue}, {"-s", optValue}, {"-w", optValue}, {"--count", optFlag},
+			{"--repeated", optFlag}, {"--all-repeated", optMaybe}, {"--unique", optFlag},
+			{"--ignore-case", optFlag}, {"--zero-terminated", optFlag}, {"--skip-fields", optValue},
+			{"--skip-chars", optValue}, {"--check-chars", optValue}, {"--group", optMaybe},
+		}, maxOps(1)),
+		"xxd": {parse: checkXxd},
+		"tree": spec([]opt{
+			{"-a", optFlag}, {"-d", optFlag}, {"-f", optFlag}, {"-i", optFlag}, {"-F", optFlag},
+			{"-n", optFlag}, {"-C", optFlag}, {"-h", optFlag}, {"-s", optFlag}, {"-D", optFlag},
+			{"-p", optFlag}, {"-u", optFlag}, {"-g", optFlag}, {"-J", optFlag}, {"-X", optFlag},
+			{"-L", optValue}, {"-P", optValue}, {"-I", optValue}, {"--noreport", optFlag},
+			{"--dirsfirst", optFlag}, {"--du", optFlag}, {"--prune", optFlag}, {"--filelimit", optValue},
+			{"--charset", optValue}, {"--sort", optValue},
+		}),
+		"file": spec([]opt{
+			{"-b", optFlag}, {"-i", optFlag}, {"-k", optFlag}, {"-L", optFlag}, {"-h", optFlag},
+			{"-z", optFlag}, {"-N", optFlag}, {"-E", optFlag}, {"-0", optFlag}, {"--brief", optFlag},
+			{"--mime", optFlag}, {"--mime-type", optFlag}, {"--mime-encoding", optFlag},
+			{"--keep-going", optFlag}, {"--dereference", optFlag}, {"--no-dereference", optFlag},
+			{"--uncompress", optFlag}, {"--no-pad", optFlag}, {"--print0", optFlag},
+		}),
+		"cut": spec([]opt{
+			{"-b", optValue}, {"-c", optValue}, {"-d", optValue}, {"-f", optValue}, {"-s", optFlag},
+			{"-n", optFlag}, {"-z", optFlag}, {"--bytes", optValue}, {"--characters", optValue},
+			{"--delimiter", optValue}, {"--fields", optValue}, {"--only-delimited", optFlag},
+			{"--complement", optFlag}, {"--output-delimiter", optValue}, {"--zero-terminated", optFlag},
+		}),
+		"date": spec([]opt{
+			{"-d", optValue}, {"-f", optFile}, {"-r", optFile}, {"-u", optFlag}, {"-R", optFlag},
+			{"-I", optMaybe}, {"--date", optValue}, {"--file", optFile}, {"--reference", optFile},
+			{"--utc", optFlag}, {"--universal", optFlag}, {"--rfc-email", optFlag}, {"--iso-8601", optMaybe},
+			{"--rfc-3339", optValue}, {"--debug", optFlag},
+		}, text, check(checkDate)),
+		"hostname": spec([]opt{
+			{"-f", optFlag}, {"-s", optFlag}, {"-i", optFlag}, {"-I", optFlag}, {"-d", optFlag},
+			{"-A", optFlag}, {"--fqdn", optFlag}, {"--short", optFlag}, {"--ip-address", optFlag},
+			{"--all-ip-addresses", optFlag}, {"--domain", optFlag}, {"--all-fqdns", optFlag},
+		}, none),
+		"jq": spec([]opt{
+			{"-r", optFlag}, {"-j", optFlag}, {"-c", optFlag}, {"-n", optFlag}, {"-s", optFlag},
+			{"-e", optFlag}, {"-a", optFlag}, {"-S", optFlag}, {"-C", optFlag}, {"-M", optFlag},
+			{"-R", optFlag}, {"--raw-output", optFlag}, {"--join-output", optFlag},
+			{"--compact-output", optFlag}, {"--null-input", optFlag}, {"--slurp", optFlag},
+			{"--exit-status", optFlag}, {"--ascii-output", optFlag}, {"--sort-keys", optFlag},
+			{"--color-output", optFlag}, {"--monochrome-output", optFlag}, {"--raw-input", optFlag},
+			{"--tab", optFlag}, {"--indent", optValue}, {"--seq", optFlag}, {"--stream", optFlag},
+			{"--from-file", optFile}, {"--raw-output0", optFlag}, {"--arg", optValue},
+			{"--argjson", optValue}, {"-f", optFile},
+		}, pattern("-f", "--from-file"), check(jqFilter), own(checkJq)),
+		"sed": spec([]opt{
+			{"-n", optFlag}, {"-E", optFlag}, {"-r", optFlag}, {"-s", optFlag}, {"-u", optFlag},
+			{"-z", optFlag}, {"-e", optValue}, {"--quiet", optFlag}, {"--silent", optFlag},
+			{"--regexp-extended", optFlag}, {"--separate", optFlag}, {"--unbuffered", optFlag},
+			{"--null-data", optFlag}, {"--posix", optFlag}, {"--debug", optFlag}, {"--expression", optValue},
+			{"--sandbox", optFlag},
+		}, pattern("-e", "--expression"), check(sedScripts)),
+		"go": {parse: checkGo},
+		"ps": spec([]opt{
+			{"-e", optFlag}, {"-A", optFlag}, {"-f", optFlag}, {"-F", optFlag}, {"-l", optFlag},
+			{"-y", optFlag}, {"-j", optFlag}, {"-H", optFlag}, {"-T", optFlag}, {"-M", optFlag},
+			{"-a", optFlag}, {"-x", optFlag}, {"-d", optFlag}, {"-N", optFlag}, {"-o", optValue},
+			{"-p", optValue}, {"-u", optValue}, {"-U", optValue}, {"-g", optValue}, {"-G", optValue},
+			{"--forest", optFlag}, {"--sort", optValue}, {"--pid", optValue}, {"--ppid", optValue},
+			{"--user", optValue}, {"--no-headers", optFlag}, {"--headers", optFlag}, {"--cols", optValue},
+			{"--columns", optValue}, {"--width", optValue},
+		},
+			check(func(_ *analysis, p *parsedArgs) string {
+				for _, f := range p.values("-o") {
+					if strings.Contains(f, "env") {
+						return "ps -o " + f
+					}
+				}
+				for _, o := range p.operands {
+					if strings.Trim(o, "auxwfjlsvmrTU") != "" {
+						return "ps " + o
+					}
+				}
+				return ""
+			}), text, own(checkPs)),
 	}
-}
-
-// special are the commands whose arguments are parsed by their own
-// function rather than by a spec.
-var special = map[string]func(a *analysis, args []Word) string{
-	"echo":     checkEcho,
-	"true":     anyArgs,
-	"false":    anyArgs,
-	":":        anyArgs,
-	"exit":     anyArgs,
-	"return":   anyArgs,
-	"break":    anyArgs,
-	"continue": anyArgs,
-	"cd":       anyArgs,
-	"test":     checkTest,
-	"[":        checkTest,
-	"set":      checkSet,
-	"printf":   checkPrintf,
-	"find":     checkFind,
-	"git":      checkGit,
-	"jq":       checkJq,
-	"sed":      checkSed,
-	"go":       checkGo,
-	"ps":       checkPs,
-	"xxd":      checkXxd,
-	"wait":     checkWait,
 }
 
 // readOnly reports whether the command name with args only reads, and
@@ -173,18 +413,52 @@ func (a *analysis) readOnly(name string, args []Word, open bool) (bool, string) 
 		return false, name + " gets arguments at run time"
 	}
 	var why string
-	if f, ok := special[name]; ok {
-		why = f(a, args)
+	if s.parse != nil {
+		why = s.parse(a, args)
 	} else {
 		why = a.judge(name, s, args)
 	}
 	return why == "", why
 }
 
-func anyArgs(*analysis, []Word) string { return "" }
+// bareListed reports whether the command name with args is on the short
+// list of commands that run without a question when no sandbox can
+// confine them: literal words, and only the options the command's table
+// marks for it (cmdSpec.bare). For git, the subcommand's table counts.
+func (a *analysis) bareListed(name string, args []Word) bool {
+	for _, w := range args {
+		if !w.literal {
+			return false
+		}
+	}
+	s := readOnlyCommands()[name]
+	if name == "git" {
+		if len(args) == 0 {
+			return false
+		}
+		s, args = gitSpecs()[args[0].value], args[1:]
+	}
+	if s == nil || !s.bare {
+		return false
+	}
+	p, why := a.parseArgs(name, s, args)
+	if why != "" {
+		return false
+	}
+	for _, o := range p.opts {
+		switch {
+		case o.name == "-NUM": // head -5
+		case !contains(s.bareOpts, o.name):
+			return false
+		case o.value != "" && !allDigits(o.value) && o.value != "no":
+			return false
+		}
+	}
+	return true
+}
 
-// checkEcho: echo only prints, whatever its arguments expand to.
-func checkEcho(*analysis, []Word) string { return "" }
+// anyArgs: the command only prints or ends, whatever its arguments.
+func anyArgs(*analysis, []Word) string { return "" }
 
 // checkFiles checks a checksum command: its -c reads file names from a
 // file, so it is not on the list; operands are files.
@@ -424,11 +698,6 @@ func checkDate(_ *analysis, p *parsedArgs) string {
 	return ""
 }
 
-var jqSpec = sync.OnceValue(func() *cmdSpec {
-	return spec("rjcnseaSCMR", "raw-output join-output compact-output null-input slurp exit-status ascii-output sort-keys "+
-		"color-output monochrome-output raw-input tab indent= seq stream from-file=@ raw-output0 arg= argjson=")
-})
-
 // checkJq allows jq with a filter that loads no modules; --arg and
 // --argjson take two values.
 func checkJq(a *analysis, args []Word) string {
@@ -443,55 +712,46 @@ func checkJq(a *analysis, args []Word) string {
 		}
 		rest = append(rest, args[i])
 	}
-	s := *jqSpec()
-	s.pattern = []string{"-f", "--from-file"}
-	s.check = func(a *analysis, p *parsedArgs) string {
-		if p.has("-f", "--from-file") {
-			// The filter file is not read here: it may import modules
-			// or read the environment.
-			return "jq reads its filter from a file"
-		}
-		if len(p.operands) == 0 {
-			return ""
-		}
-		// jq's lexer allows space between $ and a name ($ ENV).
-		filter := strings.ToLower(p.operands[0])
-		for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env"} {
-			if strings.Contains(filter, kw) {
-				return "jq filter uses " + kw + " (modules, or the environment, which may hold secrets)"
-			}
-		}
-		return ""
-	}
-	s.short['f'] = optFile
-	return a.judge("jq", &s, rest)
+	return a.judge("jq", readOnlyCommands()["jq"], rest)
 }
 
-var sedSpec = sync.OnceValue(func() *cmdSpec {
-	return spec("nErsuze:", "quiet silent regexp-extended separate unbuffered null-data posix debug expression= sandbox")
-})
+// jqFilter allows a jq filter that loads no modules and reads nothing
+// of the environment.
+func jqFilter(a *analysis, p *parsedArgs) string {
+	if p.has("-f", "--from-file") {
+		// The filter file is not read here: it may import modules
+		// or read the environment.
+		return "jq reads its filter from a file"
+	}
+	if len(p.operands) == 0 {
+		return ""
+	}
+	// jq's lexer allows space between $ and a name ($ ENV).
+	filter := strings.ToLower(p.operands[0])
+	for _, kw := range []string{"import", "include", "input_filename", "$__prog", "env"} {
+		if strings.Contains(filter, kw) {
+			return "jq filter uses " + kw + " (modules, or the environment, which may hold secrets)"
+		}
+	}
+	return ""
+}
 
 // checkSed allows sed scripts made only of commands that print or edit
 // the stream (no w, W, r, R, e, or s///w, s///e), without -i.
-func checkSed(a *analysis, args []Word) string {
-	s := *sedSpec()
-	s.pattern = []string{"-e", "--expression"}
-	s.check = func(_ *analysis, p *parsedArgs) string {
-		scripts := p.values("-e", "--expression")
-		if len(scripts) == 0 {
-			if len(p.operands) == 0 {
-				return "sed without a script"
-			}
-			scripts = p.operands[:1]
+func sedScripts(_ *analysis, p *parsedArgs) string {
+	scripts := p.values("-e", "--expression")
+	if len(scripts) == 0 {
+		if len(p.operands) == 0 {
+			return "sed without a script"
 		}
-		for _, sc := range scripts {
-			if why := sedReadOnly(sc); why != "" {
-				return why
-			}
-		}
-		return ""
+		scripts = p.operands[:1]
 	}
-	return a.judge("sed", &s, args)
+	for _, sc := range scripts {
+		if why := sedReadOnly(sc); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // sedReadOnly returns why a sed script may write, read other files or
@@ -649,25 +909,8 @@ func checkPs(a *analysis, args []Word) string {
 			return "ps " + v + " may print processes' environments"
 		}
 	}
-	return a.judge("ps", psSpec(), args)
+	return a.judge("ps", readOnlyCommands()["ps"], args)
 }
-
-var psSpec = sync.OnceValue(func() *cmdSpec {
-	return spec("eAfFlyjHTMaxdNo:p:u:U:g:G:", "forest sort= pid= ppid= user= no-headers headers cols= columns= width=",
-		check(func(_ *analysis, p *parsedArgs) string {
-			for _, f := range p.values("-o") {
-				if strings.Contains(f, "env") {
-					return "ps -o " + f
-				}
-			}
-			for _, o := range p.operands {
-				if strings.Trim(o, "auxwfjlsvmrTU") != "" {
-					return "ps " + o
-				}
-			}
-			return ""
-		}), text)
-})
 
 // checkXxd: xxd has its own parser, which takes options by prefix
 // (-r is -revert, -s is -seek, and -ps is -postscript), so only exact

@@ -247,105 +247,17 @@ func notReadOnly(s *Script) string {
 	return ""
 }
 
-// shortOptions are the commands that run without a question when no
-// sandbox can confine them, with the options each may carry. A value of
-// an option (head -n 5) is a separate word only for the options listed
-// in shortValued.
-var shortOptions = map[string][]string{
-	"ls":   {"-l", "-a", "-A", "-h", "-1", "-la", "-al", "-lh", "-lah", "-alh", "-F", "-d", "-ld"},
-	"pwd":  {},
-	"cat":  {"-n"},
-	"head": {"-n"},
-	"tail": {"-n"},
-	"wc":   {"-l", "-c", "-w", "-m"},
-}
-
-var shortValued = map[string]bool{"-n": true}
-
-// shortGit are the git subcommands that run without a question when no
-// sandbox can confine them, with their allowed options.
-var shortGit = map[string][]string{
-	"status": {"--short", "-s", "--branch", "-b", "-sb", "--porcelain", "--no-renames", "-uno", "--untracked-files=no"},
-	"diff":   {"--stat", "--cached", "--staged", "--name-only", "--name-status", "--no-color", "--no-ext-diff", "--no-textconv"},
-	"log":    {"--oneline", "--stat", "--no-color", "--name-only", "--name-status", "-n", "--no-ext-diff", "--no-textconv"},
-}
-
-// shortListed reports whether every command of s is on the short
-// allowlist: plain literal words, no wrappers, nothing at run time.
-func shortListed(s *Script) bool {
+// ShortListed reports whether every command of s is on the short list
+// of commands that run without a question when no sandbox can confine
+// them: plain literal words, no wrappers, nothing at run time.
+func (s *Script) ShortListed() bool {
 	if len(s.hazards) > 0 || len(s.cmds) == 0 {
 		return false
 	}
 	for _, c := range s.cmds {
-		if c.inner != nil || c.open || c.wrap != notWrapper || len(c.words) == 0 {
-			return false
-		}
-		for _, w := range c.words {
-			if !w.literal {
-				return false
-			}
-		}
-		name, args := c.words[0].value, c.words[1:]
-		if name == "git" {
-			if len(args) == 0 {
-				return false
-			}
-			opts, ok := shortGit[args[0].value]
-			if !ok || !plainArgs(args[1:], opts) {
-				return false
-			}
-			continue
-		}
-		opts, ok := shortOptions[name]
-		if !ok || !plainArgs(args, opts) {
+		if c.inner != nil || c.open || c.wrap != notWrapper || !c.bare {
 			return false
 		}
 	}
 	return true
 }
-
-// plainArgs reports whether args are operands and options from opts,
-// with numeric values after the options that take one. An operand that
-// looks like a number after "-n" is its value; every other operand has
-// already been judged by the classifier (inside the workspace).
-func plainArgs(args []Word, opts []string) bool {
-	for i := 0; i < len(args); i++ {
-		a := args[i].value
-		if a == "--" {
-			return true
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		if isDigits(a[1:]) { // head -5
-			continue
-		}
-		if !contains(opts, a) {
-			return false
-		}
-		if shortValued[a] {
-			if i+1 >= len(args) || !isDigits(args[i+1].value) {
-				return false
-			}
-			i++
-		}
-	}
-	return true
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// ShortListed reports whether every command of s is on the short list
-// of commands that run without a question when no sandbox can confine
-// them: plain literal words, no wrappers, nothing at run time.
-func (s *Script) ShortListed() bool { return shortListed(s) }

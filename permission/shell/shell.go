@@ -77,6 +77,9 @@ type Command struct {
 	norm []Word
 	// names are what a command name that is a glob pattern expands to.
 	names []string
+	// bare says the command is on the short list of commands that run
+	// without a question when no sandbox can confine them.
+	bare bool
 }
 
 // wrapKind says how a command runs the code in its inner script.
@@ -510,14 +513,14 @@ func (a *analysis) command(words []Word, open bool) *Command {
 		}
 	case "sudo", "doas":
 		c.notRO = "runs as another user"
-		if rest := skipOptions(args, "ugCDhprtU"); len(rest) > 0 {
+		if rest := skipOptions(args, "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"); len(rest) > 0 {
 			c.wrap = opaque
 			c.inner = &Script{cmds: []*Command{a.command(rest, open)}}
 		}
 		return c
 	case "watch":
 		c.notRO = "runs a command repeatedly"
-		if src, ok := literalJoin(skipOptions(args, "ndgq")); ok && src != "" {
+		if src, ok := literalJoin(skipOptions(args, "-n", "-d", "-g", "-q")); ok && src != "" {
 			a.nested(c, opaque, src)
 		}
 		return c
@@ -527,6 +530,7 @@ func (a *analysis) command(words []Word, open bool) *Command {
 		a.gitRules(c)
 	}
 	c.readOnly, c.notRO = a.readOnly(name.value, args, open)
+	c.bare = c.readOnly && a.bareListed(name.value, args)
 	if !c.readOnly && a.env.denyRules() {
 		a.deniedOperands(args)
 	}
@@ -597,15 +601,26 @@ func (a *analysis) gitRules(c *Command) {
 // Built on first use.
 var wrapperSpecs = sync.OnceValue(func() map[string]*cmdSpec {
 	return map[string]*cmdSpec{
-		"exec":    spec("cla:", ""),
-		"builtin": spec("", ""),
-		"nohup":   spec("", ""),
-		"command": spec("pvV", ""),
-		"nice":    spec("n:", "adjustment="),
-		"time":    spec("pv", ""),
-		"timeout": spec("s:k:v", "signal= kill-after= preserve-status foreground verbose"),
-		"stdbuf":  spec("i:o:e:", "input= output= error="),
-		"env":     spec("i0vu:", "ignore-environment null unset= debug"),
+		"exec":    spec([]opt{{"-c", optFlag}, {"-l", optFlag}, {"-a", optValue}}),
+		"builtin": spec([]opt{}),
+		"nohup":   spec([]opt{}),
+		"command": spec([]opt{{"-p", optFlag}, {"-v", optFlag}, {"-V", optFlag}}),
+		"nice":    spec([]opt{{"-n", optValue}, {"--adjustment", optValue}}),
+		"time":    spec([]opt{{"-p", optFlag}, {"-v", optFlag}}),
+		"timeout": spec([]opt{
+			{"-s", optValue}, {"-k", optValue}, {"-v", optFlag}, {"--signal", optValue},
+			{"--kill-after", optValue}, {"--preserve-status", optFlag}, {"--foreground", optFlag},
+			{"--verbose", optFlag},
+		}),
+		"stdbuf": spec([]opt{
+			{"-i", optValue}, {"-o", optValue}, {"-e", optValue}, {"--input", optValue},
+			{"--output", optValue}, {"--error", optValue},
+		}),
+		"env": spec([]opt{
+			{"-i", optFlag}, {"-0", optFlag}, {"-v", optFlag}, {"-u", optValue},
+			{"--ignore-environment", optFlag}, {"--null", optFlag}, {"--unset", optValue},
+			{"--debug", optFlag},
+		}),
 	}
 })
 
@@ -618,7 +633,7 @@ func (a *analysis) wrapper(c *Command, args []Word) {
 		// Its command gets arguments only known at run time: it asks,
 		// and deny rules see the command.
 		c.notRO = "xargs runs a command with arguments only known at run time"
-		if rest := skipOptions(args, "IdEeLnPsa"); len(rest) > 0 {
+		if rest := skipOptions(args, "-I", "-d", "-E", "-e", "-L", "-n", "-P", "-s", "-a"); len(rest) > 0 {
 			c.wrap = opaque
 			c.inner = &Script{cmds: []*Command{a.command(rest, true)}}
 		} else if !c.open {
@@ -629,7 +644,7 @@ func (a *analysis) wrapper(c *Command, args []Word) {
 	rest, why := a.wrapperOptions(name, args)
 	if why != "" {
 		c.notRO = why
-		if rest := skipOptions(args, "nskioeuaSC"); len(rest) > 0 {
+		if rest := skipOptions(args, "-n", "-s", "-k", "-i", "-o", "-e", "-u", "-a", "-S", "-C"); len(rest) > 0 {
 			c.wrap = opaque
 			c.inner = &Script{cmds: []*Command{a.command(rest, true)}}
 		}
@@ -831,8 +846,8 @@ func (a *analysis) unseen(format string, args ...any) {
 }
 
 // skipOptions drops leading options; valued lists the short options that
-// take the next word as their value.
-func skipOptions(args []Word, valued string) []Word {
+// take the next word as their value ("-u" for sudo -u USER).
+func skipOptions(args []Word, valued ...string) []Word {
 	for len(args) > 0 {
 		w := args[0]
 		if !w.literal || !strings.HasPrefix(w.value, "-") || w.value == "-" {
@@ -842,7 +857,7 @@ func skipOptions(args []Word, valued string) []Word {
 		if w.value == "--" {
 			return args
 		}
-		if len(w.value) == 2 && strings.ContainsRune(valued, rune(w.value[1])) && len(args) > 0 {
+		if contains(valued, w.value) && len(args) > 0 {
 			args = args[1:]
 		}
 	}
