@@ -18,7 +18,6 @@
 // options that run without a question when no sandbox can confine them
 // (Script.ShortListed).
 //
-//
 //   - Options are judged against an allowlist of each command's short and
 //     long options, saying which take a value and which take a file. An
 //     option not on the list asks, and so does an abbreviation of a long
