@@ -28,9 +28,13 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 		}
 		switch st.mode {
 		case BypassPermissions:
+			// What bash would run, or write, cannot be matched against
+			// the deny rules.
 			if env.BashRules {
-				// What bash would run cannot be matched against them.
 				return Decision{Verdict: Deny, Reason: "The command does not parse, so the Bash deny rules cannot be checked: " + err.Error()}
+			}
+			if len(editDenyRules(st)) > 0 {
+				return Decision{Verdict: Deny, Reason: "The command does not parse, so what it writes cannot be checked against the Edit deny rules: " + err.Error()}
 			}
 			return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 		case Plan:
@@ -51,7 +55,11 @@ func (p *Policy) decideBash(st snapshot, c Call) Decision {
 	if denied := s.Denied(); len(denied) > 0 {
 		return Decision{Verdict: Deny, Reason: "Permission to run this command was denied: it " + strings.Join(denied, "; ") + "."}
 	}
-	if risk := s.DenyRisks(); len(risk) > 0 {
+	denied, unsure := editDenied(st, s)
+	if len(denied) > 0 {
+		return Decision{Verdict: Deny, Reason: "Permission to run this command was denied: it " + strings.Join(denied, "; ") + "."}
+	}
+	if risk := append(s.DenyRisks(), unsure...); len(risk) > 0 {
 		why := strings.Join(risk, "; ")
 		if st.mode == BypassPermissions || st.mode == Plan {
 			return Decision{Verdict: Deny, Reason: "The command may do what a deny rule forbids, which cannot be checked: " + why + "."}
@@ -202,6 +210,50 @@ func rawMatch(r *compiledRule, text string) bool {
 		return true
 	}
 	return r.pattern != nil && r.pattern.MatchString(strings.Join(fields, " "))
+}
+
+// editDenyRules returns the Edit deny rules (Edit, Write, MultiEdit,
+// NotebookEdit): they hold against shell writes too.
+func editDenyRules(st snapshot) []*compiledRule {
+	var out []*compiledRule
+	for i := range st.rules.deny {
+		if r := &st.rules.deny[i]; family(r.Tool) == "Edit" && (r.kind == kindTool || r.kind == kindPath) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// editDenied holds the files s writes against the Edit deny rules, in
+// every mode: denied says which writes a rule covers (the line is
+// refused), unsure why a write cannot be checked while such rules exist
+// (a target only known at run time, an invalid rule that covers every
+// edit): the line asks, and is refused where nothing asks.
+func editDenied(st snapshot, s *shell.Script) (denied, unsure []string) {
+	rules := editDenyRules(st)
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	writes, unknown := s.Writes()
+	for _, w := range writes {
+	rules:
+		for _, r := range rules {
+			for _, path := range w.Paths {
+				if r.kind == kindTool || matchPath(r.glob, path) {
+					if r.fallback {
+						unsure = append(unsure, fmt.Sprintf("it writes %s, and %s", w.Name, r.describe()))
+					} else {
+						denied = append(denied, fmt.Sprintf("writes %s, which the rule %s covers", w.Name, r.describe()))
+					}
+					break rules
+				}
+			}
+		}
+	}
+	for _, u := range unknown {
+		unsure = append(unsure, u+", and Edit deny rules exist")
+	}
+	return denied, unsure
 }
 
 // findRule returns the first rule of rules that matches a command of s,

@@ -59,6 +59,13 @@
 // bypassPermissions runs it, which is why that mode should be paired
 // with the sandbox.
 //
+// Edit deny rules reach the shell too, in every mode: a line that writes
+// a covered file (by redirection, or as a command the classifier knows
+// writes its operands: tee, cp, mv, rm, sed -i, dd of=, ...) is refused;
+// one whose written files cannot be told (a variable, xargs, find
+// -delete, code only known at run time) asks while Edit deny rules exist,
+// and is refused where nothing asks.
+//
 // An allowed Bash call carries how the engine must hold it
 // (Decision.Confine): ConfineReadOnly or ConfineWorkspace when only the
 // classifier allowed it, ConfineRule when an allow rule did (settings, a

@@ -64,6 +64,10 @@
 // NODE_ENV, LANG, TZ, ...) or are lower-case shell variables: PATH,
 // LD_*, GIT_*, BASH_ENV, ENV, PAGER, EDITOR and every other name ask.
 //
+// Script.Writes reports the files a line writes, by redirection or as
+// a command known to write its operands (writes.go), and why others
+// cannot be told; package permission holds them against Edit deny rules.
+//
 // The corpus in testdata is the package's conformance suite
 // (corpus_test.go): every line in it must get its verdict from
 // permission.Policy.Decide.

@@ -52,6 +52,11 @@ type Script struct {
 	// denied are reads that a Read deny rule covers: the line is refused
 	// in every mode.
 	denied []string
+	// written are the files the line writes, as far as parsing can
+	// tell (redirections, and commands known to write their operands);
+	// unknownWrites say why some cannot be told.
+	written       []Write
+	unknownWrites []string
 	// denyRisk are reasons the line may do what a deny rule forbids in a
 	// way that cannot be checked (a git alias, git printing a denied
 	// file): it asks in every mode, and is refused where nothing asks.
@@ -415,6 +420,7 @@ func (a *analysis) redirects(rs []*syntax.Redirect) {
 var harmlessDevices = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true, "/dev/tty": true, "/dev/zero": true}
 
 func (a *analysis) writeTo(w Word) {
+	a.redirectTarget(w)
 	if !w.literal {
 		a.hazard("writes to a file only known at run time (%s)", w.src)
 		return
@@ -531,6 +537,7 @@ func (a *analysis) command(words []Word, open bool) *Command {
 	}
 	c.readOnly, c.notRO = a.readOnly(name.value, args, open)
 	c.bare = c.readOnly && a.bareListed(name.value, args)
+	a.writeTargets(filepath.Base(name.value), args, open)
 	if !c.readOnly && a.env.denyRules() {
 		a.deniedOperands(args)
 	}
@@ -836,10 +843,13 @@ func (a *analysis) shell(c *Command, args []Word) {
 	a.unseen("a shell runs commands from its input")
 }
 
-// unseen records, when Bash deny or ask rules exist, that code only
-// known at run time could do what they forbid: it asks, and is refused
-// where nothing asks (bypassPermissions).
+// unseen records that code only known at run time writes files nobody
+// can tell, and, when Bash deny or ask rules exist, that it could do what
+// they forbid: it asks, and is refused where nothing asks
+// (bypassPermissions).
 func (a *analysis) unseen(format string, args ...any) {
+	// What it writes cannot be known either.
+	a.unknownWrite(format, args...)
 	if a.env.BashRules {
 		a.denyRisk(format, args...)
 	}
