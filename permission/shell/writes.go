@@ -236,17 +236,18 @@ func (a *analysis) writeTargets(name string, args []Word, open bool) {
 		return
 	}
 	dirs := p.values(wr.dirOpts...)
-	sources, dests := p.operands, []string(nil)
-	switch {
+	operands := p.operands
+	var sources, dests []string
+	switch n := len(operands); {
 	case len(dirs) > 0:
-		dests = dirs
-	case wr.targets == lastOperand && len(sources) > 0:
-		sources, dests = sources[:len(sources)-1], sources[len(sources)-1:]
-	case wr.intoDir && len(sources) > 1:
-		dests = sources[len(sources)-1:]
-	case wr.intoDir && len(sources) == 1:
+		sources, dests = operands, dirs
+	case n > 1 && (wr.targets == lastOperand || wr.intoDir):
+		sources, dests = operands[:n-1], operands[n-1:]
+	case n == 1 && wr.intoDir:
 		// ln -s TARGET: the link is made here, named as the target.
-		dests = []string{"."}
+		sources, dests = operands, []string{"."}
+	default:
+		sources = operands
 	}
 	if wr.targets == allOperands {
 		for _, s := range sources {
