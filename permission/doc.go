@@ -32,8 +32,8 @@
 //
 // Some things always ask, whatever the allow rules: redirection to a
 // file (in acceptEdits mode, to a file inside the workspace is allowed),
-// cd out of the workspace, the run-time code and variables above, and
-// anything that does not parse. Only a bare "Bash" allow rule overrides
+// cd out of the workspace, the run-time code and variables package
+// shell describes, and anything that does not parse. Only a bare "Bash" allow rule overrides
 // those.
 //
 // Deny wins in any spelling. Bash deny and ask rules are matched against

@@ -182,7 +182,7 @@ func FuzzDecideBash(f *testing.F) {
 	project, home := workspace(f)
 	p := NewPolicy(project, nil, Default)
 	s := settings.Settings{Home: home}
-	for _, r := range []string{"Read(./.env)", "Bash(rm:*)", "Bash(git push:*)"} {
+	for _, r := range []string{"Read(./.env)", "Bash(rm:*)", "Bash(git push:*)", "Edit(secrets/**)"} {
 		s.Permissions.Deny = append(s.Permissions.Deny, settings.Rule{Text: r})
 	}
 	q := NewPolicy(project, &s, BypassPermissions)

@@ -14,7 +14,11 @@ import (
 // has a table or a parser of its own (an entry with neither would judge
 // nothing).
 func TestOptionTables(t *testing.T) {
-	tables := map[string]map[string]*cmdSpec{"": readOnlyCommands(), "git ": gitSpecs(), "wrapper ": wrapperSpecs()}
+	tables := map[string]map[string]*cmdSpec{"": readOnlyCommands(), "git ": gitSpecs(), "wrapper ": wrapperSpecs(),
+		"writer ": {"sed": sedSpecWrites()}}
+	for name, w := range writers() {
+		tables["writer "][name] = w.spec
+	}
 	n := 0
 	for prefix, table := range tables {
 		for name, s := range table {
