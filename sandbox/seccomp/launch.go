@@ -1,30 +1,21 @@
-package sandbox
+package seccomp
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 )
 
-// launcherArg, as the first argument of a program that links this
+// LauncherArg, as the first argument of a program that links this
 // package (agent-lsp, or a test binary), makes it the sandbox's launcher
-// (see init in seccomp_linux.go): it hands the seccomp filter to bwrap
-// on a file descriptor and becomes bwrap. bwrap reads --seccomp from a
-// descriptor open in its own process, and a command may be started by
-// another process than the sidecar (an ACP client's terminal), so the
-// descriptor cannot be passed from here: the launcher, started by
-// whoever starts the command, opens it itself.
-const launcherArg = "__agent-lsp-seccomp-bwrap"
+// (see init in launch_linux.go): it hands the seccomp filter to bwrap on
+// a pipe and becomes bwrap.
+const LauncherArg = "__agent-lsp-seccomp-bwrap"
 
-var launcherPath = sync.OnceValues(func() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(exe)
-})
+// launcherPath is this program's path (on Linux, where /proc/self/exe
+// points, symlinks resolved).
+var launcherPath = sync.OnceValues(os.Executable)
 
-// kernelArgs returns the start of the command line of every sandbox
+// BwrapArgs returns the start of the command line of every sandbox
 // (in place of bwrap's own path): bwrap through the launcher, so that
 // the command runs under the seccomp filter (no unix sockets, no
 // keyrings, no io_uring), and in a user namespace of its own even when
@@ -37,24 +28,24 @@ var launcherPath = sync.OnceValues(func() (string, error) {
 // When the launcher cannot be found, the command line names no program
 // (""): it fails to start, and the probe that runs before any sandbox is
 // used says why.
-func kernelArgs(bwrap string) []string {
+func BwrapArgs(bwrap string) []string {
 	exe, _ := launcherPath()
-	args := []string{exe, launcherArg, bwrap}
+	args := []string{exe, LauncherArg, bwrap}
 	if os.Geteuid() == 0 {
 		args = append(args, "--unshare-user")
 	}
 	return args
 }
 
-// kernelReady returns why kernelArgs cannot work here, or "": the
+// Ready returns why BwrapArgs cannot work here, or "": the
 // launcher (this program) cannot be found, or the filter is not built
 // for this architecture. A sandbox then does not run at all: a command
 // without the filter would reach the host's sockets and keyrings.
-func kernelReady() string {
+func Ready() string {
 	if _, err := launcherPath(); err != nil {
 		return "the sandbox's launcher (this program) cannot be found: " + err.Error()
 	}
-	if _, err := seccompFilter(); err != nil {
+	if _, err := Filter(); err != nil {
 		return err.Error() + ", so commands cannot be kept from unix sockets and the kernel keyrings"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 )
 
 // init makes the program the sandbox's launcher when its first argument
-// is launcherArg: the rest is bwrap's command line, which it runs with
+// is LauncherArg: the rest is bwrap's command line, which it runs with
 // the seccomp filter on a pipe (--seccomp FD). It never returns then.
 func init() {
-	if len(os.Args) > 2 && os.Args[1] == launcherArg {
+	if len(os.Args) > 2 && os.Args[1] == LauncherArg {
 		err := launch(os.Args[2:])
 		fmt.Fprintf(os.Stderr, "agent-lsp: sandbox launcher: %v\n", err)
 		os.Exit(126)
@@ -23,7 +23,7 @@ func init() {
 // readable on an inherited pipe, named by --seccomp right after the
 // program. It returns only on failure.
 func launch(argv []string) error {
-	filter, err := seccompFilter()
+	filter, err := Filter()
 	if err != nil {
 		return err
 	}

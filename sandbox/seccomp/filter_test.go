@@ -1,4 +1,4 @@
-package sandbox
+package seccomp
 
 import (
 	"encoding/binary"
@@ -69,7 +69,7 @@ func TestSeccompProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prog, err := seccompProgram(tt.goarch)
+			prog, err := program(tt.goarch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestSeccompProgram(t *testing.T) {
 }
 
 func TestSeccompProgramOtherArch(t *testing.T) {
-	if _, err := seccompProgram("riscv64"); err == nil {
+	if _, err := program("riscv64"); err == nil {
 		t.Error("a filter was built for riscv64, whose system call numbers it does not know")
 	}
 }
