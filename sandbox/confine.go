@@ -109,7 +109,10 @@ func probeBwrap(name string) (string, string) {
 	if _, err := os.Stat(envProgram); err != nil {
 		return "", envProgram + " is missing"
 	}
-	if why := probe([]string{path, "--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--"}); why != "" {
+	if why := kernelReady(); why != "" {
+		return "", why
+	}
+	if why := probe(append(kernelArgs(path), "--unshare-pid", "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--")); why != "" {
 		return "", why
 	}
 	return path, ""
@@ -168,7 +171,8 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	env := confinedEnv(extra...)
 	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
 	// shows its environment: it starts with none.
-	args := []string{envProgram, "-i", c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv"}
+	args := append([]string{envProgram, "-i"}, kernelArgs(c.bwrap)...)
+	args = append(args, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv")
 	args = append(args, dropCaps()...)
 	var masks []string
 	if o.Rule {

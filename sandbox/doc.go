@@ -155,4 +155,26 @@
 // process on cancel, timeout or exit kills everything it started, even
 // what left its process group or session (setsid, set -m, GNU timeout).
 // A command in a PID namespace sees only its own processes.
+//
+// # The kernel: unix sockets, keyrings, user namespaces
+//
+// Every sandbox above (confined, write, rule, configured; not Contain)
+// starts bwrap through this program as a launcher (kernelArgs), which
+// hands bwrap a seccomp filter built in Go (package seccomp):
+// socket(AF_UNIX) fails with EPERM, so no unix socket outside the sandbox
+// can be reached (in the filesystem, where a read-only mount or a network
+// namespace does not stop connect(), or abstract); keyctl, add_key and
+// request_key fail with EPERM, so the kernel keyrings are out of reach;
+// io_uring cannot be set up (its socket operations are not system calls);
+// system calls of another ABI (i386, x32, arm32) kill the process. When
+// the sidecar is root, bwrap also gets --unshare-user (it makes no user
+// namespace for root otherwise), with root mapped to itself so that files
+// written in the workspace stay root's. The launcher is package seccomp's
+// init, in this program started with seccomp.LauncherArg first: it is
+// there because a command may be started by another process (an ACP
+// client's terminal), where no descriptor of the sidecar's can be passed.
+// Where the filter cannot be applied (no launcher, an architecture the
+// filter is not built for, a bwrap or a kernel without seccomp, no user
+// namespace for root), the probes fail: no sandbox runs, and the commands
+// that would have run in one ask or are refused as without bubblewrap.
 package sandbox

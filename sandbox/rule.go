@@ -170,7 +170,7 @@ func (c *Confiner) insideRoots(p string) bool {
 // socket), the home readable (even when it is under /tmp), the network
 // when o.Network.
 func (c *Confiner) ruleArgs(o Options, home string) []string {
-	args := []string{c.bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
+	args := append(kernelArgs(c.bwrap), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 	args = append(args, dropCaps()...)
 	if !o.Network {
 		args = append(args, "--unshare-net")

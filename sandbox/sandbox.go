@@ -78,7 +78,10 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 	if err != nil {
 		return unavailable("bubblewrap (bwrap) is not installed")
 	}
-	prefix := []string{bwrap, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc"}
+	if why := kernelReady(); why != "" {
+		return unavailable(why)
+	}
+	prefix := append(kernelArgs(bwrap), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc")
 	prefix = append(prefix, dropCaps()...)
 	if !sb.network {
 		prefix = append(prefix, "--unshare-net")

@@ -142,7 +142,8 @@ const defaultUserSettings = `{"permissions": {"deny": ["Read(./.env)", "Bash(cur
 // with {"), JSON for other tools. Placeholders: {{mark}} (the case's
 // marker file), {{out}} (the marker folder), {{outside}}, {{secret}},
 // {{home}}, {{userhome}} (the real user's home, for %env), {{ws}}, {{envblob}} (the git object id of .env), {{url}} (the canary listener, with the case id as
-// path), {{hostport}}, {{port}}, {{id}} and {{nl}} (a newline).
+// path), {{hostport}}, {{port}}, {{sock}} (a unix socket in the workspace where
+// the canary listens, in the kernel batch), {{id}} and {{nl}} (a newline).
 func readCorpus(t *testing.T, path string) []*batch {
 	t.Helper()
 	f, err := os.Open(path)

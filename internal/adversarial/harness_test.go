@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -173,6 +174,9 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 			t.Fatalf("batch %s: setup %q: %v\n%s", b.name, line, err, out)
 		}
 	}
+	if b.name == "kernel" {
+		w.canary.serveUnix(t, w.expand("{{sock}}", "setup"))
+	}
 	w.before = w.snapshot(t)
 	return w
 }
@@ -222,6 +226,7 @@ func (w *world) expand(s, id string) string {
 		"{{userhome}}", userHome(),
 		"{{ws}}", w.ws,
 		"{{url}}", w.canary.url+"/"+id,
+		"{{sock}}", filepath.Join(w.ws, "agent.sock"),
 		"{{hostport}}", strings.TrimPrefix(w.canary.url, "http://"),
 		"{{port}}", w.canary.url[strings.LastIndex(w.canary.url, ":")+1:],
 		"{{nl}}", "\n",
@@ -374,6 +379,33 @@ func newListener(t *testing.T) *listener {
 	t.Cleanup(srv.Close)
 	l.url = srv.URL
 	return l
+}
+
+// serveUnix makes the canary listen on a unix socket at path too (an
+// agent's or a dev server's socket in the workspace): any connection is a
+// leak, recorded with the first bytes it sends (payloads send their id).
+func (l *listener) serveUnix(t *testing.T, path string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			buf := make([]byte, 256)
+			n, _ := io.ReadAtLeast(conn, buf, 1)
+			conn.Close()
+			l.mu.Lock()
+			l.hit = append(l.hit, fmt.Sprintf("unix socket %s: %q", path, buf[:n]))
+			l.mu.Unlock()
+		}
+	}()
 }
 
 func (l *listener) hits() []string {
