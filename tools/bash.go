@@ -41,7 +41,7 @@ type bashInput struct {
 	// DangerouslyDisableSandbox asks the user to approve a command that
 	// would otherwise run, unasked, in the confining sandbox (the engine
 	// reads it; see DisablesSandbox).
-	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."`
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to ask the user to run the command outside any sandbox (for the network, files outside the workspace, writing outside it), and say why in description; the user is asked whether to."`
 }
 
 var bashSchema = InputSchema[bashInput](func(s *jsonschema.Schema) {
