@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/permission"
@@ -33,7 +34,7 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 		if alwaysRule != "" {
 			i = 2
 		}
-		q.Options = append(q.Options[:i:i], append([]schema.PermissionOption{{OptionID: optAllowOutside, Name: "Run outside the sandbox", Kind: schema.AllowOnce}}, q.Options[i:]...)...)
+		q.Options = slices.Insert(q.Options, i, schema.PermissionOption{OptionID: optAllowOutside, Name: "Run outside the sandbox", Kind: schema.AllowOnce})
 	}
 	w := where{
 		sandboxed: sandboxed,
@@ -122,10 +123,5 @@ func (s *Session) approvedConfinement(command string) permission.Confinement {
 
 // offered reports whether options hold the option id.
 func offered(options []schema.PermissionOption, id string) bool {
-	for _, o := range options {
-		if o.OptionID == id {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(options, func(o schema.PermissionOption) bool { return o.OptionID == id })
 }
