@@ -123,8 +123,9 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user rejected %s for this session; do not try again, ask the user what to do instead", key)}
 	}
 
-	options := s.permissionOptions(d.AlwaysRule, key)
-	res, err := s.client.RequestPermission(ctx, &schema.RequestPermissionParams{SessionID: s.ID, ToolCall: *call, Options: options})
+	q := s.question(call, input, pc.Command, d.AlwaysRule, key)
+	options := q.Options
+	res, err := s.client.RequestPermission(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
 			s.answered(ctx, call, options, permCancelled, "")
@@ -140,7 +141,13 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 	switch out.OptionID {
 	case optAllowOnce:
 		s.answered(ctx, call, options, permAllowed, out.OptionID)
-		return verdict{edited: editedText(out, p)}
+		return verdict{edited: editedText(out, p), confine: s.approvedConfinement(pc.Command)}
+	case optAllowOutside:
+		if !offered(options, optAllowOutside) {
+			break
+		}
+		s.answered(ctx, call, options, permAllowed, out.OptionID)
+		return verdict{confine: permission.NotConfined}
 	case optAllowAlways:
 		if d.AlwaysRule == "" {
 			break
@@ -150,7 +157,7 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
 		s.saveState()
-		return verdict{edited: editedText(out, p)}
+		return verdict{edited: editedText(out, p), confine: s.approvedConfinement(pc.Command)}
 	case optRejectAlways:
 		s.answered(ctx, call, options, permRejected, out.OptionID)
 		s.gate.mu.Lock()

@@ -62,8 +62,9 @@ func confinementOf(ctx context.Context) permission.Confinement {
 // wrapCommand runs a shell command's argv the way its tool call was
 // allowed: confined (read-only, or with the workspace writable in
 // acceptEdits) when only the classifier allowed it; in the rule sandbox
-// when one of the user's allow rules did; in the configured sandbox when
-// the user approved it (a click) or the mode is bypassPermissions. A command outside any sandbox still runs in
+// when one of the user's allow rules did or the user approved it; in the
+// configured sandbox when the user chose to run it outside the sandbox
+// or the mode is bypassPermissions. A command outside any sandbox still runs in
 // its own PID namespace when bubblewrap works, so that cancel kills all
 // it started.
 func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
@@ -117,8 +118,8 @@ func (s *Session) sandboxNote(level permission.Confinement) string {
 		// description; a failing grep there should stay short.
 		return ""
 	case level == permission.ConfineRule && s.sandbox.Load().AllowsAllHosts():
-		return "\n(The command ran in agent-lsp's sandbox for commands allowed by a rule: files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, ask the user to run it.)"
+		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)"
 	default:
-		return "\n(The command ran in agent-lsp's sandbox for commands allowed by a rule: there is no network (the settings' sandbox.network.allowedDomains does not list \"*\"), files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, ask the user to run it or to allow the network.)"
+		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: there is no network (the settings' sandbox.network.allowedDomains does not list \"*\"), files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)"
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/internal/editortest"
 	"github.com/agent-lsp/agent-lsp/internal/testenv"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -74,9 +75,9 @@ func TestAutoRunCommandsAreConfined(t *testing.T) {
 	}
 }
 
-// TestApprovedCommandIsNotConfined: a command the user approved writes
-// the workspace and has the sidecar's environment, as before.
-func TestApprovedCommandIsNotConfined(t *testing.T) {
+// TestApprovedCommandRunsInTheWriteSandbox: a command the user approved
+// writes the workspace, without the sidecar's secrets in its environment.
+func TestApprovedCommandRunsInTheWriteSandbox(t *testing.T) {
 	requireBwrap(t)
 	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
 	e := newEnv(t, nil,
@@ -91,7 +92,7 @@ func TestApprovedCommandIsNotConfined(t *testing.T) {
 	if n := len(e.editor.Permissions()); n != 1 {
 		t.Errorf("%d permission requests, want 1", n)
 	}
-	if got := e.disk("approved.txt"); got != "approved-sk-test-secret\n" {
+	if got := e.disk("approved.txt"); got != "approved-\n" {
 		t.Errorf("the approved command wrote %q", got)
 	}
 }
@@ -129,22 +130,28 @@ func TestGitAsksWhenItHoldsADeniedFile(t *testing.T) {
 }
 
 // TestDisableSandboxAsks: a read-only command that asks to leave the
-// sandbox is asked about, and once approved runs with the host's view.
+// sandbox is asked about, with the model's reason, and once the user
+// picks "Run outside the sandbox" runs with the host's view.
 func TestDisableSandboxAsks(t *testing.T) {
 	requireBwrap(t)
 	t.Setenv("AGENT_LSP_CLASSIFIER", "off") // env would run confined without the flag
 	t.Setenv("AGENT_LSP_TEST_SECRET", "sk-test-secret")
 	e := newEnv(t, nil,
-		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env","dangerouslyDisableSandbox":true}`)},
+		fake.Turn{fake.ToolUse("toolu_1", "Bash", `{"command":"env","description":"Show the real environment","dangerouslyDisableSandbox":true}`)},
 		fake.Turn{fake.Text("done")},
 	)
+	e.editor.OnPermission(editortest.Answer("allow_outside"))
 	e.editor.Initialize(e.root, nil)
 	sid := e.editor.NewSession(e.root)
 	if _, err := e.editor.Prompt(sid, "look"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.editor.Permissions()); n != 1 {
-		t.Errorf("%d permission requests, want 1", n)
+	perms := e.editor.Permissions()
+	if len(perms) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(perms))
+	}
+	if text := questionText(perms[0]); !strings.Contains(text, "The model asks to run it outside the sandbox, because: Show the real environment") {
+		t.Errorf("the question does not give the model's reason:\n%s", text)
 	}
 	if out := resultText(e.toolResults(1)[0]); !strings.Contains(out, "sk-test-secret") {
 		t.Errorf("the approved command did not run outside the sandbox:\n%s", out)
@@ -224,7 +231,7 @@ func TestRuleAllowedCommandIsHeld(t *testing.T) {
 	if _, err := os.Stat(escaped); err == nil {
 		t.Error("a rule-allowed git log --output wrote outside the workspace")
 	}
-	if got := resultText(e.toolResults(1)[0]); !strings.Contains(got, "sandbox for commands allowed by a rule") {
+	if got := resultText(e.toolResults(1)[0]); !strings.Contains(got, "write sandbox, where commands allowed by a rule") {
 		t.Errorf("the failed git log result does not say where it ran:\n%s", got)
 	}
 	out := resultText(e.toolResults(2)[0])

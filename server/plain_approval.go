@@ -24,9 +24,17 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	}
 	msg := approvalText(c.d.lsp.workspaceRoots(), p.ToolCall)
 	titles := map[string]string{"Allow": "", "Always allow": "", "Reject": ""}
+	buttons := []string{"Allow", "Always allow"}
 	for _, o := range p.Options {
 		switch o.Kind {
 		case schema.AllowOnce:
+			if titles["Allow"] != "" {
+				// Another way to allow ("Run outside the sandbox"): a
+				// button of its own, never the plain "Allow".
+				titles[o.Name] = o.OptionID
+				buttons = append(buttons, o.Name)
+				break
+			}
 			titles["Allow"] = o.OptionID
 		case schema.AllowAlways:
 			titles["Always allow"] = o.OptionID
@@ -36,7 +44,7 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 			titles["Reject"] = o.OptionID
 		}
 	}
-	res, err := c.ask(ctx, msg, "Allow", "Always allow", "Reject")
+	res, err := c.ask(ctx, msg, append(buttons, "Reject")...)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +107,15 @@ func approvalText(roots []string, tc schema.ToolCall) string {
 	}
 	raw, _ := tc.RawInput.(json.RawMessage)
 	if len(raw) > 0 && json.Unmarshal(raw, &in) == nil && in.Command != "" {
-		return fmt.Sprintf("Agent wants to run %s:\n$ %s", name, truncateLines(in.Command, approvalLines))
+		shown, _ := schema.Visible(in.Command)
+		msg := fmt.Sprintf("Agent wants to run %s:\n$ %s", name, truncateLines(shown, approvalLines))
+		// The question's content after the command: where it will run.
+		for i, c := range tc.Content {
+			if i > 0 && c.Type == "content" && c.Content != nil && c.Content.Text != "" {
+				msg += "\n\n" + strings.ReplaceAll(c.Content.Text, "**", "")
+			}
+		}
+		return msg
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Agent wants to use %s", name)

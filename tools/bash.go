@@ -41,7 +41,7 @@ type bashInput struct {
 	// DangerouslyDisableSandbox asks the user to approve a command that
 	// would otherwise run, unasked, in the confining sandbox (the engine
 	// reads it; see DisablesSandbox).
-	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to run the command outside the read-only sandbox that commands run without approval get (for the network, files outside the workspace, writing); the user is asked to approve it."`
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema:"Set to true to ask the user to run the command outside any sandbox (for the network, files outside the workspace, writing outside it), and say why in description; the user is asked whether to."`
 }
 
 var bashSchema = InputSchema[bashInput](func(s *jsonschema.Schema) {
@@ -99,22 +99,32 @@ func (t *bashTool) Preview(_ context.Context, input json.RawMessage) (*Preview, 
 }
 
 // bashTitle names a command call in the user's words: "Run `go test
-// ./...`", the command itself (its first line, cut to bashTitleMax
-// characters with "…"). The model's description of the call is shown
-// beside it, not instead of it.
+// ./...`", the command itself: its first line with the characters a
+// reader could not see written out (schema.Visible), cut to bashTitleMax
+// characters with "…", and "(+3 lines)" after it when the command has
+// more lines. The model's description of the call is shown beside it,
+// not instead of it; the whole command is in the permission question's
+// content.
 func bashTitle(in bashInput) string {
 	cmd := strings.TrimSpace(in.Command)
-	cut := false
-	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
-		cmd, cut = strings.TrimSpace(cmd[:i]), true
-	}
-	if r := []rune(cmd); len(r) > bashTitleMax {
-		cmd, cut = strings.TrimSpace(string(r[:bashTitleMax-1])), true
+	first, rest, more := strings.Cut(cmd, "\n")
+	first, _ = schema.Visible(strings.TrimSpace(first))
+	cut := more
+	if r := []rune(first); len(r) > bashTitleMax {
+		first, cut = strings.TrimSpace(string(r[:bashTitleMax-1])), true
 	}
 	if cut {
-		cmd += " …"
+		first += " …"
 	}
-	return "Run " + schema.InlineCode(cmd)
+	title := "Run " + schema.InlineCode(first)
+	switch n := strings.Count(rest, "\n") + 1; {
+	case !more:
+	case n == 1:
+		title += " (+1 line)"
+	default:
+		title += fmt.Sprintf(" (+%d lines)", n)
+	}
+	return title
 }
 
 // bashTitleMax bounds the command shown in a Bash call's title.

@@ -170,12 +170,16 @@ func TestBashPreview(t *testing.T) {
 
 // TestBashTitle: a call is named by its command, not the model's
 // description of it, cut to one line of at most 80 characters, in a code
-// span that holds any backticks of the command.
+// span that holds any backticks of the command, with what it hides
+// written out and the number of lines left out.
 func TestBashTitle(t *testing.T) {
 	long := strings.Repeat("x", 100)
 	for _, tt := range []struct{ command, want string }{
 		{"go test ./...", "Run `go test ./...`"},
-		{"make\nmake install", "Run `make …`"},
+		{"make\nmake install", "Run `make …` (+1 line)"},
+		{"cat > x <<EOF\na\nb\nEOF", "Run `cat > x <<EOF …` (+3 lines)"},
+		{"ls" + strings.Repeat(" ", 100) + "; rm -rf ~", "Run `ls⟨100 spaces⟩; rm -rf ~`"},
+		{"echo \u202eexe.txt\x1b[1A", "Run `echo \\u202eexe.txt\\x1b[1A`"},
 		{long, "Run `" + long[:79] + " …`"},
 		{"echo `date`", "Run `` echo `date` ``"},
 		{"ls ``x``", "Run ``` ls ``x`` ```"},

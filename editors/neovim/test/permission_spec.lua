@@ -21,7 +21,7 @@ return {
       h.eq('toolu_bash', req.params.toolCall.toolCallId)
       local float = vim.api.nvim_get_current_win()
       h.ok(vim.api.nvim_win_get_config(float).relative ~= '', 'the float has the focus')
-      h.contains(vim.api.nvim_buf_get_lines(0, 0, -1, false), '$ touch made-by-bash', 'the float shows the command')
+      h.contains(vim.api.nvim_buf_get_lines(0, 0, -1, false), 'touch made-by-bash', 'the float shows the command (from the agent content)')
       vim.api.nvim_feedkeys('q', 'x', false) -- answer later
       h.ok(not vim.api.nvim_win_is_valid(float), 'the float is closed')
       local chat = require('agent_lsp').current_chat()

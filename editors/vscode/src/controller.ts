@@ -470,6 +470,7 @@ export class AgentController implements vscode.Disposable {
         item: {
           id, toolCallId: call.toolCallId, title, description: descriptionOf(call), toolKind: call.kind,
           detail: commandOf(call) ?? diff?.path ?? call.locations?.[0]?.path,
+          content: (call.content ?? []).flatMap(c => c.type === 'content' && c.content.type === 'text' ? [c.content.text] : []),
           review: !!diff, options: params.options,
         },
       });

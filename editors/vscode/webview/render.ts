@@ -160,11 +160,14 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   // The command or file in full when the title does not already show it.
   const detail = item.detail ? relativize(item.detail, opts.root) : '';
   const shown = detail && (item.title.includes(detail) || relativize(item.title, opts.root).includes(detail));
-  if (detail && !shown && item.toolKind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(item.detail!, 'bash')}</code></pre>`);
+  if (item.content?.length) for (const text of item.content) parts.push(`<div class="perm-content md">${renderMarkdown(text, opts.tabSizes)}</div>`);
+  else if (detail && !shown && item.toolKind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(item.detail!, 'bash')}</code></pre>`);
   else if (detail && !shown && !item.title.includes(baseName(detail))) parts.push(`<div class="perm-detail">${escapeHtml(detail)}</div>`);
   if (item.review) parts.push('<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>');
+  // One primary button: the first "allow once" (Allow, not "Run outside the sandbox").
+  const first = item.options.find(o => o.kind === 'allow_once');
   const buttons = item.options.map(o => {
-    const primary = o.kind === 'allow_once' ? ' primary' : '';
+    const primary = o === first ? ' primary' : '';
     const rule = ruleOf(o);
     return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="${escapeHtml(ruleTooltip(o.kind, rule))}"` : ''}>${renderInline(o.name)}</button>`;
   });

@@ -15,6 +15,7 @@ local M = {}
 ---@class agent_lsp.PermissionKeymaps
 ---@field allow_once string
 ---@field allow_always string
+---@field allow_outside string run a command outside the sandbox, when offered
 ---@field reject_once string
 ---@field reject_always string
 ---@field review string
@@ -69,6 +70,7 @@ M.defaults = {
     keymaps = {
       allow_once = 'y',
       allow_always = 'a',
+      allow_outside = 'o',
       reject_once = 'n',
       reject_always = 'N',
       review = 'd',

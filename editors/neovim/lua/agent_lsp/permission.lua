@@ -214,8 +214,16 @@ local function describe(tool)
   end
   local input = tool.rawInput
   local lines = {}
+  local has_text = false
+  for _, c in ipairs(tool.content or {}) do
+    has_text = has_text or (c.type == methods.content.content and c.content and c.content.text) ~= nil
+  end
   if type(input) == 'table' and type(input.command) == 'string' then
-    vim.list_extend(lines, split('$ ' .. input.command))
+    -- The agent's content shows the command in full, with what does not
+    -- show written out, and where it will run: shown below instead.
+    if not has_text then
+      vim.list_extend(lines, split('$ ' .. input.command))
+    end
   elseif input ~= nil then
     local ok, json = pcall(vim.json.encode, input)
     lines = split(ok and json or vim.inspect(input))
@@ -266,6 +274,7 @@ local function footer(req)
   end
   add(k.allow_once, kind.allow_once)
   add(k.allow_always, kind.allow_always)
+  add(k.allow_outside, 'allow_outside')
   add(k.reject_once, kind.reject_once)
   add(k.reject_always, kind.reject_always)
   if diff_of(req.params.toolCall or {}) then
@@ -480,6 +489,7 @@ function M.show(opts)
   for name, key in pairs({
     allow_once = k.allow_once,
     allow_always = k.allow_always,
+    allow_outside = k.allow_outside,
     reject_once = k.reject_once,
     reject_always = k.reject_always,
   }) do

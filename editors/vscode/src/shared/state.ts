@@ -41,6 +41,8 @@ export interface PermissionItem {
   toolKind?: string;
   /** For Bash: the command line; for edits: the file. */
   detail?: string;
+  /** The request's text content as the agent words it (markdown): a command in full, where it will run. Shown instead of detail. */
+  content?: string[];
   /** True when the request proposes a single-file diff (reviewed in the diff editor). */
   review: boolean;
   options: PermissionOption[];

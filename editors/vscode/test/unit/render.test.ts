@@ -85,6 +85,24 @@ describe('webview rendering', () => {
     assert.ok(!done.includes('<button'));
   });
 
+  it('shows the request\'s content instead of the raw command, and every option with one primary', () => {
+    const item: PermissionItem = {
+      kind: 'permission', id: 'perm3', toolCallId: 't3', title: 'Run `make …` (+1 line)', toolKind: 'execute',
+      detail: 'make\nrm -rf ~', content: ['```sh\nmake\nrm -rf ~ \\u202e\n```', '**Allow** runs it in the write sandbox'], review: false, state: 'pending',
+      options: [
+        { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'allow_outside', name: 'Run outside the sandbox', kind: 'allow_once' },
+        { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+      ],
+    };
+    const html = renderItem(item);
+    assert.match(html.replace(/<[^>]+>/g, ''), /make\nrm -rf ~ \\u202e/);
+    assert.match(html, /<strong>Allow<\/strong> runs it in the write sandbox/);
+    assert.ok(!html.includes('<pre class="code cmd">'), 'the content replaces the raw command');
+    assert.match(html, /data-option="allow_outside" data-kind="allow_once">Run outside the sandbox<\/button>/);
+    assert.equal(html.match(/perm-btn primary/g)?.length, 1);
+  });
+
   it('names the action with the option names as labels, the rule as tooltip and the model\'s description as secondary text', () => {
     const item: PermissionItem = {
       kind: 'permission', id: 'perm2', toolCallId: 't2', title: 'Run `go test ./...`', description: 'Run the Go tests', toolKind: 'execute',
