@@ -122,6 +122,10 @@ func (s *Session) replayToolCall(ctx context.Context, use providers.Block, resul
 // and Claude Code's ("Exit code 1").
 var commandEnd = regexp.MustCompile(`(?m)^\[(exit code \d+|the command (timed out|was cancelled)|terminated by signal|killed)|^Exit code \d+`)
 
+// sandboxNoteStart is how the note that sandboxNote adds to a failed
+// command's result starts.
+const sandboxNoteStart = "\n(The command ran in agent-lsp's "
+
 // replayConsole returns the console block a Bash call showed live: its
 // command and output. ok is false for a call that showed text instead:
 // one run in the background, or one that failed before it ran.
@@ -135,6 +139,11 @@ func replayConsole(input json.RawMessage, output string, isError bool) (block st
 	}
 	if isError && !commandEnd.MatchString(output) {
 		return "", false
+	}
+	// The note on where a failed command ran is for the model: the live
+	// call did not show it.
+	if i := strings.LastIndex(output, sandboxNoteStart); i >= 0 && strings.HasSuffix(output, ")") {
+		output = output[:i]
 	}
 	return schema.ConsoleBlock(in.Command, truncateDisplay(output)), true
 }
