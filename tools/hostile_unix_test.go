@@ -148,3 +148,61 @@ func TestHostileFiles(t *testing.T) {
 		t.Errorf("the sparse file changed: %v", err)
 	}
 }
+
+// TestSearchesSkipSecondNames: a search walks names, so a file with more
+// than one name (a hard link in the workspace to a file outside it) has
+// its content left out, by both engines.
+func TestSearchesSkipSecondNames(t *testing.T) {
+	te := newTestEnv(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("needle SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	te.write(t, map[string]string{"plain.txt": "needle plain\n"})
+	if err := os.Link(outside, te.path("notes.txt")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	for name, tool := range map[string]Tool{"default": Find(te.tools, "Grep"), "in-process": &grepTool{env: te.Env}} {
+		for _, mode := range []string{"content", "files_with_matches", "count"} {
+			res := tool.Run(context.Background(), rawInput(t, obj{"pattern": "needle", "output_mode": mode}))
+			wantResult(t, res, false, "plain.txt")
+			if strings.Contains(res.Content, "SECRET") || strings.Contains(res.Content, "notes.txt") {
+				t.Errorf("%s Grep (%s) read a second name of an outside file:\n%s", name, mode, res.Content)
+			}
+		}
+	}
+}
+
+// refusingFS is a FileSystem whose editor refused to serve some files.
+type refusingFS struct {
+	DiskFS
+	refused map[string]bool
+}
+
+func (f refusingFS) Refused(p string) bool { return f.refused[p] }
+
+// TestRefusedFilesLeftOut: a file the editor refused to serve is left out
+// of Grep (both engines), Glob and LS, as a file a deny rule hides.
+func TestRefusedFilesLeftOut(t *testing.T) {
+	te := newTestEnv(t)
+	te.write(t, map[string]string{"secret.txt": "needle SECRET\n", "plain.txt": "needle plain\n"})
+	te.Files = refusingFS{refused: map[string]bool{te.path("secret.txt"): true}}
+	te.tools = New(te.Env)
+	for name, tool := range map[string]Tool{"Grep": Find(te.tools, "Grep"), "Grep in-process": &grepTool{env: te.Env}} {
+		res := tool.Run(context.Background(), rawInput(t, obj{"pattern": "needle", "output_mode": "content"}))
+		wantResult(t, res, false, "plain.txt")
+		if strings.Contains(res.Content, "SECRET") {
+			t.Errorf("%s searched a file the editor refused:\n%s", name, res.Content)
+		}
+	}
+	for _, c := range []struct {
+		tool  string
+		input obj
+	}{{"Glob", obj{"pattern": "*.txt"}}, {"LS", obj{"path": te.root}}} {
+		res := te.run(t, c.tool, c.input)
+		wantResult(t, res, false, "plain.txt")
+		if strings.Contains(res.Content, "secret.txt") {
+			t.Errorf("%s shows a file the editor refused:\n%s", c.tool, res.Content)
+		}
+	}
+}
