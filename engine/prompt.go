@@ -95,11 +95,19 @@ func (s *Session) instructions() string {
 			break
 		}
 	}
+	repo := repoTop(s.cwd, s.svc.cfg.Home)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for _, name := range instructionFiles {
-			if p := filepath.Join(dirs[i], name); s.projectFileOK(dirs[i], p) {
-				add(p)
+			p := filepath.Join(dirs[i], name)
+			if !s.projectFileOK(dirs[i], p) {
+				continue
 			}
+			inWorkspace := slices.ContainsFunc(s.env.Roots, func(r string) bool { return pathres.Within(r, dirs[i]) })
+			if !inWorkspace && !repoFileOK(repo, dirs[i], p) {
+				s.svc.cfg.Logf("session %s: %s is a link in the repository above the workspace: not read as instructions", s.ID, p)
+				continue
+			}
+			add(p)
 		}
 	}
 	if len(parts) == 0 {

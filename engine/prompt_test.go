@@ -91,3 +91,43 @@ func TestReadInstructionFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRepositoryFilesAboveTheWorkspace: instruction files in the folders
+// above the workspace that belong to its repository are the
+// repository's: a link there is not followed, whatever it leads to;
+// above the repository they are the user's own.
+func TestRepositoryFilesAboveTheWorkspace(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	repo := filepath.Join(base, "repo")
+	ws := filepath.Join(repo, "pkg", "ws")
+	for _, d := range []string{filepath.Join(repo, ".git"), ws, filepath.Join(base, "outside")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(base, "outside", "secret"), []byte("SECRET"), 0o600)
+	os.WriteFile(filepath.Join(repo, "AGENTS.md"), []byte("repo rules"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".env"), []byte("TOKEN"), 0o600)
+	os.Symlink(".env", filepath.Join(repo, "CLAUDE.md"))
+	os.Symlink("../../outside/secret", filepath.Join(repo, "pkg", "CLAUDE.md"))
+	os.Symlink("outside/secret", filepath.Join(base, "CLAUDE.md"))
+	if got := repoTop(ws, ""); got != repo {
+		t.Fatalf("repoTop(%s) = %q, want %q", ws, got, repo)
+	}
+	if got := repoTop(repo, ""); got != "" {
+		t.Errorf("repoTop at the top of the repository = %q, want \"\"", got)
+	}
+	for _, c := range []struct {
+		dir, name string
+		want      bool
+	}{
+		{repo, "AGENTS.md", true},  // a file of the repository, as itself
+		{repo, "CLAUDE.md", false}, // a link to the repository's .env, outside the workspace
+		{repo + "/pkg", "CLAUDE.md", false},
+		{base, "CLAUDE.md", true}, // above the repository: the user's own folder
+	} {
+		if got := repoFileOK(repoTop(ws, ""), c.dir, filepath.Join(c.dir, c.name)); got != c.want {
+			t.Errorf("repoFileOK(%s/%s) = %v, want %v", c.dir, c.name, got, c.want)
+		}
+	}
+}

@@ -106,7 +106,8 @@ func Within(root, p string) bool {
 // bytes. Files a repository chooses (settings, .mcp.json, git's HEAD)
 // may be links to /dev/zero or FIFOs: opening does not wait for a FIFO's
 // writer, and reading stops past max. A missing file's error wraps
-// fs.ErrNotExist.
+// fs.ErrNotExist; one that is not a regular file is a *NotRegularError,
+// one larger than max a *TooLargeError.
 func ReadRegular(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -118,14 +119,17 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	if fi.Size() > max {
+		return nil, &TooLargeError{Path: path, Size: fi.Size(), Max: max}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
+		return nil, &TooLargeError{Path: path, Size: int64(len(data)), Max: max}
 	}
 	return data, nil
 }

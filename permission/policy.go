@@ -479,6 +479,9 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 		}
 		return Decision{Verdict: Deny, Reason: fmt.Sprintf("Permission to use %s was denied by the rule %s in the user's settings.", c.Tool, r.describe())}
 	}
+	if d, ok := p.decideLinked(st, c); ok { // files, not names: identity.go
+		return d
+	}
 	if st.mode == BypassPermissions {
 		return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 	}

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/rpc"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -177,6 +178,9 @@ type acpFS struct {
 	// noRead and noWrite are set when the client answered -32601 to the
 	// method it offered: the disk serves from then on.
 	noRead, noWrite atomic.Bool
+
+	mu      sync.Mutex
+	refused map[string]error // files the client refused to serve, guarded by mu
 }
 
 // sessionRef is the id of a session on the ACP door, known once the
@@ -200,6 +204,8 @@ func (r *sessionRef) get() string {
 
 var (
 	_ tools.FileSystem = (*acpFS)(nil)
+	_ tools.DiskReader = (*acpFS)(nil)
+	_ tools.Refuser    = (*acpFS)(nil)
 	_ workspace.Editor = (*acpFS)(nil)
 )
 
@@ -223,12 +229,19 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 	if !f.read || f.noRead.Load() || sid == "" || diskOnly[strings.ToLower(filepath.Ext(path))] {
 		return tools.DiskFS{}.ReadFile(path)
 	}
+	if err := f.refusal(path); err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case err == nil && fi.IsDir():
 		return nil, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, &pathres.NotRegularError{Path: path, Mode: fi.Mode()}
+	case err == nil && fi.Size() > tools.MaxFileBytes:
+		return nil, &pathres.TooLargeError{Path: path, Size: fi.Size(), Max: tools.MaxFileBytes}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), acpIOTimeout)
 	defer cancel()
@@ -241,9 +254,40 @@ func (f *acpFS) ReadFile(path string) ([]byte, error) {
 			f.c.logf("the client offers fs/read_text_file but does not serve it; files are read from the disk")
 			return tools.DiskFS{}.ReadFile(path)
 		}
-		return nil, newClientError("fs/read_text_file", err)
+		cerr := newClientError("fs/read_text_file", err)
+		f.refuse(path, cerr)
+		return nil, cerr
 	}
 	return []byte(res.Content), nil
+}
+
+// refuse records that the client refused to serve path: the refusal
+// holds for the rest of the session, for every tool.
+func (f *acpFS) refuse(path string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.refused == nil {
+		f.refused = make(map[string]error)
+	}
+	f.refused[path] = err
+}
+
+// refusal returns the client's refusal of path, or nil.
+func (f *acpFS) refusal(path string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused[path]
+}
+
+// Refused reports whether the client refused to serve path in this
+// session: the tools that read the disk themselves (Grep, the language
+// servers' answers) leave it out.
+func (f *acpFS) Refused(path string) bool { return f.refusal(path) != nil }
+
+// ReadsDisk reports whether the text of path is the disk's: the client
+// does not serve files, or not this kind.
+func (f *acpFS) ReadsDisk(path string) bool {
+	return !f.read || f.noRead.Load() || f.session() == "" || diskOnly[strings.ToLower(filepath.Ext(path))]
 }
 
 // WriteFile writes through the client when it offers fs/write_text_file,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/schema"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // workspace/executeCommand on the plain-LSP door: the commands its code
@@ -153,7 +153,7 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 func (d *plainDoor) scopeBlock(path, docURI string, rng *protocol.Range) schema.ContentBlock {
 	text, ok := d.lsp.overlay.Get(path)
 	if !ok {
-		b, err := os.ReadFile(path)
+		b, err := (tools.DiskFS{}).ReadFile(path) // regular and bounded: a FIFO or a huge file is a link instead
 		if err != nil {
 			return schema.ContentBlock{Type: schema.BlockResourceLink, URI: docURI, Name: filepath.Base(path)}
 		}

@@ -39,6 +39,19 @@
 // With Env.Ask set it answers its prompt about the page with a small
 // model instead of returning the page.
 //
+// # Files a repository ships
+//
+// Every read of a file is of a regular file of at most MaxFileBytes,
+// opened without waiting: a FIFO, a device, a link to /dev/zero or a
+// 20 GB sparse file is an error result that says what it is, never a
+// wait or an allocation without bound. Read pages through a bigger text
+// file with offset and limit, reading no further than the lines asked
+// for. A search (Grep) leaves such files out, and the content of a file
+// with more than one name (a hard link, which may be a file outside the
+// workspace); the permission gate decides a call that names one as that
+// file (permission/identity.go). A file the editor refused to serve
+// (Refuser) is left out of every search, as one a deny rule hides.
+//
 // # Session lifetime
 //
 // Tools are built per session. Bash's background shells (run_in_background)

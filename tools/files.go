@@ -8,12 +8,35 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
+// errLinked refuses a search's read of a file with more than one name.
+var errLinked = errors.New("the file has other names (hard links), which may lie outside the workspace")
+
+// errTooLarge ends readCurrent's error for a file larger than
+// MaxFileBytes; Read tells such a file apart to read part of it.
+var errTooLarge = errors.New("use Read with offset and limit to read part of it, or Bash (head, tail, grep) to look into it")
+
+// MaxFileBytes is the largest file the file tools read whole: Read
+// without offset and limit, Edit, MultiEdit, Write over a file,
+// NotebookEdit, Grep (which skips bigger files, as ripgrep's
+// --max-filesize does), the language servers' and the prompt's reads. A
+// repository may ship a file of any apparent size (a sparse file costs
+// nothing on disk): reading it whole would exhaust the memory of the
+// process and end every session in it.
+const MaxFileBytes = 64 << 20
+
 // readCurrent returns the current text of path as the session sees it
-// (the editor buffer when open). exists is false when there is no such file.
+// (the editor buffer when open). exists is false when there is no such
+// file. A file that is not a regular file, or larger than MaxFileBytes,
+// is an error saying so (*pathres.NotRegularError, *pathres.TooLargeError
+// under errors.As).
 func (e *Env) readCurrent(path string) (content []byte, exists bool, err error) {
 	content, err = e.Files.ReadFile(path)
+	var notRegular *pathres.NotRegularError
+	var tooLarge *pathres.TooLargeError
 	switch {
 	case err == nil:
 		return content, true, nil
@@ -21,6 +44,10 @@ func (e *Env) readCurrent(path string) (content []byte, exists bool, err error) 
 		return nil, true, fmt.Errorf("%s is a directory, not a file", path)
 	case errors.Is(err, fs.ErrNotExist) && !e.Files.IsOpen(path):
 		return nil, false, nil
+	case errors.As(err, &notRegular):
+		return nil, true, fmt.Errorf("%w: the file tools read and write regular files only", err)
+	case errors.As(err, &tooLarge):
+		return nil, true, fmt.Errorf("%s is %s; the file tools read files of up to %s whole: %w", path, pathres.FormatSize(tooLarge.Size), pathres.FormatSize(MaxFileBytes), errTooLarge)
 	}
 	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
 		return nil, true, fmt.Errorf("%s is a directory, not a file", path)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -198,11 +199,15 @@ func (t *grepTool) parse(input json.RawMessage) (*grepQuery, error) {
 		return nil, fmt.Errorf("path: does not exist: %s", q.target)
 	case err != nil:
 		return nil, fmt.Errorf("path: %w", err)
+	case !fi.IsDir() && !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("path: %w: Grep searches regular files and folders", &pathres.NotRegularError{Path: q.target, Mode: fi.Mode()})
+	case !fi.IsDir() && fi.Size() > MaxFileBytes:
+		return nil, fmt.Errorf("path: %s is %s; Grep searches files of up to %s (in a folder, bigger files are skipped): use Bash (grep, head) to look into it", q.target, pathres.FormatSize(fi.Size()), pathres.FormatSize(MaxFileBytes))
 	default:
 		q.targetFile = !fi.IsDir()
 	}
 	q.base = t.env.rootOf(q.target)
-	if q.hide = t.env.hider("Grep"); q.hide != nil && !q.targetFile {
+	if q.hide = t.env.hider("Grep"); q.hide != nil && !q.targetFile && t.env.Hide != nil {
 		q.hideGlobs = relativeGlobs(t.env.Hide.HiddenGlobs("Grep"), q.target)
 	}
 	return q, nil
@@ -231,7 +236,7 @@ func (t *grepTool) Run(ctx context.Context, input json.RawMessage) *Result {
 		if ok {
 			open = lister.OpenFiles()
 		}
-		res, err = searchRipgrep(ctx, t.rg, q, t.env.Files, open)
+		res, err = searchRipgrepGuarded(ctx, t.rg, q, t.env.Files, open)
 	} else {
 		res, err = searchLocal(ctx, q, t.env.Files)
 	}

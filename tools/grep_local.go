@@ -44,7 +44,9 @@ func searchLocal(ctx context.Context, q *grepQuery, fsys FileSystem) (*grepResul
 		s := bufPool.Get().(*readBuf)
 		defer bufPool.Put(s)
 		var data []byte
-		if fsys.IsOpen(p) {
+		if fsys.IsOpen(p) || q.targetFile {
+			// An open buffer, or the one file the call named, which the
+			// permission gate judged as a file (its other names too).
 			b, err := fsys.ReadFile(p)
 			if err != nil {
 				return nil

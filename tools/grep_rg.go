@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,7 +21,8 @@ import (
 // files honoured whether or not the tree is a git repository, and no other
 // ignore files or configuration.
 func (q *grepQuery) rgArgs() []string {
-	args := []string{"--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages"}
+	args := []string{"--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
+		"--max-filesize", strconv.Itoa(MaxFileBytes)} // files the in-process engine skips too
 	if q.ignoreCase {
 		args = append(args, "--ignore-case")
 	} else {
@@ -110,6 +112,11 @@ func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem
 	if werr != nil && len(res.files) == 0 {
 		return nil, fmt.Errorf("ripgrep: %v: %s", werr, strings.TrimSpace(stderr.String()))
 	}
+	if !q.targetFile {
+		// A file with more than one name: ripgrep read it by a name in
+		// the workspace, but it may be a file outside it (readInto).
+		res.files = slices.DeleteFunc(res.files, func(f grepFile) bool { return multiplyLinked(f.path) })
+	}
 	// The open buffers, searched as the editor has them.
 	lines := 0
 	for _, f := range res.files {
@@ -129,6 +136,63 @@ func searchRipgrep(ctx context.Context, rg string, q *grepQuery, fsys FileSystem
 		res.full = true
 	}
 	return res, nil
+}
+
+// searchRipgrepGuarded runs searchRipgrep while a walk of the searched
+// tree looks for .gitignore files that ripgrep would wait on or read
+// without end (a FIFO, a link to /dev/zero, a huge sparse file: ripgrep
+// opens and reads every .gitignore whole). When it finds one, ripgrep is
+// stopped and the in-process engine, which leaves such files out,
+// searches instead.
+func searchRipgrepGuarded(ctx context.Context, rg string, q *grepQuery, fsys FileSystem, open []string) (*grepResult, error) {
+	rgCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	hostile := make(chan bool, 1)
+	go func() {
+		bad := hostileIgnoreFile(rgCtx, q)
+		if bad {
+			stop()
+		}
+		hostile <- bad
+	}()
+	res, err := searchRipgrep(rgCtx, rg, q, fsys, open)
+	if <-hostile {
+		return searchLocal(ctx, q, fsys)
+	}
+	return res, err
+}
+
+// hostileIgnoreFile reports whether a .gitignore file ripgrep would read
+// for q (in the searched tree, or in a folder above it) is not a regular
+// file of at most maxIgnoreFileBytes.
+func hostileIgnoreFile(ctx context.Context, q *grepQuery) bool {
+	bad := func(dir string) bool {
+		fi, err := os.Stat(filepath.Join(dir, ".gitignore"))
+		return err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxIgnoreFileBytes)
+	}
+	start := q.target
+	if q.targetFile {
+		start = filepath.Dir(start)
+	}
+	for dir := start; ; dir = filepath.Dir(dir) {
+		if bad(dir) {
+			return true
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	if q.targetFile {
+		return false
+	}
+	errFound := errors.New("found")
+	err := walkTree(ctx, start, walkOptions{base: q.base, parallel: true, hide: q.hide}, func(e walkEntry) error {
+		if e.dir && bad(e.path) {
+			return errFound
+		}
+		return nil
+	})
+	return errors.Is(err, errFound)
 }
 
 // readNullList calls fn with each NUL-terminated path of r.

@@ -13,14 +13,31 @@ type Hider interface {
 	HiddenGlobs(tool string) []string
 }
 
+// Refuser is implemented by a FileSystem whose editor may refuse to
+// serve a file (ACP's fs/read_text_file). A refusal holds for the whole
+// session and for every tool: Read and the edit tools get it from
+// ReadFile, and the tools that read the disk themselves (Grep, Glob, LS,
+// Diagnostics, LSP) leave the file out as they leave out one a deny rule
+// hides.
+type Refuser interface {
+	// Refused reports whether the editor refused to serve path in this
+	// session.
+	Refused(path string) bool
+}
+
 // hider returns the check a walk of tool applies to each path, or nil
-// when nothing is hidden.
+// when nothing is hidden: the files a rule keeps from the model and those
+// the editor refused to serve.
 func (e *Env) hider(tool string) func(string) bool {
-	if e.Hide == nil {
+	ruled := e.Hide != nil && len(e.Hide.HiddenGlobs(tool)) > 0
+	ref, _ := e.Files.(Refuser)
+	switch {
+	case ref == nil && !ruled:
 		return nil
+	case ref == nil:
+		return func(p string) bool { return e.Hide.Hides(tool, p) }
+	case !ruled:
+		return ref.Refused
 	}
-	if len(e.Hide.HiddenGlobs(tool)) == 0 {
-		return nil
-	}
-	return func(p string) bool { return e.Hide.Hides(tool, p) }
+	return func(p string) bool { return ref.Refused(p) || e.Hide.Hides(tool, p) }
 }

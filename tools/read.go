@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,8 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	}
 	content, exists, err := t.env.readCurrent(path)
 	switch {
+	case errors.Is(err, errTooLarge):
+		return t.readLarge(ctx, path, in, err)
 	case err != nil:
 		return Errorf("%v", err)
 	case !exists:
@@ -142,6 +145,26 @@ func (t *readTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	}
 	res.Content = formatLines(path, content, offset, limit)
 	return res
+}
+
+// readLarge reads part of a file larger than MaxFileBytes (whose
+// readCurrent error is tooLarge) straight from the disk: the lines offset
+// and limit name, reading no further. Without them, or when the editor
+// serves the file, it returns the error, which says how.
+func (t *readTool) readLarge(ctx context.Context, path string, in readInput, tooLarge error) *Result {
+	d, ok := t.env.Files.(DiskReader)
+	if in.Offset == 0 && in.Limit == 0 || !ok || !d.ReadsDisk(path) {
+		return Errorf("%v", tooLarge)
+	}
+	offset, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = ReadDefaultLimit
+	}
+	text, err := readPart(ctx, path, offset, limit)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	return &Result{Content: text, Title: readTitle(path, in), Locations: []schema.Location{{Path: path, Line: intPtr(offset - 1)}}}
 }
 
 // formatLines numbers lines [offset, offset+limit) of content as cat -n

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // A tree walk sees files as the search tools (Glob, Grep, LS) do, and as
@@ -227,6 +229,10 @@ func (w *walker) readDir(d walkDir) ([]walkDir, error) {
 	return subdirs, nil
 }
 
+// maxIgnoreFileBytes bounds a .gitignore file: a repository's may be a
+// FIFO, a link to /dev/zero or a huge sparse file, and is then left out.
+const maxIgnoreFileBytes = 4 << 20
+
 // ignored reports whether the last matching pattern excludes path.
 func ignored(patterns []gitignore.Pattern, path []string, isDir bool) bool {
 	for i := len(patterns) - 1; i >= 0; i-- {
@@ -244,7 +250,7 @@ func ignored(patterns []gitignore.Pattern, path []string, isDir bool) bool {
 // comps, to ps. The result never shares storage with ps when it grows, so
 // sibling directories may extend the same parent slice.
 func appendIgnoreFile(ps []gitignore.Pattern, dir string, comps []string) []gitignore.Pattern {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	data, err := pathres.ReadRegular(filepath.Join(dir, ".gitignore"), maxIgnoreFileBytes)
 	if err != nil || len(data) == 0 {
 		return ps
 	}

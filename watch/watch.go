@@ -15,6 +15,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
 // Delivery timing: a batch is delivered once no event came for quiet, or
@@ -412,7 +414,9 @@ func (w *Watcher) patternsLocked(dir, top string) []gitignore.Pattern {
 
 // readPatterns reads a gitignore file; a missing one has no patterns.
 func readPatterns(path string, domain []string) []gitignore.Pattern {
-	data, err := os.ReadFile(path)
+	// Bounded and regular-only: a repository's .gitignore may be a FIFO
+	// or a link to /dev/zero.
+	data, err := pathres.ReadRegular(path, 4<<20)
 	if err != nil {
 		return nil
 	}

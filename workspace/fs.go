@@ -47,15 +47,27 @@ type FS struct {
 	Editor  Editor
 }
 
-var _ tools.FileSystem = (*FS)(nil)
+var (
+	_ tools.FileSystem = (*FS)(nil)
+	_ tools.DiskReader = (*FS)(nil)
+)
 
 // ReadFile returns the editor's text of path when it has it, else the
-// disk's.
+// disk's: a regular file of at most tools.MaxFileBytes (a repository's
+// FIFO, device or huge sparse file is an error, not a wait or a read
+// without end).
 func (fs *FS) ReadFile(path string) ([]byte, error) {
 	if text, ok := fs.Overlay.Get(path); ok {
 		return []byte(text), nil
 	}
-	return os.ReadFile(path)
+	return tools.DiskFS{}.ReadFile(path)
+}
+
+// ReadsDisk reports whether the text of path is the disk's: the editor
+// does not have it.
+func (fs *FS) ReadsDisk(path string) bool {
+	_, ok := fs.Overlay.Get(path)
+	return !ok
 }
 
 // IsOpen reports whether path is open in the editor.
@@ -81,7 +93,7 @@ func (fs *FS) WriteFile(ctx context.Context, path string, before, content []byte
 			c.Create = false
 			if text, ok := fs.Overlay.Get(path); ok {
 				c.Before = text
-			} else if b, err := os.ReadFile(path); err == nil {
+			} else if b, err := (tools.DiskFS{}).ReadFile(path); err == nil {
 				c.Before = string(b)
 			}
 		}
