@@ -53,25 +53,24 @@ type Method struct {
 }
 
 // EditorMethods lists every method an editor plugin speaks with the agent
-// over the LSP door, besides LSP's lifecycle and document sync.
-func EditorMethods() []Method {
-	return []Method{
-		{Name: MethodSessionNew, Dir: ToAgent, Params: NewSessionParams{}, Result: NewSessionResult{}},
-		{Name: MethodSessionPrompt, Dir: ToAgent, Params: PromptParams{}, Result: PromptResult{}},
-		{Name: MethodSessionCancel, Dir: ToAgent, Notification: true, Params: SessionIDParams{}},
-		{Name: MethodSessionSetMode, Dir: ToAgent, Params: SetModeParams{}},
-		{Name: MethodSessionSetModel, Dir: ToAgent, Params: SetModelParams{}},
-		{Name: MethodSessionSetConfigOption, Dir: ToAgent, Params: SetConfigOptionParams{}, Result: SetConfigOptionResult{}},
-		{Name: MethodSessionList, Dir: ToAgent, Params: ListSessionsParams{}, Result: ListSessionsResult{}},
-		{Name: MethodSessionLoad, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
-		{Name: MethodSessionResume, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
-		{Name: MethodSessionFork, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
-		{Name: MethodSessionClose, Dir: ToAgent, Params: SessionIDParams{}},
-		{Name: MethodSessionUpdate, Dir: ToEditor, Notification: true, Params: SessionNotification{}},
-		{Name: MethodRequestPermission, Dir: ToEditor, Params: RequestPermissionParams{}, Result: RequestPermissionResult{}},
-		{Name: MethodAgentStatus, Dir: ToEditor, Notification: true, Params: StatusParams{}},
-		{Name: MethodAgentDiagnostics, Dir: ToEditor, Params: DiagnosticsParams{}},
-		{Name: MethodApplyEdit, Dir: ToEditor, LSP: true},
-		{Name: MethodCancelRequest, Dir: Both, Notification: true, LSP: true},
-	}
+// over the LSP door, besides LSP's lifecycle and document sync. It is
+// read, never changed.
+var EditorMethods = []Method{
+	{Name: MethodSessionNew, Dir: ToAgent, Params: NewSessionParams{}, Result: NewSessionResult{}},
+	{Name: MethodSessionPrompt, Dir: ToAgent, Params: PromptParams{}, Result: PromptResult{}},
+	{Name: MethodSessionCancel, Dir: ToAgent, Notification: true, Params: SessionIDParams{}},
+	{Name: MethodSessionSetMode, Dir: ToAgent, Params: SetModeParams{}},
+	{Name: MethodSessionSetModel, Dir: ToAgent, Params: SetModelParams{}},
+	{Name: MethodSessionSetConfigOption, Dir: ToAgent, Params: SetConfigOptionParams{}, Result: SetConfigOptionResult{}},
+	{Name: MethodSessionList, Dir: ToAgent, Params: ListSessionsParams{}, Result: ListSessionsResult{}},
+	{Name: MethodSessionLoad, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
+	{Name: MethodSessionResume, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
+	{Name: MethodSessionFork, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
+	{Name: MethodSessionClose, Dir: ToAgent, Params: SessionIDParams{}},
+	{Name: MethodSessionUpdate, Dir: ToEditor, Notification: true, Params: SessionNotification{}},
+	{Name: MethodRequestPermission, Dir: ToEditor, Params: RequestPermissionParams{}, Result: RequestPermissionResult{}},
+	{Name: MethodAgentStatus, Dir: ToEditor, Notification: true, Params: StatusParams{}},
+	{Name: MethodAgentDiagnostics, Dir: ToEditor, Params: DiagnosticsParams{}},
+	{Name: MethodApplyEdit, Dir: ToEditor, LSP: true},
+	{Name: MethodCancelRequest, Dir: Both, Notification: true, LSP: true},
 }

@@ -91,7 +91,7 @@ func checkTS(t *testing.T, src string) []string {
 	for _, name := range f.methods {
 		names[name] = true
 	}
-	for _, m := range schema.EditorMethods() {
+	for _, m := range schema.EditorMethods {
 		if m.LSP {
 			continue
 		}

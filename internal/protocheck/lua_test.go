@@ -91,7 +91,7 @@ local M = {}
 --- Requests and notifications (schema.EditorMethods).
 M.method = {
 `)
-	for _, m := range schema.EditorMethods() {
+	for _, m := range schema.EditorMethods {
 		kind := "request"
 		if m.Notification {
 			kind = "notification"
@@ -115,7 +115,7 @@ M.method = {
 
 	// The classes, in the order they are reached from the methods.
 	c := &luaClasses{seen: map[reflect.Type]bool{}}
-	for _, m := range schema.EditorMethods() {
+	for _, m := range schema.EditorMethods {
 		for _, v := range []any{m.Params, m.Result} {
 			if v != nil {
 				c.add(reflect.TypeOf(v))
@@ -305,7 +305,7 @@ func TestLuaMethodKeys(t *testing.T) {
 func TestEnumGroupsComplete(t *testing.T) {
 	groups := constGroups(t)
 	var methods []string
-	for _, m := range schema.EditorMethods() {
+	for _, m := range schema.EditorMethods {
 		methods = append(methods, m.Name)
 	}
 	for first, values := range groups {

@@ -608,29 +608,18 @@ function Chat:render()
   M.stats.renders = M.stats.renders + 1
   local ops = {}
   for _, u in ipairs(q) do
-    vim.list_extend(ops, state.apply(self.state, u))
+    state.apply(self.state, u, ops)
   end
   local after = {}
   self:_edit(function()
-    local i = 1
-    while i <= #ops do
-      local op = ops[i]
-      if op.op == 'agent_text' or op.op == 'user_text' or op.op == 'thought_text' then
-        local parts = {}
-        while i <= #ops and ops[i].op == op.op do
-          table.insert(parts, ops[i].text)
-          i = i + 1
-        end
-        local text = table.concat(parts)
-        if op.op == 'agent_text' then
-          self:_agent_text(text)
-        elseif op.op == 'user_text' then
-          self:_user_text(text)
-        else
-          self:_thought_text()
-        end
+    for _, op in ipairs(ops) do
+      if op.op == 'agent_text' then
+        self:_agent_text(table.concat(op.parts))
+      elseif op.op == 'user_text' then
+        self:_user_text(table.concat(op.parts))
+      elseif op.op == 'thought_text' then
+        self:_thought_text()
       else
-        i = i + 1
         local ok, err = pcall(self._draw[op.op], self, op, after)
         if not ok then
           vim.notify('agent-lsp: rendering ' .. op.op .. ': ' .. tostring(err), vim.log.levels.ERROR)

@@ -78,6 +78,17 @@ local function push(s, item)
   return item
 end
 
+--- Reports streamed text: a run of chunks into one item is one change
+--- whose parts the view joins (a long stream is thousands of chunks).
+local function add_text(out, op, item, text)
+  local prev = out[#out]
+  if prev and prev.op == op and prev.item == item then
+    table.insert(prev.parts, text)
+  else
+    table.insert(out, { op = op, item = item, parts = { text } })
+  end
+end
+
 --- Ends the thinking item, if one is streaming.
 local function end_thought(s, out)
   local th = s.thought
@@ -99,7 +110,7 @@ local function chunk(s, kind, text, out)
       s.thought = th
     end
     table.insert(th.parts, text)
-    table.insert(out, { op = 'thought_text', item = th, text = text })
+    add_text(out, 'thought_text', th, text)
     return
   end
   end_thought(s, out)
@@ -108,7 +119,7 @@ local function chunk(s, kind, text, out)
     last = push(s, { kind = kind, parts = {}, labels = {} })
   end
   table.insert(last.parts, text)
-  table.insert(out, { op = kind .. '_text', item = last, text = text })
+  add_text(out, kind == 'agent' and 'agent_text' or 'user_text', last, text)
 end
 
 --- Merges a tool_call or tool_call_update into the tool's item.
@@ -262,13 +273,16 @@ end
 
 --- Applies one message to the state; returns what changed, in order:
 --- {op = 'thought_text'|'thought_end'|'agent_text'|'user_text'|'prompt'|
---- 'tool'|'plan'|'notice'|'end_text'|'stop'|'header', ...}. An unknown
---- message changes nothing.
+--- 'tool'|'plan'|'notice'|'end_text'|'stop'|'header', ...}; streamed
+--- text comes as {op, item, parts}. The changes are appended to `out`
+--- when given (the view applies a batch of updates into one list). An
+--- unknown message changes nothing.
 ---@param s agent_lsp.ChatState
 ---@param u table
+---@param out table[]?
 ---@return table[]
-function M.apply(s, u)
-  local out = {}
+function M.apply(s, u, out)
+  out = out or {}
   local fn = handlers[u.sessionUpdate or u.kind]
   if fn then
     fn(s, u, out)
