@@ -18,11 +18,11 @@ type Client interface {
 	RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error)
 }
 
-// Status kinds sent through StatusClient.
+// Status kinds sent through StatusClient (agent/status's kinds).
 const (
-	StatusRetry   = "retry"
-	StatusWarning = "warning"
-	StatusInfo    = "info"
+	StatusRetry   = schema.StatusRetry
+	StatusWarning = schema.StatusWarning
+	StatusInfo    = schema.StatusInfo
 )
 
 // Status is a notice about the session that is not part of the

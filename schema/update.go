@@ -173,7 +173,7 @@ const (
 // ToolCallContent is content produced by a tool call: a content block, a diff
 // or an embedded terminal.
 type ToolCallContent struct {
-	Type string `json:"type"` // "content", "diff" or "terminal"
+	Type string `json:"type"` // ToolContentBlock, ToolContentDiff or ToolContentTerminal
 
 	Content *ContentBlock `json:"content,omitempty"`
 
@@ -184,10 +184,17 @@ type ToolCallContent struct {
 	TerminalID string `json:"terminalId,omitempty"`
 }
 
+// Tool call content types.
+const (
+	ToolContentBlock    = "content"
+	ToolContentDiff     = "diff"
+	ToolContentTerminal = "terminal"
+)
+
 // DiffContent returns tool call content showing a file change. An empty
 // oldText with created set means a new file (oldText null on the wire).
 func DiffContent(path, oldText, newText string, created bool) ToolCallContent {
-	c := ToolCallContent{Type: "diff", Path: path, NewText: newText}
+	c := ToolCallContent{Type: ToolContentDiff, Path: path, NewText: newText}
 	if !created {
 		c.OldText = &oldText
 	}
@@ -197,7 +204,7 @@ func DiffContent(path, oldText, newText string, created bool) ToolCallContent {
 // TextContent returns tool call content holding text.
 func TextContent(s string) ToolCallContent {
 	b := TextBlock(s)
-	return ToolCallContent{Type: "content", Content: &b}
+	return ToolCallContent{Type: ToolContentBlock, Content: &b}
 }
 
 // Location is a file (and optionally a line, 0-based) a tool call touches.
@@ -234,5 +241,5 @@ type Cost struct {
 // TerminalContent returns tool call content embedding the client's
 // terminal with id (one created with terminal/create).
 func TerminalContent(id string) ToolCallContent {
-	return ToolCallContent{Type: "terminal", TerminalID: id}
+	return ToolCallContent{Type: ToolContentTerminal, TerminalID: id}
 }

@@ -157,8 +157,9 @@ require('agent_lsp').setup({
 -- details and scrolls them into view.
 function _G.shot_open_tool(kind)
   local chat = require('agent_lsp').current_chat()
-  for _, b in pairs(chat and chat.tools or {}) do
-    if b.tool.kind == kind then
+  for _, t in pairs(chat and chat.state.tools or {}) do
+    local b = chat.blocks[t]
+    if b and t.kind == kind then
       local win = vim.fn.win_findbuf(chat.buf)[1]
       vim.api.nvim_set_current_win(win)
       local row = chat:_block_row(b) + 1

@@ -26,7 +26,7 @@ var _ engine.Client = peerClient{}
 
 // Update sends a session/update notification.
 func (pc peerClient) Update(ctx context.Context, sessionID string, u schema.Update) error {
-	return pc.c.peer.Notify(ctx, "session/update", schema.SessionNotification{SessionID: sessionID, Update: u})
+	return pc.c.peer.Notify(ctx, schema.MethodSessionUpdate, schema.SessionNotification{SessionID: sessionID, Update: u})
 }
 
 // RequestPermission sends session/request_permission and waits for the
@@ -35,7 +35,7 @@ func (pc peerClient) Update(ctx context.Context, sessionID string, u schema.Upda
 // outcome is "cancelled".
 func (pc peerClient) RequestPermission(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
 	var res schema.RequestPermissionResult
-	if err := pc.c.peer.Call(ctx, "session/request_permission", p, &res); err != nil {
+	if err := pc.c.peer.Call(ctx, schema.MethodRequestPermission, p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -61,15 +61,9 @@ var (
 	_ workspace.Editor         = lspClient{}
 )
 
-// statusParams is the params of the agent/status notification.
-type statusParams struct {
-	SessionID string `json:"sessionId"`
-	engine.Status
-}
-
 // Status sends an agent/status notification.
 func (c lspClient) Status(ctx context.Context, sessionID string, st engine.Status) error {
-	return c.d.c.peer.Notify(ctx, "agent/status", statusParams{SessionID: sessionID, Status: st})
+	return c.d.c.peer.Notify(ctx, schema.MethodAgentStatus, schema.StatusParams{SessionID: sessionID, Kind: st.Kind, Message: st.Message, RetryInMs: st.RetryInMs})
 }
 
 // ApplyEdit sends workspace/applyEdit so the change lands in the editor's
@@ -118,7 +112,7 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		p.Label = &fc.Label
 	}
 	var res protocol.ApplyWorkspaceEditResult
-	if err := c.d.c.peer.Call(ctx, "workspace/applyEdit", p, &res); err != nil {
+	if err := c.d.c.peer.Call(ctx, schema.MethodApplyEdit, p, &res); err != nil {
 		if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
 			// It announced applyEdit but does not serve it: as without
 			// the capability, the disk is written.
@@ -126,7 +120,7 @@ func (c lspClient) ApplyEdit(ctx context.Context, fc workspace.FileChange) error
 		}
 		// Any other error is the editor's answer: the disk is not
 		// written behind its back.
-		return newClientError("workspace/applyEdit", err)
+		return newClientError(schema.MethodApplyEdit, err)
 	}
 	if !res.Applied {
 		reason := ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/langserver"
+	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
@@ -24,13 +25,8 @@ type editorDiagnostics struct{ d *lspDoor }
 
 var _ engine.EditorDiagnostics = editorDiagnostics{}
 
-type agentDiagnosticsParams struct {
-	URI string `json:"uri"`
-	// Version, when set, asks the editor to wait (at most TimeoutMs)
-	// until its diagnostics reflect that version of the document.
-	Version   *int32 `json:"version,omitempty"`
-	TimeoutMs int    `json:"timeoutMs,omitempty"`
-}
+// agentDiagnosticsParams is the params of agent/diagnostics.
+type agentDiagnosticsParams = schema.DiagnosticsParams
 
 // OffersDiagnostics reports whether the editor announced
 // experimental.agent.diagnostics.
@@ -72,7 +68,7 @@ func (e editorDiagnostics) Diagnostics(ctx context.Context, path string, changed
 	ctx, cancel := context.WithTimeout(ctx, wait+time.Second)
 	defer cancel()
 	var raw json.RawMessage
-	if err := d.c.peer.Call(ctx, "agent/diagnostics", p, &raw); err != nil {
+	if err := d.c.peer.Call(ctx, schema.MethodAgentDiagnostics, p, &raw); err != nil {
 		return nil, err
 	}
 	var res []langserver.WireDiagnostic

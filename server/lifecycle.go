@@ -125,18 +125,10 @@ func (d *lspDoor) initialize(ctx context.Context, req *jsonrpc2.Request) (any, e
 	return res, nil
 }
 
-// acpInitializeResult is ACP's InitializeResponse: the ACP door's answer
-// to initialize, and what the LSP door announces in
+// acpInitializeResult is ACP's initialize result (schema.InitializeResult):
+// the ACP door's answer to initialize, and what the LSP door announces in
 // experimental.agent.
-type acpInitializeResult struct {
-	ProtocolVersion   int                      `json:"protocolVersion"`
-	AgentCapabilities schema.AgentCapabilities `json:"agentCapabilities"`
-	AgentInfo         schema.Implementation    `json:"agentInfo"`
-	AuthMethods       []schema.AuthMethod      `json:"authMethods"`
-	// Meta is engine.Service.Meta: the providerProblem, when no model
-	// provider is configured.
-	Meta map[string]any `json:"_meta,omitempty"`
-}
+type acpInitializeResult = schema.InitializeResult
 
 // agentDescription describes the agent of this version: its protocol
 // version and capabilities. We speak ACP version 1 only: a client asking

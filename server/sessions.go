@@ -30,17 +30,17 @@ type sessionMethods struct {
 
 // addTo adds the session methods to a door's table.
 func (h sessionMethods) addTo(t methodTable) {
-	t["session/new"] = h.newSession
-	t["session/prompt"] = h.prompt
-	t["session/cancel"] = h.cancel
-	t["session/close"] = h.close
-	t["session/set_model"] = h.setModel
-	t["session/set_mode"] = h.setMode
-	t["session/set_config_option"] = h.setConfigOption
-	t["session/list"] = h.list
-	t["session/load"] = h.load
-	t["session/resume"] = h.resume
-	t["session/fork"] = h.fork
+	t[schema.MethodSessionNew] = h.newSession
+	t[schema.MethodSessionPrompt] = h.prompt
+	t[schema.MethodSessionCancel] = h.cancel
+	t[schema.MethodSessionClose] = h.close
+	t[schema.MethodSessionSetModel] = h.setModel
+	t[schema.MethodSessionSetMode] = h.setMode
+	t[schema.MethodSessionSetConfigOption] = h.setConfigOption
+	t[schema.MethodSessionList] = h.list
+	t[schema.MethodSessionLoad] = h.load
+	t[schema.MethodSessionResume] = h.resume
+	t[schema.MethodSessionFork] = h.fork
 }
 
 func (h sessionMethods) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -239,7 +239,7 @@ func (h sessionMethods) reopen(ctx context.Context, req *jsonrpc2.Request, repla
 	}
 	opts, bind := h.door.sessionOptions(p.Cwd, p.MCPServers)
 	opts.Overrides = sessionOverrides(req)
-	opts.Fork = req.Method() == "session/fork" || p.Meta != nil && p.Meta.AgentLSP.Fork
+	opts.Fork = req.Method() == schema.MethodSessionFork || p.Meta != nil && p.Meta.AgentLSP.Fork
 	if !opts.Fork {
 		bind(p.SessionID)
 	}
@@ -270,11 +270,6 @@ func (h sessionMethods) setMode(ctx context.Context, req *jsonrpc2.Request) (any
 	return struct{}{}, nil
 }
 
-// setConfigOptionResult is the result of session/set_config_option.
-type setConfigOptionResult struct {
-	ConfigOptions []schema.ConfigOption `json:"configOptions"`
-}
-
 func (h sessionMethods) setConfigOption(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p schema.SetConfigOptionParams
 	if err := decode(req, &p); err != nil {
@@ -291,5 +286,5 @@ func (h sessionMethods) setConfigOption(ctx context.Context, req *jsonrpc2.Reque
 	if err != nil {
 		return nil, rpc.InvalidParams("%v", err)
 	}
-	return setConfigOptionResult{ConfigOptions: opts}, nil
+	return schema.SetConfigOptionResult{ConfigOptions: opts}, nil
 }

@@ -30,10 +30,11 @@ export interface AgentInitializeInfo {
     loadSession: boolean;
     promptCapabilities: { image: boolean; audio: boolean; embeddedContext: boolean };
     mcpCapabilities?: { http: boolean; sse: boolean };
-    sessionCapabilities?: { list?: object; resume?: object; close?: object };
+    sessionCapabilities?: { list?: object; resume?: object; close?: object; fork?: object };
   };
   agentInfo?: { name: string; title?: string; version: string };
   authMethods?: { id: string; name: string; description?: string }[];
+  _meta?: ProviderMeta;
 }
 
 /**
@@ -51,16 +52,19 @@ export function providerProblemOf(result: unknown): string | undefined {
 
 // ---- content ---------------------------------------------------------------
 
-export interface TextBlock { type: 'text'; text: string }
-export interface ImageBlock { type: 'image'; data: string; mimeType: string; uri?: string }
-export interface ResourceLinkBlock {
+/** What every content block may carry: ACP's annotations (audience, priority, ...). */
+export interface BlockAnnotations { annotations?: Record<string, unknown> }
+export interface TextBlock extends BlockAnnotations { type: 'text'; text: string }
+export interface ImageBlock extends BlockAnnotations { type: 'image'; data: string; mimeType: string; uri?: string }
+export interface AudioBlock extends BlockAnnotations { type: 'audio'; data: string; mimeType: string }
+export interface ResourceLinkBlock extends BlockAnnotations {
   type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number;
 }
-export interface EmbeddedResourceBlock {
+export interface EmbeddedResourceBlock extends BlockAnnotations {
   type: 'resource';
   resource: { uri: string; mimeType?: string; text?: string; blob?: string };
 }
-export type ContentBlock = TextBlock | ImageBlock | ResourceLinkBlock | EmbeddedResourceBlock;
+export type ContentBlock = TextBlock | ImageBlock | AudioBlock | ResourceLinkBlock | EmbeddedResourceBlock;
 
 // ---- sessions --------------------------------------------------------------
 
@@ -102,9 +106,14 @@ export interface SetConfigOptionParams { sessionId: string; configId: string; va
 export interface SetConfigOptionResult { configOptions: ConfigOption[] }
 
 export interface ListSessionsParams { cwd?: string; cursor?: string }
-export interface SessionInfo { sessionId: string; cwd: string; title?: string; updatedAt?: string }
+/** A stored session; `_meta["agent-lsp"]` says where it comes from ("agent-lsp" or "claude-code") and whether it is read-only. */
+export interface SessionInfo {
+  sessionId: string; cwd: string; title?: string; updatedAt?: string;
+  _meta?: { 'agent-lsp'?: { source?: string; readOnly?: boolean } };
+}
 export interface ListSessionsResult { sessions: SessionInfo[]; nextCursor?: string }
-export interface LoadSessionParams { sessionId: string; cwd: string; mcpServers: McpServer[] }
+/** session/load, session/resume and session/fork; `_meta["agent-lsp"].fork` on load or resume continues a copy under a new id. */
+export interface LoadSessionParams { sessionId: string; cwd: string; mcpServers: McpServer[]; _meta?: { 'agent-lsp'?: { fork?: boolean } } }
 
 // ---- session/update --------------------------------------------------------
 
@@ -318,6 +327,8 @@ export const SetConfigOptionRequest = request<SetConfigOptionParams, SetConfigOp
 export const ListSessionsRequest = request<ListSessionsParams, ListSessionsResult>(Methods.sessionList);
 export const LoadSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionLoad);
 export const ResumeSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionResume);
+/** session/fork: continues a copy of a stored session under the result's new sessionId. */
+export const ForkSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionFork);
 export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sessionClose);
 export const SessionUpdateNotification = notification<SessionNotification>(Methods.sessionUpdate);
 export const RequestPermissionRequest = request<RequestPermissionParams, RequestPermissionResult>(Methods.requestPermission);

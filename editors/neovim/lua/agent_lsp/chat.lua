@@ -1,4 +1,7 @@
---- The chat: a markdown buffer per session.
+--- The chat's view: a markdown buffer per session, its windows, keymaps
+--- and input. The chat's model and its updates are chat/state.lua (pure,
+--- tested headless); what each part looks like is chat/render.lua; this
+--- file puts their lines in the buffer.
 ---
 --- Layout of the buffer:
 ---
@@ -20,11 +23,12 @@
 local client = require('agent_lsp.client')
 local config = require('agent_lsp.config')
 local methods = require('agent_lsp.methods')
+local render_ = require('agent_lsp.chat.render')
+local state = require('agent_lsp.chat.state')
 local util = require('agent_lsp.util')
 
 local M = {}
 
-local U = methods.update
 local api = vim.api
 local ns = api.nvim_create_namespace('agent_lsp_chat')
 local augroup = api.nvim_create_augroup('agent_lsp_chat', { clear = true })
@@ -46,118 +50,55 @@ local by_session = {}
 local current
 local chat_count = 0
 
-local status_icon = {
-  pending = '○',
-  in_progress = '◐',
-  completed = '✓',
-  failed = '✗',
-}
-
-local split, notify, fire, err_message = util.lines, util.notify, util.fire, util.message
-
---- The longest run of backticks in lines.
----@param lines string[]
-local function longest_ticks(lines)
-  local n = 0
-  for _, l in ipairs(lines) do
-    for run in l:gmatch('`+') do
-      n = math.max(n, #run)
-    end
-  end
-  return n
-end
-
---- A code fence longer than any backtick run in lines, so the block is
---- never closed early by its own text.
----@param lines string[]
----@return string
-local function fence_for(lines)
-  return ('`'):rep(math.max(3, longest_ticks(lines) + 1))
-end
-M._fence_for = fence_for
-
---- A value as inline code, with a delimiter its own backticks cannot end.
----@param v string
-local function inline_code(v)
-  local ticks = ('`'):rep(longest_ticks({ v }) + 1)
-  local pad = (v:sub(1, 1) == '`' or v:sub(-1) == '`') and ' ' or ''
-  return ticks .. pad .. v .. pad .. ticks
-end
-
---- The fence a line opens or closes (CommonMark: up to 3 spaces, then 3+
---- backticks or tildes), as {char, len}.
----@param line string
----@return {char: string, len: integer}?
-local function fence_of(line)
-  local run = line:match('^ ? ? ?(```+)') or line:match('^ ? ? ?(~~~+)')
-  if run then
-    return { char = run:sub(1, 1), len = #run }
-  end
-end
-
---- Whether line closes the open fence f.
-local function closes(line, f)
-  local run = line:match('^ ? ? ?(' .. vim.pesc(f.char) .. '+)%s*$')
-  return run ~= nil and #run >= f.len
-end
-
---- The inline code spans of a prose line, as byte ranges (1-based,
---- inclusive, backticks included). A backtick run with no closing run of
---- the same length is literal text, as in CommonMark.
----@param line string
----@return integer[][]
-local function code_spans(line)
-  local spans, i = {}, 1
-  while true do
-    local s, e = line:find('`+', i)
-    if not s then
-      return spans
-    end
-    local len, j, close = e - s + 1, e + 1, nil
-    while true do
-      local a, b = line:find('`+', j)
-      if not a then
-        break
-      end
-      if b - a + 1 == len then
-        close = b
-        break
-      end
-      j = b + 1
-    end
-    if close then
-      table.insert(spans, { s, close })
-      i = close + 1
-    else
-      i = e + 1
-    end
-  end
-end
-M._code_spans = code_spans
+local notify, fire, err_message = util.notify, util.fire, util.message
+local fence_of, closes, code_spans = render_.fence_of, render_.closes, render_.code_spans
+-- The markdown rules, for the tests (they live in chat/render.lua).
+M._code_spans = render_.code_spans
+M.markdown_block = render_.markdown_block
 
 ---@class agent_lsp.Chat
 ---@field buf integer
 ---@field root string
 ---@field client_id integer?
----@field session_id string?
----@field busy boolean         a prompt (or a load) is running
+---@field state agent_lsp.ChatState the model (chat/state.lua)
 ---@field queue table[]        updates waiting to be rendered
 ---@field last string          what the transcript's last line belongs to
 ---@field empty boolean        no transcript yet
 ---@field input_mark integer   extmark on the input header
----@field tools table<string, table> tool call blocks by toolCallId
+---@field blocks table<table, table> the buffer block of a state item or tool call
 ---@field thought table?       the thinking block being streamed
----@field plan table?          the plan block of this turn
----@field modes table?         {currentModeId, availableModes}
----@field config_options table[]?
----@field commands table[]?    available slash commands
----@field usage table?
----@field context table[]      content blocks attached to the next prompt
----@field context_labels string[]
----@field stop_reason string?  of the last turn
 ---@field spans_autocmd integer keeps code spans whole on scroll and resize
 local Chat = {}
-Chat.__index = Chat
+
+--- The state's fields a chat reads and writes as its own (chat.busy,
+--- chat.modes, ...): the rest of the plugin and the tests use them.
+local forwarded = {
+  session_id = true,
+  busy = true,
+  modes = true,
+  models = true,
+  config_options = true,
+  commands = true,
+  usage = true,
+  stop_reason = true,
+  context = true,
+  context_labels = true,
+}
+
+Chat.__index = function(self, k)
+  if forwarded[k] then
+    return rawget(self, 'state')[k]
+  end
+  return Chat[k]
+end
+
+Chat.__newindex = function(self, k, v)
+  if forwarded[k] then
+    rawget(self, 'state')[k] = v
+  else
+    rawset(self, k, v)
+  end
+end
 
 --- Creates a chat buffer for a project root.
 ---@param root string
@@ -168,14 +109,12 @@ function Chat.new(root)
   local self = setmetatable({
     buf = buf,
     root = root,
-    busy = false,
+    state = state.new(),
     queue = {},
     last = 'none',
     empty = true,
-    tools = {},
+    blocks = {},
     folds = {},
-    context = {},
-    context_labels = {},
     timer = assert(vim.uv.new_timer()),
     armed = false,
     last_render = -math.huge,
@@ -320,7 +259,6 @@ end
 
 ---@param text string
 function Chat:_agent_text(text)
-  self:_finish_thought()
   self:_ensure_agent()
   if self.last == 'block' then
     self:_append_lines({ '', '' })
@@ -356,13 +294,14 @@ function Chat:_markdown_rows(r1, r2)
     else
       self.md_fence = fence_of(line)
       local row = r1 + i - 1
-      local hashes = not self.md_fence and (line:match('^(#+)%s') or line:match('^(#+)$'))
-      if hashes and #hashes <= 6 then
-        local demoted = ('#'):rep(math.min(6, #hashes + 2))
-        api.nvim_buf_set_text(self.buf, row, 0, row, #hashes, { demoted })
+      local demoted, marker, old = nil, nil, nil
+      if not self.md_fence then
+        demoted, marker, old = render_.heading(line)
+      end
+      if demoted then
+        api.nvim_buf_set_text(self.buf, row, 0, row, old, { demoted })
         -- The heading reads as a heading (tree-sitter's highlight), not
         -- as "#### Plan"; the role headers keep their "## ".
-        local marker = #demoted + (line:sub(#hashes + 1, #hashes + 1) == ' ' and 1 or 0)
         api.nvim_buf_set_extmark(self.buf, heading_ns, row, 0, { end_col = marker, conceal = '' })
       end
       if not self.md_fence and #code_spans(line) > 0 then
@@ -457,7 +396,6 @@ end
 
 ---@param text string
 function Chat:_user_text(text)
-  self:_finish_thought()
   self:_end_text()
   if self.last ~= 'user' then
     if self.empty then
@@ -585,208 +523,24 @@ function Chat:_setup_window(win)
   end
 end
 
---- The one-line summary of a tool call.
----@param t table merged tool call
-function Chat:_tool_summary(t)
-  local status = t.status or methods.tool_status.pending
-  local title = t.title or t.kind or 'tool'
-  title = title:gsub('\n.*', ''):gsub(vim.pesc(self.root .. '/'), '')
-  -- A subagent's call is marked as nested under its Agent call.
-  local meta = type(t._meta) == 'table' and t._meta['agent-lsp']
-  if type(meta) == 'table' and meta[methods.subagent_meta.parent_tool_call] then
-    title = ('↳ [%s] %s'):format(meta[methods.subagent_meta.agent] or 'agent', title)
-  end
-  if t.awaiting and status == methods.tool_status.pending then
-    return ('⚑ %s · waiting for approval'):format(title)
-  end
-  return ('%s %s · %s'):format(status_icon[status] or '•', title, status:gsub('_', ' '))
-end
-
---- A tool's text content as chat lines. Text that starts with a code
---- fence is markdown from the agent (a Bash call's "```console" block) and
---- is shown as it is; other text is put in a code block of its own. Either
---- way no fence is left open, and at most `max` lines are kept.
----@param text string
----@param max integer
----@return string[]
-function M.markdown_block(text, max)
-  local lines = split(text)
-  local out = {}
-  local open
-  if not (lines[1] and fence_of(lines[1])) then
-    local f = fence_for(lines)
-    table.insert(out, f)
-    open = { char = '`', len = #f }
-    -- The wrapping fence is added, not counted as a line of text.
-    max = max + 1
-  end
-  for i, l in ipairs(lines) do
-    if #out >= max + 1 and i < #lines then
-      table.insert(out, ('… %d more lines'):format(#lines - i + 1))
-      break
-    end
-    table.insert(out, l)
-    if open then
-      if closes(l, open) then
-        open = nil
-      end
-    else
-      open = fence_of(l)
-    end
-  end
-  if open then
-    table.insert(out, (open.char):rep(open.len))
-  end
-  return out
-end
-
---- The folded details of a tool call.
----@param t table
----@return string[]
-function Chat:_tool_details(t)
-  local max = config.get().chat.tool_output_lines
-  local out = {}
-  local input = t.rawInput
-  local has_diff, has_block = false, false
-  for _, c in ipairs(t.content or {}) do
-    has_diff = has_diff or c.type == methods.content.diff
-    if c.type == methods.content.content and type(c.content) == 'table' and type(c.content.text) == 'string' then
-      has_block = has_block or fence_of(c.content.text) ~= nil
-    end
-  end
-  if type(input) == 'table' and type(input.command) == 'string' then
-    -- The agent's console block starts with the command itself.
-    if not has_block then
-      table.insert(out, inline_code('$ ' .. input.command:gsub('\n', ' ')))
-    end
-  elseif type(input) == 'table' and not vim.islist(input) then
-    local keys = vim.tbl_keys(input)
-    table.sort(keys)
-    for _, k in ipairs(keys) do
-      local v = input[k]
-      -- An edit's file and strings are in its diff.
-      local in_diff = k == 'file_path' or k == 'old_string' or k == 'new_string' or k == 'content' or k == 'edits'
-      if not (has_diff and in_diff) then
-        if type(v) == 'string' then
-          v = v:gsub(vim.pesc(self.root .. '/'), '')
-        else
-          local ok, json = pcall(vim.json.encode, v)
-          v = ok and json:gsub('\\/', '/') or vim.inspect(v)
-        end
-        v = v:gsub('\n', '⏎')
-        if #v > 160 then
-          v = vim.fn.strcharpart(v, 0, 160) .. '…'
-        end
-        -- As inline code: a glob's ** or a path's _ is not markdown.
-        table.insert(out, ('%s: %s'):format(k, inline_code(v)))
-      end
-    end
-  end
-  for _, c in ipairs(t.content or {}) do
-    if c.type == methods.content.diff then
-      local diff = require('agent_lsp.permission').unified(c)
-      local f = fence_for(diff)
-      table.insert(out, f .. 'diff')
-      for i, l in ipairs(diff) do
-        if i > max * 3 then
-          table.insert(out, ('… %d more lines'):format(#diff - i + 1))
-          break
-        end
-        table.insert(out, l)
-      end
-      table.insert(out, f)
-    elseif c.type == methods.content.content and type(c.content) == 'table' and type(c.content.text) == 'string' then
-      vim.list_extend(out, M.markdown_block(c.content.text, max))
-    elseif c.type == methods.content.terminal then
-      table.insert(out, '(terminal ' .. tostring(c.terminalId) .. ')')
-    end
-  end
-  return out
-end
-
-local answer_word = {
-  [methods.permission_answer.allowed] = 'Allowed',
-  [methods.permission_answer.rejected] = 'Rejected',
-  [methods.permission_answer.cancelled] = 'Cancelled',
-}
-
---- The line recording the answer to a tool call's permission request,
---- under the tool's own row: "Allowed", or with the standing rule chosen
---- in the option's words ("Allowed: Always allow edits to calc.go"), or nil.
----@param p table? {outcome, optionId, name}
----@return string?, string? hl
-local function answer_line(p)
-  if type(p) ~= 'table' or type(p.outcome) ~= 'string' then
-    return nil
-  end
-  local word = answer_word[p.outcome] or p.outcome
-  local hl = p.outcome == methods.permission_answer.allowed and 'DiagnosticOk' or 'DiagnosticWarn'
-  -- The option's kind when answered here; the agent's update names the
-  -- option by id (allow_always, reject_always).
-  local which = p.kind or p.optionId
-  local always = type(which) == 'string' and which:find('always', 1, true) ~= nil
-  if always and type(p.name) == 'string' and p.name ~= '' and p.outcome ~= methods.permission_answer.cancelled then
-    return ('%s: %s'):format(word, p.name), hl
-  end
-  return word, hl
-end
-M._answer_line = answer_line
-
-local function final(status)
-  return status == methods.tool_status.completed or status == methods.tool_status.failed
-end
-
----@param u table tool_call or tool_call_update
-function Chat:_tool(u)
-  self:_finish_thought()
-  local id = u.toolCallId or ''
-  local b = self.tools[id]
+--- Draws a tool call's block (render.tool): the summary, the answer to
+--- its permission request, and once it ended its details in a closed fold.
+---@param t table the tool call (state.tools[id])
+function Chat:_draw_tool(t)
+  local b = self.blocks[t]
   if not b then
-    local t = vim.deepcopy(u)
-    t.sessionUpdate = nil
-    b = self:_append_block({ self:_tool_summary(t) })
-    b.tool = t
-    self.tools[id] = b
+    b = self:_append_block({ render_.tool_summary(t, self.root) })
+    self.blocks[t] = b
     table.insert(self.folds, b)
-  else
-    for k, v in pairs(u) do
-      if k ~= 'sessionUpdate' and v ~= vim.NIL then
-        b.tool[k] = v
-      end
-    end
   end
-  local t = b.tool
-  -- The answer to its permission request, live and replayed alike.
-  local answered = util.meta(u)[methods.meta.permission]
-  if type(answered) == 'table' then
-    t.permission = answered
-  end
-  if u.status and u.status ~= methods.tool_status.pending then
-    t.awaiting = nil
-  end
-  self:_render_tool(b)
-end
-
---- Draws a tool call's block: the summary, the answer to its permission
---- request, and once it ended its details in a closed fold.
-function Chat:_render_tool(b)
-  local t = b.tool
-  local lines = { self:_tool_summary(t) }
-  local perm, hl = answer_line(t.permission)
-  if perm then
-    table.insert(lines, '  ' .. perm)
-  end
-  local fold = final(t.status)
-  if fold then
-    vim.list_extend(lines, self:_tool_details(t))
-  end
-  self:_replace_block(b, lines, fold, perm and 1 or 0)
+  local r = render_.tool(t, self.root)
+  self:_replace_block(b, r.lines, r.fold, r.fold_from)
   local row = self:_block_row(b)
-  if perm then
+  if r.answer then
     b.perm_hl = api.nvim_buf_set_extmark(self.buf, ns, row + 1, 2, {
       id = b.perm_hl,
-      end_col = 2 + #perm,
-      hl_group = hl,
+      end_col = 2 + #r.answer,
+      hl_group = r.answer_hl,
     })
   elseif b.perm_hl then
     api.nvim_buf_del_extmark(self.buf, ns, b.perm_hl)
@@ -794,88 +548,35 @@ function Chat:_render_tool(b)
   end
 end
 
---- The user answered a permission request here: record it in the chat
---- at once. The agent's own record (the tool_call_update's
---- `_meta["agent-lsp"].permission`) replaces it when it comes; an older
---- agent sends none.
-function Chat:_on_answered(u)
-  local b = u.tool_call_id and self.tools[u.tool_call_id]
-  if b and b.tool and not b.tool.permission then
-    b.tool.permission = u.permission
-    b.tool.awaiting = nil
-    self:_render_tool(b)
+--- Streams thinking into its block (its first line only, until it ends).
+function Chat:_thought_text()
+  if not self.thought then
+    self.thought = self:_append_block({ render_.thinking })
+    table.insert(self.folds, self.thought)
   end
-end
-
---- Marks a tool call as waiting for the user's approval.
-function Chat:_awaiting(tool)
-  local id = tool and tool.toolCallId
-  local b = id and self.tools[id]
-  if not b then
-    self:_tool(vim.tbl_extend('force', tool or {}, { sessionUpdate = U.tool_call }))
-    b = self.tools[id or '']
-  end
-  if b and not final(b.tool.status) then
-    b.tool.awaiting = true
-    self:_render_tool(b)
-  end
-end
-
----@param text string
-function Chat:_thought_text(text)
-  local th = self.thought
-  if not th then
-    th = self:_append_block({ '💭 Thinking…' })
-    th.parts = {}
-    th.size = 0
-    self.thought = th
-    table.insert(self.folds, th)
-  end
-  table.insert(th.parts, text)
-  th.size = th.size + #text
 end
 
 --- Ends the thinking block: its text goes into a closed fold.
-function Chat:_finish_thought()
+---@param item table the thought item
+function Chat:_finish_thought(item)
   local th = self.thought
   if not th then
     return
   end
   self.thought = nil
-  local lines = split(table.concat(th.parts))
-  local summary = ('💭 Thought · %d line%s'):format(#lines, #lines == 1 and '' or 's')
-  table.insert(lines, 1, summary)
-  self:_replace_block(th, lines, true)
+  self:_replace_block(th, render_.thought(item), true)
 end
 
-local plan_mark = {
-  completed = '- [x] ',
-  in_progress = '- [ ] ',
-  pending = '- [ ] ',
-}
-
----@param u table plan update
-function Chat:_plan(u)
-  self:_finish_thought()
-  local lines = { '**Plan**' }
-  for _, e in ipairs(u.entries or {}) do
-    local line = (plan_mark[e.status] or '- [ ] ') .. tostring(e.content or ''):gsub('\n', ' ')
-    if e.status == methods.plan_status.in_progress then
-      line = line .. ' ← in progress'
-    end
-    table.insert(lines, line)
-  end
-  if self.plan then
-    self:_replace_block(self.plan, lines, false)
+--- Draws the plan block of this turn.
+---@param item table the plan item
+function Chat:_plan(item)
+  local lines = render_.plan(item.entries)
+  local b = self.blocks[item]
+  if b then
+    self:_replace_block(b, lines, false)
   else
-    self.plan = self:_append_block(lines)
+    self.blocks[item] = self:_append_block(lines)
   end
-end
-
---- A one-block notice in the transcript.
-function Chat:_notice(lines)
-  self:_finish_thought()
-  self:_append_block(lines)
 end
 
 --- The text on the input header: state, mode, usage.
@@ -883,45 +584,7 @@ function Chat:_refresh_header()
   if not api.nvim_buf_is_valid(self.buf) then
     return
   end
-  local keys = config.get().chat.keymaps
-  local parts = {}
-  if self.busy then
-    table.insert(parts, { '  ◐ working', 'DiagnosticWarn' })
-    if keys.cancel then
-      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
-    end
-    if keys.send then
-      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment' })
-    end
-  elseif keys.send then
-    table.insert(parts, { ('  %s sends'):format(keys.send), 'Comment' })
-  end
-  local mode = self.modes and self.modes.currentModeId
-  if mode then
-    table.insert(parts, { ' · mode: ' .. mode, 'Comment' })
-  end
-  if self.usage and self.usage.used then
-    local u = self.usage
-    local function k(n)
-      return n < 1000 and tostring(n) or n < 10000 and ('%.1fk'):format(n / 1000) or ('%dk'):format(math.floor(n / 1000 + 0.5))
-    end
-    local s = ' · ' .. k(u.used)
-    if u.size then
-      s = s .. '/' .. k(u.size)
-    end
-    s = s .. ' tokens'
-    if type(u.cost) == 'table' and u.cost.amount then
-      s = s .. (' · $%.3f'):format(u.cost.amount)
-    end
-    table.insert(parts, { s, 'Comment' })
-  end
-  local virt_lines
-  if #self.context_labels > 0 then
-    virt_lines = {}
-    for _, l in ipairs(self.context_labels) do
-      table.insert(virt_lines, { { '📎 ' .. l, 'Comment' } })
-    end
-  end
+  local parts, virt_lines = render_.header(self.state, config.get().chat.keymaps)
   local row = self:_header_row()
   api.nvim_buf_set_extmark(self.buf, ns, row, 0, {
     id = self.input_mark,
@@ -933,7 +596,8 @@ function Chat:_refresh_header()
 end
 
 --- Renders what the queue holds. Called by the timer; at most one render
---- per render interval.
+--- per render interval. The state takes each update; the view draws what
+--- changed, consecutive streamed text of one kind as one append.
 function Chat:render()
   if not api.nvim_buf_is_valid(self.buf) or #self.queue == 0 then
     return
@@ -942,43 +606,23 @@ function Chat:render()
   self.queue = {}
   self.last_render = vim.uv.now()
   M.stats.renders = M.stats.renders + 1
+  local ops = {}
+  for _, u in ipairs(q) do
+    state.apply(self.state, u, ops)
+  end
   local after = {}
   self:_edit(function()
-    local i = 1
-    while i <= #q do
-      local u = q[i]
-      local kind = u.sessionUpdate or u.kind
-      if kind == U.agent_message_chunk or kind == U.user_message_chunk or kind == U.agent_thought_chunk then
-        -- Consecutive chunks of one kind become one append.
-        local parts = {}
-        while i <= #q and (q[i].sessionUpdate or q[i].kind) == kind do
-          local c = q[i].content
-          if type(c) == 'table' and type(c.text) == 'string' then
-            table.insert(parts, c.text)
-          elseif type(c) == 'table' and c.type == methods.content.resource_link then
-            table.insert(parts, ('\n📎 %s\n'):format(c.name or c.uri))
-          end
-          i = i + 1
-        end
-        local text = table.concat(parts)
-        if text ~= '' then
-          if kind == U.agent_message_chunk then
-            self:_agent_text(text)
-          elseif kind == U.user_message_chunk then
-            self:_finish_thought()
-            self:_user_text(text)
-          else
-            self:_thought_text(text)
-          end
-        end
+    for _, op in ipairs(ops) do
+      if op.op == 'agent_text' then
+        self:_agent_text(table.concat(op.parts))
+      elseif op.op == 'user_text' then
+        self:_user_text(table.concat(op.parts))
+      elseif op.op == 'thought_text' then
+        self:_thought_text()
       else
-        i = i + 1
-        local fn = self['_on_' .. kind]
-        if fn then
-          local ok, err = pcall(fn, self, u, after)
-          if not ok then
-            vim.notify('agent-lsp: rendering ' .. kind .. ': ' .. tostring(err), vim.log.levels.ERROR)
-          end
+        local ok, err = pcall(self._draw[op.op], self, op, after)
+        if not ok then
+          vim.notify('agent-lsp: rendering ' .. op.op .. ': ' .. tostring(err), vim.log.levels.ERROR)
         end
       end
     end
@@ -989,99 +633,48 @@ function Chat:render()
   end
 end
 
-Chat['_on_' .. U.tool_call] = function(self, u)
-  self:_tool(u)
+--- How the view draws each change of the state (state.apply's ops).
+Chat._draw = {}
+
+Chat._draw.thought_end = function(self, op)
+  self:_finish_thought(op.item)
 end
-Chat['_on_' .. U.tool_call_update] = function(self, u)
-  self:_tool(u)
+Chat._draw.tool = function(self, op)
+  self:_draw_tool(op.tool)
 end
-Chat['_on_' .. U.plan] = function(self, u)
-  self:_plan(u)
+Chat._draw.plan = function(self, op)
+  self:_plan(op.item)
 end
-Chat['_on_' .. U.available_commands_update] = function(self, u)
-  self.commands = u.availableCommands
+Chat._draw.header = function() end
+Chat._draw.notice = function(self, op)
+  self:_append_block(render_.notice(op.item))
 end
-Chat['_on_' .. U.current_mode_update] = function(self, u)
-  self.modes = self.modes or { availableModes = methods.default_modes }
-  self.modes.currentModeId = u.currentModeId
-end
-Chat['_on_' .. U.usage_update] = function(self, u)
-  self.usage = u
-end
-Chat['_on_' .. U.config_option_update] = function(self, u)
-  self.config_options = u.configOptions
+Chat._draw.end_text = function(self)
+  self:_end_text()
 end
 
 --- A prompt sent by this editor: the user's block.
-function Chat:_on_user(u)
-  self:_finish_thought()
-  self.plan = nil
+Chat._draw.prompt = function(self, op)
   -- A new prompt always opens its own "## You" block, even right after a
   -- replayed user message.
   self.last = 'new_prompt'
-  self:_user_text(u.text)
-  if #u.labels > 0 then
-    local lines = { '' }
-    for _, l in ipairs(u.labels) do
-      table.insert(lines, '📎 ' .. l)
-    end
+  self:_user_text(state.text(op.item))
+  local lines = render_.labels(op.item.labels)
+  if lines then
     self:_append_lines(lines)
   end
   self.last = 'user'
 end
 
-function Chat:_on_status(u)
-  local icon = (u.status_kind == methods.status_kind.info) and 'ℹ' or '⚠'
-  self:_notice({ ('> %s %s'):format(icon, tostring(u.message or ''):gsub('\n', ' ')) })
-end
-
-function Chat:_on_error(u)
-  self:_error_notice(tostring(u.message):gsub('\n', ' '))
-end
-
---- An error in the transcript, as a quoted bold line.
----@param msg string
-function Chat:_error_notice(msg)
-  local lines = { '> ✗ **' .. msg .. '**' }
-  if msg:find(methods.no_provider_message, 1, true) or msg:find('No model is configured', 1, true) then
-    table.insert(lines, '> `:checkhealth agent_lsp` shows what is set and what is missing.')
-  end
-  self:_notice(lines)
-end
-
---- The no-model state, from the initialize or session/new result: shown
---- once in the chat (the sidecar also says it with vim.notify).
----@param problem string
-function Chat:_on_provider_problem(u)
-  if self.problem_shown == u.message then
-    return
-  end
-  self.problem_shown = u.message
-  self:_error_notice(u.message)
-end
-
 --- The end of a turn.
-function Chat:_on_stop(u, after)
-  self:_finish_thought()
-  self:_end_text()
-  for _, b in pairs(self.tools) do
-    if b.tool and b.tool.awaiting then
-      b.tool.awaiting = nil
-      self:_render_tool(b)
-    end
-  end
-  if u.error then
-    local msg = err_message(u.error):gsub('\n', ' ')
-    self:_error_notice(msg)
+Chat._draw.stop = function(self, op, after)
+  if op.error then
+    local msg = err_message(op.error):gsub('\n', ' ')
     table.insert(after, function()
       -- Styled as an error and kept in :messages.
-      util.error(msg, M.fix_hint(u.error))
+      util.error(msg, M.fix_hint(op.error))
     end)
-  elseif u.reason and u.reason ~= methods.stop_reason.end_turn then
-    self:_notice({ ('> ⏹ stopped: %s'):format(u.reason:gsub('_', ' ')) })
   end
-  self.busy = false
-  self.stop_reason = u.reason
   local session_id = self.session_id
   table.insert(after, function()
     if session_id then
@@ -1090,8 +683,8 @@ function Chat:_on_stop(u, after)
     fire('AgentLspTurnEnd', {
       buf = self.buf,
       session_id = session_id,
-      stop_reason = u.reason,
-      error = u.error and err_message(u.error) or nil,
+      stop_reason = op.reason,
+      error = op.error and err_message(op.error) or nil,
     })
   end)
 end
@@ -1125,18 +718,9 @@ function Chat:_bind(session_id, result)
   if self.session_id and by_session[self.session_id] == self then
     by_session[self.session_id] = nil
   end
-  self.session_id = session_id
+  state.bind(self.state, session_id, result)
   by_session[session_id] = self
   if type(result) == 'table' then
-    if result.modes then
-      self.modes = result.modes
-    end
-    if result.models then
-      self.models = result.models
-    end
-    if result.configOptions then
-      self.config_options = result.configOptions
-    end
     local problem = util.meta(result)[methods.meta.provider_problem]
     if type(problem) == 'string' and problem ~= '' then
       self:push({ kind = 'provider_problem', message = problem })
@@ -1235,9 +819,7 @@ function Chat:send(text, extra)
   end
   vim.list_extend(prompt, links)
   vim.list_extend(labels, link_labels)
-  self.context, self.context_labels = {}, {}
-  self.busy = true
-  self.stop_reason = nil
+  state.take_context(self.state)
   self:push({ kind = 'user', text = text ~= '' and text or '(attached context)', labels = labels })
   local function fail(err)
     self:push({ kind = 'stop', error = err })
@@ -1573,7 +1155,7 @@ function M.on_permission(client_id, req)
   end
 end
 
---- A permission request was answered here (see Chat:_on_answered).
+--- A permission request was answered here (the state's "answered" event).
 ---@param req agent_lsp.PermissionRequest
 ---@param o table? the option chosen (nil when cancelled)
 function M.on_answered(req, o)
@@ -1609,10 +1191,6 @@ function M.on_provider_problem(client_id, problem)
       chat:push({ kind = 'provider_problem', message = problem })
     end
   end
-end
-
-function Chat:_on_awaiting(u)
-  self:_awaiting(u.tool)
 end
 
 --- The sidecar exited: running turns end with an error.

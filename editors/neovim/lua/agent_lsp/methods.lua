@@ -1,84 +1,34 @@
 --- The protocol's vocabulary, mirrored from docs/protocol.md.
 ---
 --- Every method name, update kind and enum value the plugin sends or reads
---- lives here, so a change of the contract is a change of this one file.
+--- lives here; those the Go side has constants for come from
+--- methods_gen.lua, generated from schema/.
 local M = {}
 
---- Requests and notifications.
-M.method = {
-  -- editor -> agent
-  session_new = 'session/new',
-  session_prompt = 'session/prompt',
-  session_cancel = 'session/cancel', -- notification
-  session_set_mode = 'session/set_mode',
-  session_set_model = 'session/set_model',
-  session_set_config_option = 'session/set_config_option',
-  session_list = 'session/list',
-  session_load = 'session/load',
-  session_resume = 'session/resume',
-  session_fork = 'session/fork',
-  session_close = 'session/close',
-  cancel_request = '$/cancelRequest', -- notification, both directions
+--- The tables generated from the Go schema (methods_gen.lua, checked by
+--- internal/protocheck): method names, update kinds, stop reasons, tool
+--- statuses and kinds, permission option kinds, content types and
+--- agent/status kinds. The rest of this file has no Go constants to come
+--- from.
+local gen = require('agent_lsp.methods_gen')
 
-  -- agent -> editor
-  session_update = 'session/update', -- notification
-  session_request_permission = 'session/request_permission', -- request
-  agent_status = 'agent/status', -- notification
-  agent_diagnostics = 'agent/diagnostics', -- request: the editor's diagnostics of a buffer
-  workspace_apply_edit = 'workspace/applyEdit', -- request
-}
+--- Requests and notifications (editor -> agent, agent -> editor).
+M.method = gen.method
 
 --- `update.sessionUpdate` of a session/update notification.
-M.update = {
-  user_message_chunk = 'user_message_chunk',
-  agent_message_chunk = 'agent_message_chunk',
-  agent_thought_chunk = 'agent_thought_chunk',
-  tool_call = 'tool_call',
-  tool_call_update = 'tool_call_update',
-  plan = 'plan',
-  available_commands_update = 'available_commands_update',
-  current_mode_update = 'current_mode_update',
-  usage_update = 'usage_update',
-  config_option_update = 'config_option_update',
-}
+M.update = gen.update
 
 --- `stopReason` of a session/prompt result.
-M.stop_reason = {
-  end_turn = 'end_turn',
-  max_tokens = 'max_tokens',
-  max_turn_requests = 'max_turn_requests',
-  refusal = 'refusal',
-  cancelled = 'cancelled',
-}
+M.stop_reason = gen.stop_reason
 
 --- Tool call `status`: pending -> in_progress -> completed | failed.
-M.tool_status = {
-  pending = 'pending',
-  in_progress = 'in_progress',
-  completed = 'completed',
-  failed = 'failed',
-}
+M.tool_status = gen.tool_status
 
 --- Tool call `kind`.
-M.tool_kind = {
-  read = 'read',
-  edit = 'edit',
-  delete = 'delete',
-  move = 'move',
-  search = 'search',
-  execute = 'execute',
-  think = 'think',
-  fetch = 'fetch',
-  other = 'other',
-}
+M.tool_kind = gen.tool_kind
 
 --- Permission option `kind`.
-M.permission_kind = {
-  allow_once = 'allow_once',
-  allow_always = 'allow_always',
-  reject_once = 'reject_once',
-  reject_always = 'reject_always',
-}
+M.permission_kind = gen.permission_kind
 
 --- `_meta["agent-lsp"].kind` of a request to trust a folder.
 M.folder_trust = 'folderTrust'
@@ -137,23 +87,11 @@ M.plan_status = {
 }
 
 --- agent/status `kind`.
-M.status_kind = {
-  retry = 'retry',
-  warning = 'warning',
-  info = 'info',
-}
+M.status_kind = gen.status_kind
 
---- Content block `type` in prompts and updates.
-M.content = {
-  text = 'text',
-  image = 'image',
-  resource = 'resource',
-  resource_link = 'resource_link',
-  -- tool call content
-  content = 'content',
-  diff = 'diff',
-  terminal = 'terminal',
-}
+--- Content block `type` in prompts and updates, and tool call content
+--- `type` (content, diff, terminal).
+M.content = vim.tbl_extend('error', gen.content_block, gen.tool_content)
 
 --- JSON-RPC error codes the agent answers with.
 M.error_code = {
