@@ -26,7 +26,7 @@
 //     keys or other secrets. bwrap itself starts with no environment,
 //     because it is PID 1 inside and /proc/1/environ is readable there.
 //
-// Every git in a confined command gets GitConfig through GIT_CONFIG_COUNT
+// Every git in a confined command gets gitConfig through GIT_CONFIG_COUNT
 // (fsmonitor off, pager cat, hooks /dev/null, no credential helper, ssh
 // command, gpg program, alternate refs command, ext/file/all protocols
 // never, bare repositories only when explicit, ...), and the config file
@@ -44,7 +44,7 @@
 // looked for.
 //
 // Without bwrap the Confiner can only clear the environment (env -i with
-// the allowlist and GitConfig, plus empty values for the drivers the
+// the allowlist and gitConfig, plus empty values for the drivers the
 // workspace repositories' configs name): NewConfiner's warning says so
 // once, and the engine makes the policy ask for every command but a
 // short list (permission.Policy.SetUnconfined).
@@ -89,7 +89,7 @@
 //   - the sidecar's environment without its secrets (ANTHROPIC_*,
 //     OPENAI_*, CLAUDE_CODE_*, AGENT_LSP_*, AWS_BEARER_TOKEN_*, the ssh
 //     and gpg agent sockets, the D-Bus address, XDG_RUNTIME_DIR) and
-//     without GIT_* variables, replaced by GitConfig (the user's global
+//     without GIT_* variables, replaced by gitConfig (the user's global
 //     git config stays readable: it names who commits); TMPDIR=/tmp.
 //
 // A rule sandbox replaces the configured sandbox for these commands
