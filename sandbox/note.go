@@ -70,7 +70,8 @@ func (c *Confiner) grantNote(p, home string, granted []string, fsys settings.San
 		p = filepath.Join(home, p[2:])
 	}
 	p = filepath.Clean(p)
-	if p == "/" || p == home || slices.ContainsFunc(notGrantable, func(d string) bool { return within(d, p) }) {
+	inHome := home != "" && p != home && within(home, p)
+	if p == "/" || p == home || (!inHome && slices.ContainsFunc(notGrantable, func(d string) bool { return within(d, p) })) {
 		return "", "" // the system's, private or the kernel's
 	}
 	inAny := func(dirs []string) string {
