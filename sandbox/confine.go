@@ -28,13 +28,13 @@ var envAllow = []string{"PATH", "LANG", "LANGUAGE", "TERM", "COLORTERM", "USER",
 const envProgram = "/usr/bin/env"
 
 // Confiner runs commands that the permission policy allowed without a
-// question (the classifier judged them harmless) in a sandbox that does
-// not depend on the settings: they see the workspace read-only (or
-// writable, for ConfineWorkspace, with the protected paths read-only),
-// the system's program and library folders, a private /tmp and /dev,
-// their own /proc; no network, no home directory, no other project, no
-// file a Read deny rule covers, and an environment built from an
-// allowlist. It is safe for concurrent use.
+// question (the classifier judged them harmless, or one of the user's
+// allow rules allowed them) in a sandbox that does not depend on the
+// settings' enabled flag: the read-only, workspace and rule profiles
+// (profiles.go). They see the workspace, the system's folders, the
+// granted toolchain folders and an empty home; no other file of the
+// host, no file a Read deny rule covers, and an environment without the
+// sidecar's secrets. It is safe for concurrent use.
 type Confiner struct {
 	bwrap string   // absolute path; "" when bubblewrap cannot run here
 	why   string   // why bubblewrap cannot run
