@@ -126,9 +126,9 @@ func (sb *Sandbox) Filesystem() settings.SandboxFilesystem {
 	return sb.fs
 }
 
-// ErrUnavailable is wrapped by Wrap's error when the sandbox cannot run
+// errUnavailable is wrapped by Wrap's error when the sandbox cannot run
 // and the settings forbid running unsandboxed.
-var ErrUnavailable = errors.New("sandbox unavailable")
+var errUnavailable = errors.New("sandbox unavailable")
 
 // Wrap returns the command line that runs argv inside the sandbox, and a
 // function to call once every process of the command has ended. It
@@ -143,7 +143,7 @@ func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	case sb == nil || !sb.enabled:
 		return argv, func() {}, nil
 	case sb.refusal != nil:
-		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, sb.refusal)
+		return nil, nil, fmt.Errorf("%w: %w", errUnavailable, sb.refusal)
 	case sb.bwrap == "":
 		return argv, func() {}, nil
 	}
