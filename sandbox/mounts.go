@@ -246,15 +246,16 @@ func grantMounts(m *mountPlan, home string, roots []string, fsys settings.Sandbo
 }
 
 // grantable returns p with symlinks resolved, when it exists and may be
-// shown: not "/", nor a folder that holds a workspace root (the roots
-// are shown on their own) or lies in one.
+// shown: not "/", nor a folder in a workspace root (the root shows it,
+// writable where the root is). A folder that holds a root is shown
+// below it (mountPlan mounts the root over it).
 func grantable(p string, roots []string) (string, bool) {
 	real, err := resolve(p)
 	if err != nil || real == "/" || !exists(real) {
 		return "", false
 	}
 	for _, r := range roots {
-		if within(real, r) || within(r, real) {
+		if within(r, real) {
 			return "", false
 		}
 	}
