@@ -103,7 +103,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 		s.confiner.Invalidate() // it may have changed the workspace
 	}
 	if res.IsError && use.Name == "Bash" {
-		res.Content += s.sandboxNote(verdict.confine)
+		res.Content += s.sandboxNote(verdict.confine, res.Content)
 	}
 	if ctx.Err() != nil && res.IsError {
 		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)

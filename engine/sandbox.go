@@ -70,7 +70,7 @@ func confinementOf(ctx context.Context) permission.Confinement {
 func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
 	level := confinementOf(ctx)
 	if level == permission.ConfineReadOnly {
-		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs()})
+		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs(), Filesystem: s.sandbox.Load().Filesystem()})
 	}
 	// The command may change the workspace: what the confiner found
 	// there (repositories, denied files) must be looked for again, now
@@ -87,9 +87,9 @@ func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, fun
 		// settings' sandbox says (its network and extra writable folders
 		// are followed). Without bubblewrap it runs as before: in the
 		// configured sandbox, or unconfined.
-		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), AllowWrite: sb.AllowWrite(), Deny: s.gate.policy.DenyReadGlobs()})
+		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), Filesystem: sb.Filesystem(), Deny: s.gate.policy.DenyReadGlobs()})
 	case level == permission.ConfineWorkspace:
-		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs()})
+		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs(), Filesystem: sb.Filesystem()})
 	case sb.Active():
 		wrapped, release, err = sb.Wrap(argv)
 	default:
@@ -108,18 +108,24 @@ func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, fun
 }
 
 // sandboxNote is what a failed Bash result adds so the model knows the
-// command ran held, and why it may have failed: no network, files outside
-// the workspace read-only or hidden. Empty for a command that ran as the
-// user's settings say.
-func (s *Session) sandboxNote(level permission.Confinement) string {
+// command ran held, and why it may have failed: no network, a folder the
+// sandbox did not grant (named, with the setting that grants it), files
+// outside the workspace read-only. Empty for a command that ran as the
+// user's settings say and met no missing grant.
+func (s *Session) sandboxNote(level permission.Confinement, output string) string {
+	sb := s.sandbox.Load()
+	grant := ""
+	if (level != permission.NotConfined && s.confiner.Available()) || sb.Active() {
+		grant = s.confiner.GrantNote(output, sb.Filesystem())
+	}
 	switch {
 	case level != permission.ConfineRule || !s.confiner.Available():
 		// The classifier's sandboxes are described in the Bash tool's
 		// description; a failing grep there should stay short.
-		return ""
-	case level == permission.ConfineRule && s.sandbox.Load().AllowsAllHosts():
-		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)"
+		return grant
+	case sb.AllowsAllHosts():
+		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: it sees the workspace, the system's folders and the granted toolchain folders, read-only outside the workspace, and an empty home. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)" + grant
 	default:
-		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: there is no network (the settings' sandbox.network.allowedDomains does not list \"*\"), files outside the workspace are read-only, the user's credentials are hidden. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)"
+		return "\n(The command ran in agent-lsp's write sandbox, where commands allowed by a rule or approved by the user run: there is no network (the settings' sandbox.network.allowedDomains does not list \"*\"), it sees the workspace, the system's folders and the granted toolchain folders, read-only outside the workspace, and an empty home. If it failed for that reason, run it again with dangerouslyDisableSandbox: true and say why in its description: the user is asked whether to run it outside the sandbox.)" + grant
 	}
 }

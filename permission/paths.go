@@ -3,10 +3,9 @@ package permission
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
+	"github.com/agent-lsp/agent-lsp/sandbox"
 )
 
 // within reports whether p is root or lies under it; both clean and
@@ -48,63 +47,11 @@ func realPath(cwd, p string) string {
 // every workspace.
 const unresolvedPath = "/proc/self/unresolved"
 
-// protectedDirs are directories inside a workspace whose files can run
-// code or change permissions (git hooks and config, these very settings,
-// editor tasks), so changing them always asks.
-var protectedDirs = map[string]bool{".git": true, ".claude": true, ".vscode": true, ".idea": true, ".husky": true}
-
-// protectedFiles are single files with the same power (the hook
-// managers' configurations name the commands their git hooks run).
-var protectedFiles = map[string]bool{".mcp.json": true, ".envrc": true, ".gitconfig": true, ".bashrc": true, ".zshrc": true, ".profile": true,
-	".pre-commit-config.yaml": true, "lefthook.yml": true, ".lefthook.yml": true, "lefthook-local.yml": true}
-
-// protected reports whether changing p should always ask.
-func protected(roots []string, p string) bool {
-	if protectedFiles[filepath.Base(p)] {
-		return true
-	}
-	for _, r := range roots {
-		if !within(r, p) {
-			continue
-		}
-		rel, err := filepath.Rel(r, p)
-		if err != nil {
-			return true
-		}
-		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-			if protectedDirs[part] {
-				return true
-			}
-		}
-		// A git directory under another name: a .git file saying
-		// "gitdir: realgit", a bare repository, a folder .git/commondir
-		// names. Its config and hooks run programs just the same.
-		for d := p; within(r, d); d = filepath.Dir(d) {
-			if isGitDir(d) {
-				return true
-			}
-			if d == r {
-				break
-			}
-		}
-	}
-	return false
-}
-
-// isGitDir reports whether dir looks like a git directory, as git itself
-// tells (setup.c is_git_directory): a HEAD file and objects and refs
-// folders.
-func isGitDir(dir string) bool {
-	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
+// protected reports whether changing p should always ask: what it
+// holds could run later without a question (sandbox.Protected: dot-files
+// and dot-folders anywhere in the workspace, editor workspace files, git
+// directories, the places the repository's git config names).
+func protected(roots []string, p string) bool { return sandbox.Protected(roots, p) }
 
 // homeDir returns the home directory, or "" when unknown.
 func homeDir() string {

@@ -15,26 +15,9 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
+	"github.com/agent-lsp/agent-lsp/settings"
 	"github.com/bmatcuk/doublestar/v4"
 )
-
-// systemDirs are the host folders a confined command sees, read-only:
-// programs, libraries and the system's configuration. A symlink among
-// them (merged /usr) is recreated as a symlink.
-var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
-
-// etcSecrets are files and folders under /etc that a confined command
-// does not see: password hashes, host keys, private keys.
-var etcSecrets = []string{
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
-	"/etc/ssh", "/etc/ssl/private", "/etc/security/opasswd", "/etc/wireguard", "/etc/NetworkManager/system-connections",
-	"/etc/letsencrypt", "/etc/docker", "/etc/machine-id", "/etc/krb5.keytab", "/etc/git-credentials",
-}
-
-// systemSockets are folders outside /run and /tmp (which the rule
-// sandbox hides whole) that hold daemons' sockets granting root: a
-// read-only mount does not stop connect().
-var systemSockets = []string{"/var/snap/lxd/common/lxd", "/var/lib/lxd", "/var/snap/docker/common", "/var/snap/microk8s/common/run"}
 
 // envAllow are the variables a confined command gets from the sidecar's
 // environment; LC_* are kept too. Everything else (API keys, tokens,
@@ -44,17 +27,14 @@ var envAllow = []string{"PATH", "LANG", "LANGUAGE", "TERM", "COLORTERM", "USER",
 // envProgram runs a program with a given environment.
 const envProgram = "/usr/bin/env"
 
-// confinedHome is HOME inside a confined sandbox: its private /tmp.
-const confinedHome = "/tmp"
-
 // Confiner runs commands that the permission policy allowed without a
-// question (the classifier judged them harmless) in a sandbox that does
-// not depend on the settings: they see the workspace read-only (or
-// writable, for ConfineWorkspace, with the protected paths read-only),
-// the system's program and library folders, a private /tmp and /dev,
-// their own /proc; no network, no home directory, no other project, no
-// file a Read deny rule covers, and an environment built from an
-// allowlist. It is safe for concurrent use.
+// question (the classifier judged them harmless, or one of the user's
+// allow rules allowed them) in a sandbox that does not depend on the
+// settings' enabled flag: the read-only, workspace and rule profiles
+// (profiles.go). They see the workspace, the system's folders, the
+// granted toolchain folders and an empty home; no other file of the
+// host, no file a Read deny rule covers, and an environment without the
+// sidecar's secrets. It is safe for concurrent use.
 type Confiner struct {
 	bwrap string   // absolute path; "" when bubblewrap cannot run here
 	why   string   // why bubblewrap cannot run
@@ -74,19 +54,19 @@ type Options struct {
 	// rules).
 	Deny []string
 	// Rule is for a command that one of the user's allow rules allowed:
-	// instead of only the system's folders, it sees the host's whole
-	// filesystem read-only, the user's home included, but with the
-	// secrets of homeSecrets and every file a Read deny rule covers
-	// hidden; /tmp is private and /run hidden; the workspace roots are
-	// writable (Writable is implied), their protected paths read-only;
-	// the environment is the sidecar's without its secrets (ruleEnv).
+	// the workspace roots are writable (Writable is implied), their
+	// protected paths read-only, the settings' allowWrite folders
+	// writable; the environment is the sidecar's without its secrets
+	// (ruleEnv).
 	Rule bool
 	// Network, with Rule, leaves the network on (the settings' sandbox
 	// allows every host).
 	Network bool
-	// AllowWrite, with Rule, are more writable folders (the settings'
-	// sandbox.filesystem.allowWrite: build caches and the like).
-	AllowWrite []string
+	// Filesystem is the settings' sandbox.filesystem: allowRead folders
+	// are shown read-only, denyRead ones hidden, denyWrite ones kept
+	// read-only, allowWrite ones writable with Rule (read-only
+	// otherwise).
+	Filesystem settings.SandboxFilesystem
 }
 
 var probed = struct {
@@ -161,101 +141,19 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	if found.err != nil {
 		return nil, nil, found.err
 	}
-	var extra [][2]string
-	if !found.complete {
-		// A repository config may hide where the walk did not reach:
-		// what it could name through drivers cannot be known, but an
-		// external diff is refused (diffs fail rather than run it).
-		extra = append(extra, [2]string{"diff.external", ""})
-	}
-	env := confinedEnv(extra...)
-	// bwrap's own process is PID 1 of the sandbox, where /proc/1/environ
-	// shows its environment: it starts with none.
-	args := append([]string{envProgram, "-i"}, kernelArgs(c.bwrap)...)
-	args = append(args, "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--clearenv")
-	args = append(args, dropCaps()...)
-	var masks []string
-	if o.Rule {
-		o.Writable = true
-		home := ruleHome()
-		outside, err := c.outsideDeny(o.Deny, home)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, m := range secretPaths(home) {
-			if c.insideRoots(m) || !c.visible(m) {
-				masks = append(masks, m) // never a folder that holds a root
-			}
-		}
-		// Last, over the writable folders too: /etc's secrets again
-		// (an allowWrite folder may hold /etc).
-		masks = append(append(append(masks, outside...), etcSecrets...), systemSockets...)
-		env = ruleEnv(extra...)
-		args = append([]string{envProgram, "-i"}, c.ruleArgs(o, home)...)
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		args = append(args, "--setenv", k, v)
-	}
-	for _, d := range systemDirs {
-		if o.Rule {
-			break // the whole filesystem is there already
-		}
-		fi, err := os.Lstat(d)
-		switch {
-		case err != nil:
-		case fi.Mode()&fs.ModeSymlink != 0:
-			if target, err := os.Readlink(d); err == nil {
-				args = append(args, "--symlink", target, d)
-			}
-		case fi.IsDir():
-			args = append(args, "--ro-bind", d, d)
-		}
-	}
-	if !o.Rule {
-		args = append(args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
-	}
-	args = append(args, maskArgs(etcSecrets)...)
-	bind := "--ro-bind"
-	if o.Writable {
-		bind = "--bind"
-	}
-	for _, r := range c.roots {
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-			args = append(args, bind, r, r)
-		}
-	}
-	for _, w := range o.AllowWrite {
-		if real, err := pathres.Resolve("/", w); err == nil && o.Rule {
-			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-				args = append(args, "--bind", real, real)
-			}
-		}
-	}
+	var args []string
 	release := func() {}
-	if o.Writable {
-		pargs, rel, err := protectArgs(c.roots)
-		if err != nil {
-			return nil, nil, fmt.Errorf("sandbox: %w", err)
-		}
-		release = rel
-		args = append(args, pargs...)
+	var err error
+	switch {
+	case o.Rule:
+		args, release, err = c.rule(o, found)
+	case o.Writable:
+		args, release, err = c.workspace(o, found)
+	default:
+		args, err = c.readOnly(o, found)
 	}
-	for _, cfg := range found.configs {
-		clean, err := sanitizedGitConfig(cfg)
-		if err != nil {
-			release()
-			return nil, nil, fmt.Errorf("sandbox: cannot hide the repository config %s: %w", cfg, err)
-		}
-		args = append(args, "--ro-bind", clean, cfg)
-		if wt := cfg + ".worktree"; exists(wt) {
-			args = append(args, "--ro-bind", "/dev/null", wt)
-		}
-	}
-	args = append(args, maskArgs(found.hidden)...)
-	args = append(args, maskArgs(masks)...)
-	for _, g := range found.hiddenGit {
-		args = append(args, maskArgs([]string{filepath.Join(g, "objects")})...)
+	if err != nil {
+		return nil, nil, err
 	}
 	args = append(args, "--")
 	return append(args, argv...), release, nil
@@ -281,53 +179,25 @@ func (c *Confiner) Contain(argv []string) []string {
 	return append(args, argv...)
 }
 
-// dropCaps returns the bwrap arguments that take every capability from
-// the sandboxed command. bwrap started by root (without a user namespace
-// of its own) keeps root's capabilities in the sandbox unless told
-// otherwise: the command could then remount the read-only workspace or
-// protected files writable (mount -o remount,rw,bind), set the host's
-// clock (date -s), load kernel modules or make device nodes. For other
-// users bwrap gives the command no capabilities already.
-func dropCaps() []string {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	return []string{"--cap-drop", "ALL"}
-}
-
-// confinedEnv is the environment of a confined command, with GitConfig
+// confinedEnv is the environment of a confined command, with gitConfig
 // and extra git config.
 func confinedEnv(extra ...[2]string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if slices.Contains(envAllow, k) || strings.HasPrefix(k, "LC_") {
+		if slices.Contains(envAllow, k) || slices.Contains(toolchainVars, k) || strings.HasPrefix(k, "LC_") {
 			env = append(env, kv)
 		}
 	}
 	if os.Getenv("PATH") == "" {
 		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
 	}
-	env = append(env, "HOME="+confinedHome, "TMPDIR=/tmp", "PAGER=cat")
-	return append(env, GitEnv(extra...)...)
-}
-
-// maskArgs hides each existing path: an empty read-only directory over a
-// directory, /dev/null over anything else.
-func maskArgs(paths []string) []string {
-	var args []string
-	for _, p := range paths {
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil || fi.Mode()&fs.ModeSymlink != 0:
-			// A symlink's target is hidden, or not mounted, on its own.
-		case fi.IsDir():
-			args = append(args, "--tmpfs", p, "--remount-ro", p)
-		default:
-			args = append(args, "--ro-bind", "/dev/null", p)
-		}
+	home := userHome()
+	if home == "" {
+		home = "/tmp"
 	}
-	return args
+	env = append(env, "HOME="+home, "TMPDIR=/tmp", "PAGER=cat")
+	return append(env, gitEnv(extra...)...)
 }
 
 // scanResult is what a walk of the workspace found for one set of deny
@@ -462,7 +332,7 @@ func holdsDenied(gitDir string, patterns []string) bool {
 	defer cancel()
 	git := func(args ...string) []byte {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + gitDir}, args...)...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"}, GitEnv(driverOverrides(filepath.Join(gitDir, "config"))...)...)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"}, gitEnv(driverOverrides(filepath.Join(gitDir, "config"))...)...)
 		out, _ := cmd.Output()
 		return out
 	}
@@ -579,7 +449,7 @@ func exists(p string) bool {
 
 // Git runs git with args in dir the way a command allowed without a
 // question runs: confined read-only (when bubblewrap works), with
-// GitConfig and an allowlisted environment. The sidecar uses it for its
+// gitConfig and an allowlisted environment. The sidecar uses it for its
 // own look at the repository (the system prompt's git status), so a
 // repository cannot make it run a program. A nil Confiner confines as
 // well as it can without bubblewrap.

@@ -62,7 +62,9 @@ func TestConfinedStopsHarm(t *testing.T) {
 	writeFiles(t, ws, map[string]string{"README.md": "hello\n", ".env": "TOKEN=ws-secret\n", "sub/.env": "TOKEN=sub-secret\n", "secrets/key": "private-secret\n"})
 	outside := outsideDir(t)
 	writeFiles(t, outside, map[string]string{"canary": "outside-secret\n"})
-	home, _ := os.UserHomeDir()
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{"home-canary": "home-secret\n"})
+	t.Setenv("HOME", home)
 	t.Setenv("AGENT_LSP_TEST_API_KEY", "sk-leaked-key")
 
 	var accepted atomic.Int32
@@ -95,7 +97,7 @@ func TestConfinedStopsHarm(t *testing.T) {
 		{"write the host's /tmp", "echo pwned > " + hostTmp, ""},
 		{"connect to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port), "CONNECTED"},
 		{"read outside the workspace", "cat " + filepath.Join(outside, "canary"), "outside-secret"},
-		{"list the home directory", "ls -la " + home + " && echo LISTED", "LISTED"},
+		{"list the home directory", "ls -la " + home + "; cat ~/home-canary", "home-secret"},
 		{"read a denied file", "cat .env sub/.env secrets/key; grep -r TOKEN .", "-secret"},
 		{"read the environment", "env; cat /proc/*/environ; ps axeww", "sk-leaked-key"},
 		{"read the environment by pid", "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done", "sk-leaked-key"},

@@ -10,14 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// GitConfig is the configuration every git command run without a
+// gitConfig returns the configuration every git command run without a
 // question gets (diff.external is missing: an empty value breaks every
 // diff, and the sanitised copies of the repositories' configs drop it), through GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/
 // GIT_CONFIG_VALUE_n (git 2.31+), which beats every config file: it
@@ -25,35 +24,37 @@ import (
 // named in the repository (diff.<name>.textconv, filter.<name>.*) cannot
 // be named here; the confining sandbox replaces .git/config with a
 // sanitised copy for them.
-var GitConfig = [][2]string{
-	{"core.fsmonitor", "false"},
-	{"core.pager", "cat"},
-	{"core.hooksPath", "/dev/null"},
-	{"core.sshCommand", "false"},
-	{"core.askPass", ""},
-	{"core.editor", "false"},
-	{"core.alternateRefsCommand", ""},
-	{"core.untrackedCache", "false"},
-	{"credential.helper", ""},
-	{"protocol.allow", "never"},
-	{"protocol.ext.allow", "never"},
-	{"protocol.file.allow", "never"},
-	{"gpg.program", "false"},
-	{"gpg.openpgp.program", "false"},
-	{"gpg.ssh.program", "false"},
-	{"gpg.x509.program", "false"},
-	{"log.showSignature", "false"},
-	{"uploadpack.packObjectsHook", ""},
-	{"sequence.editor", "false"},
-	{"safe.bareRepository", "explicit"},
-	{"fetch.negotiationAlgorithm", "noop"},
-	{"submodule.recurse", "false"},
+func gitConfig() [][2]string {
+	return [][2]string{
+		{"core.fsmonitor", "false"},
+		{"core.pager", "cat"},
+		{"core.hooksPath", "/dev/null"},
+		{"core.sshCommand", "false"},
+		{"core.askPass", ""},
+		{"core.editor", "false"},
+		{"core.alternateRefsCommand", ""},
+		{"core.untrackedCache", "false"},
+		{"credential.helper", ""},
+		{"protocol.allow", "never"},
+		{"protocol.ext.allow", "never"},
+		{"protocol.file.allow", "never"},
+		{"gpg.program", "false"},
+		{"gpg.openpgp.program", "false"},
+		{"gpg.ssh.program", "false"},
+		{"gpg.x509.program", "false"},
+		{"log.showSignature", "false"},
+		{"uploadpack.packObjectsHook", ""},
+		{"sequence.editor", "false"},
+		{"safe.bareRepository", "explicit"},
+		{"fetch.negotiationAlgorithm", "noop"},
+		{"submodule.recurse", "false"},
+	}
 }
 
-// GitEnv returns the environment that carries GitConfig and extra, plus
+// gitEnv returns the environment that carries gitConfig and extra, plus
 // the variables that keep git from paging, prompting or fetching.
-func GitEnv(extra ...[2]string) []string {
-	all := append(slices.Clone(GitConfig), extra...)
+func gitEnv(extra ...[2]string) []string {
+	all := append(gitConfig(), extra...)
 	env := []string{
 		"GIT_CONFIG_COUNT=" + strconv.Itoa(len(all)),
 		"GIT_PAGER=cat",

@@ -64,26 +64,31 @@ var placeholders = struct {
 	content map[string][]byte // of the placeholder files made, guarded by mu
 }{refs: map[string]int{}, content: map[string][]byte{}}
 
-// protectArgs returns the bwrap arguments that keep the protected paths of
-// roots read-only in a sandbox where the roots are writable. bwrap can
-// only mount over a path that exists, and the mount point it would create
-// for a missing one lands in the writable workspace, where the command
-// could then replace it. So a missing protected path gets a placeholder
-// on the host first (an empty directory, or a file holding "{}"), which
-// the sandbox mounts read-only over itself; release removes the
-// placeholders that no other running sandbox uses and that nobody
-// changed. Call release once every process of the command has ended.
-// It fails, and the command must not run, when a protected path is a
-// symlink (only its target could be mounted over; the link could be
-// replaced) or cannot get its placeholder.
-func protectArgs(roots []string) (args []string, release func(), err error) {
+// protectMounts keeps the protected paths of roots read-only in a
+// sandbox where the roots are writable: the paths of protectedInRoot and
+// of the git folders (planProtection), every entry runsLater names
+// (runsLaterIn), and the places the repository config names (gitNamed).
+// bwrap can only mount over a path that exists, and the mount point it
+// would create for a missing one lands in the writable workspace, where
+// the command could then replace it. So a missing protected path of
+// planProtection or gitNamed gets a placeholder on the host first (an
+// empty directory, or a file holding "{}"), which the sandbox mounts
+// read-only over itself; release removes the placeholders that no other
+// running sandbox uses and that nobody changed. Call release once every
+// process of the command has ended. It fails, and the command must not
+// run, when a protected path is a symlink (only its target could be
+// mounted over; the link could be replaced) or cannot get its
+// placeholder.
+func protectMounts(m *mountPlan, roots []string) (release func(), err error) {
 	var made, watch []string
-	fail := func(err error) ([]string, func(), error) {
+	fail := func(err error) (func(), error) {
 		releasePlaceholders(made)
-		return nil, nil, err
+		return nil, err
 	}
+	held := map[string]bool{}
 	// protect keeps p read-only, with a placeholder where it is missing.
 	protect := func(p string, pp protectedPath) error {
+		held[p] = true
 		fi, err := os.Lstat(p)
 		switch {
 		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -93,7 +98,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			// likes. Refuse rather than run unprotected.
 			return linkError(p)
 		case err == nil:
-			args = append(args, "--ro-bind", p, p)
+			m.add(kindReadOnly, p, "--ro-bind", p, p)
 			return nil
 		case !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("cannot keep %s read-only: %w", p, err)
@@ -102,29 +107,83 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			return fmt.Errorf("cannot keep %s read-only: no placeholder could be made there", p)
 		}
 		made = append(made, p)
-		args = append(args, "--ro-bind", p, p)
+		m.add(kindReadOnly, p, "--ro-bind", p, p)
 		return nil
 	}
 	plan := planProtection(roots)
+	var later []string
+	for _, root := range roots {
+		found, nested, err := runsLaterIn(root)
+		if err != nil {
+			return nil, err
+		}
+		later = append(later, found...)
+		// Nested repositories' git directories, as the roots': only
+		// what is in them (no placeholders in their work trees).
+		for _, wt := range nested {
+			np := planProtection([]string{wt})
+			gd := gitDirIn(wt)
+			np.paths = slices.DeleteFunc(np.paths, func(t protectedTarget) bool { return gd == "" || !within(gd, t.path) })
+			plan.links = append(plan.links, np.links...)
+			plan.gitFiles = append(plan.gitFiles, np.gitFiles...)
+			plan.pins = append(plan.pins, np.pins...)
+			plan.paths = append(plan.paths, np.paths...)
+			plan.watched = append(plan.watched, np.watched...)
+		}
+	}
 	if len(plan.links) > 0 {
-		return nil, nil, linkError(plan.links[0])
+		return nil, linkError(plan.links[0])
 	}
 	for _, f := range plan.gitFiles {
 		// A .git file (a worktree or submodule checkout) names the
 		// repository: its gitdir: line must not change.
-		args = append(args, "--ro-bind", f, f)
+		held[f] = true
+		m.add(kindReadOnly, f, "--ro-bind", f, f)
 	}
 	// A folder mounted over itself (still writable) is a mount point,
 	// which cannot be renamed or removed, so the read-only mounts below
 	// it stay where git looks ("mv .git g && mkdir .git" would otherwise
 	// leave them behind in g and make a new .git/config). Pins come
-	// before the mounts inside them.
+	// before the mounts inside them (mountPlan orders by depth).
 	for _, dir := range plan.pins {
-		args = append(args, "--bind", dir, dir)
+		m.add(kindPin, dir, "--bind", dir, dir)
 	}
 	for _, t := range plan.paths {
 		if err := protect(t.path, t.pp); err != nil {
 			return fail(err)
+		}
+	}
+	for _, root := range roots {
+		for _, place := range gitNamed(root) {
+			if held[place.path] {
+				continue
+			}
+			// A missing place is held at its first missing folder, so
+			// that nothing can be made below it either.
+			p, dir := place.path, place.dir
+			for q := filepath.Dir(p); within(root, q) && q != root && !lexists(q); q = filepath.Dir(q) {
+				p, dir = q, true
+			}
+			if err := protect(p, protectedPath{dir: dir, placeholder: noContent}); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	for _, p := range later {
+		if held[p] {
+			continue
+		}
+		held[p] = true
+		if !isLink(p) {
+			m.add(kindReadOnly, p, "--ro-bind", p, p)
+			continue
+		}
+		// A link among them keeps what it points to in the workspace
+		// read-only; the link itself stays replaceable.
+		real, err := resolve(p)
+		if err == nil && slices.ContainsFunc(roots, func(r string) bool { return within(r, real) }) && exists(real) && !held[real] {
+			held[real] = true
+			m.add(kindReadOnly, real, "--ro-bind", real, real)
 		}
 	}
 	// What a command creates at the paths of gitCreatedOnly in these
@@ -136,7 +195,7 @@ func protectArgs(roots []string) (args []string, release func(), err error) {
 			}
 		}
 	}
-	return args, func() {
+	return func() {
 		releasePlaceholders(made)
 		removeCreated(watch)
 	}, nil

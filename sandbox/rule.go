@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,9 +9,9 @@ import (
 	"github.com/agent-lsp/agent-lsp/pathres"
 )
 
-// homeSecrets are the files and folders under the user's home that a
-// command allowed by a rule does not see, though it sees the rest of the
-// home: credentials of ssh, gpg, clouds, registries, package managers and
+// homeSecrets are the files and folders under the user's home that no
+// sandbox shows when a workspace root is the home itself (the workspace
+// then shows the home, which is otherwise an empty folder): credentials of ssh, gpg, clouds, registries, package managers and
 // git hosts; Claude Code's and agent-lsp's own credentials and session
 // transcripts; browser profiles; keyrings and password stores; shell
 // histories.
@@ -72,7 +71,7 @@ func ruleEnv(extra ...[2]string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "TMPDIR=/tmp", "PAGER=cat")
-	for _, kv := range GitEnv(extra...) {
+	for _, kv := range gitEnv(extra...) {
 		if !strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") {
 			env = append(env, kv)
 		}
@@ -80,20 +79,9 @@ func ruleEnv(extra ...[2]string) []string {
 	return env
 }
 
-// ruleHome returns the user's home directory, symlinks resolved, or "".
-func ruleHome() string {
-	h, err := os.UserHomeDir()
-	if err != nil || !filepath.IsAbs(h) {
-		return ""
-	}
-	if real, err := pathres.Resolve("/", h); err == nil && exists(real) {
-		return real
-	}
-	return ""
-}
-
-// secretPaths returns the paths to hide under home: each of homeSecrets
-// that exists, and, for one that is a symlink, what it points to.
+// secretPaths returns the paths to hide under home when the home is a
+// workspace root: each of homeSecrets that exists, and, for one that is a
+// symlink, what it points to.
 func secretPaths(home string) []string {
 	if home == "" || home == "/" {
 		home = "/nonexistent"
@@ -120,76 +108,4 @@ func secretPaths(home string) []string {
 		}
 	}
 	return out
-}
-
-// outsideDeny returns what to hide for the Read deny patterns that can
-// match outside the workspace roots, where a command allowed by a rule
-// sees the host's files: a literal path itself (its target too, when it
-// is a symlink), a pattern's leading literal folder as a whole (more than
-// the rule says, never less). A pattern whose leading folder holds the
-// home or a workspace root (or is "/") cannot be hidden that way: the
-// command must not run.
-func (c *Confiner) outsideDeny(patterns []string, home string) ([]string, error) {
-	var out []string
-	for _, pat := range patterns {
-		base, literal := globBase(pat)
-		if (literal && c.visible(base)) || (!literal && c.insideRoots(base)) {
-			continue // the scan of the roots finds its matches
-		}
-		if !literal {
-			above := base == "/" || (home != "" && within(base, home))
-			for _, r := range c.roots {
-				above = above || within(base, r)
-			}
-			if above {
-				return nil, fmt.Errorf("sandbox: the Read deny rule pattern %q reaches into folders that a command allowed by a rule sees, and cannot be hidden from it; the command needs approval to run", pat)
-			}
-		}
-		out = append(out, base)
-		if real, err := pathres.Resolve("/", base); err == nil && real != base {
-			out = append(out, real)
-		}
-	}
-	return out, nil
-}
-
-// insideRoots reports whether p is in a root.
-func (c *Confiner) insideRoots(p string) bool {
-	for _, r := range c.roots {
-		if within(r, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// ruleArgs returns the bwrap arguments, up to the mounts of the
-// workspace, of a command allowed by a rule: the host's filesystem
-// read-only, a private /tmp, /run hidden (the sockets of agents and
-// daemons live there: a read-only mount does not stop connecting to a
-// socket), the home readable (even when it is under /tmp), the network
-// when o.Network.
-func (c *Confiner) ruleArgs(o Options, home string) []string {
-	args := append(kernelArgs(c.bwrap), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
-	args = append(args, dropCaps()...)
-	if !o.Network {
-		args = append(args, "--unshare-net")
-	}
-	args = append(args, "--clearenv")
-	args = append(args, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run")
-	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
-		// Older systems keep /var/run as a folder of its own, not a
-		// link to /run: its sockets (docker.sock) go too.
-		args = append(args, "--tmpfs", "/var/run")
-	}
-	if o.Network && exists("/run/systemd/resolve") {
-		// /etc/resolv.conf often points there.
-		args = append(args, "--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")
-	}
-	if home != "" && home != "/" {
-		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
-			args = append(args, "--ro-bind", home, home)
-		}
-	}
-	return args
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -78,6 +77,7 @@ func TestRuleSandbox(t *testing.T) {
 		{"read credentials", "cat ~/.aws/credentials ~/.netrc ~/.claude/.credentials.json ~/.pgpass ~/.my.cnf; grep -r secret ~ 2>/dev/null", []string{"aws-secret", "netrc-secret", "claude-secret", "pgpass-secret", "mysql-secret"}},
 		{"read through a symlinked secret folder", "cat ~/.gnupg/secring ~/keys-store/secring", []string{"gpg-secret"}},
 		{"read a Read-denied file", "cat .env ~/secrets-dir/token", []string{"ws-dotenv", "denied-secret"}},
+		{"read outside the workspace", "cat " + filepath.Join(outside, "canary"), []string{"outside-file"}},
 		{"see the API keys", "env; cat /proc/*/environ; ps axeww", []string{"sk-ant-leaked", "sk-oai-leaked", "auth-leaked"}},
 		{"connect to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port), []string{"CONNECTED"}},
 	}
@@ -109,18 +109,17 @@ func TestRuleSandbox(t *testing.T) {
 		t.Errorf("a rule-allowed command reached the loopback listener (%d connections)", n)
 	}
 
-	// What a rule-allowed build or test needs still works: a tool under
-	// the home, the user's git identity, the user's variables, reading
-	// outside, writing the workspace and /tmp.
+	// What a rule-allowed build or test needs still works: a tool in a
+	// granted toolchain folder under the home (GOPATH), the user's git
+	// identity, the user's variables, writing the workspace and /tmp.
 	out, err := runConfined(t, c, o, ws, strings.Join([]string{
 		"~/go/bin/mytool",
 		"git -c commit.gpgsign=false commit -q --allow-empty -m by-rule && git log -1 --format=%an",
 		"echo $RULE_TEST_USER_VAR",
-		"cat " + filepath.Join(outside, "canary"),
 		"echo built > out.txt && cat out.txt",
 		"echo t > /tmp/t && cat /tmp/t",
 	}, " && "))
-	for _, want := range []string{"toolchain-ok " + home, "Rule Tester", "user-var-kept", "outside-file", "built", "t\n"} {
+	for _, want := range []string{"toolchain-ok " + home, "Rule Tester", "user-var-kept", "built", "t\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("an honest rule-allowed command lacks %q (err %v):\n%s", want, err, out)
 		}
@@ -134,30 +133,31 @@ func TestRuleSandbox(t *testing.T) {
 	}
 }
 
-// TestRuleDenyOutsideFailsClosed checks that a Read deny pattern which
-// would need a walk of the home (or of /) to hide stops the command.
-func TestRuleDenyOutsideFailsClosed(t *testing.T) {
+// TestDenyWithholdsGrants: a Read deny pattern that could match inside a
+// granted toolchain folder (a glob over the home, or over /) keeps that
+// folder out of every sandbox, rather than showing what it covers; a
+// literal deny path inside a grant is masked alone.
+func TestDenyWithholdsGrants(t *testing.T) {
 	requireBwrap(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("GOPATH", "")
+	writeFiles(t, home, map[string]string{"go/pkg/mod/x/.env": "TOKEN=in-grant\n", "go/pkg/mod/x/key": "literal-denied\n", "go/pkg/mod/x/ok": "visible-ok\n"})
 	ws := t.TempDir()
 	c := confiner(t, ws)
-	for _, pat := range []string{escapeForTest(home) + "/**/.env", "/**/id_rsa"} {
-		if _, _, err := c.Wrap([]string{"true"}, Options{Rule: true, Deny: []string{pat}}); err == nil {
-			t.Errorf("deny %q: the command was wrapped, want a refusal", pat)
+	for _, o := range []Options{{}, {Writable: true}, {Rule: true}} {
+		for _, pat := range []string{escapeForTest(home) + "/**/.env", "/**/.env"} {
+			o.Deny = []string{pat}
+			out, _ := runConfined(t, c, o, ws, "cat ~/go/pkg/mod/x/.env ~/go/pkg/mod/x/ok")
+			if strings.Contains(out, "in-grant") || strings.Contains(out, "visible-ok") {
+				t.Errorf("rule=%v writable=%v deny %q: a grant the pattern could match inside is shown:\n%s", o.Rule, o.Writable, pat, out)
+			}
 		}
-	}
-	// A read-only confinement does not show the home: no refusal.
-	if _, _, err := c.Wrap([]string{"true"}, Options{Deny: []string{escapeForTest(home) + "/**/.env"}}); err != nil {
-		t.Errorf("read-only confinement: %v", err)
-	}
-	argv, release, err := c.Wrap([]string{"true"}, Options{Rule: true, Deny: []string{escapeForTest(home) + "/.ssh/**"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-		t.Errorf("rule sandbox with a home deny rule: %v\n%s", err, out)
+		o.Deny = []string{escapeForTest(home) + "/go/pkg/mod/x/key"}
+		out, _ := runConfined(t, c, o, ws, "cat ~/go/pkg/mod/x/key ~/go/pkg/mod/x/ok")
+		if strings.Contains(out, "literal-denied") || !strings.Contains(out, "visible-ok") {
+			t.Errorf("rule=%v writable=%v: a literal deny path in a grant: want it masked and the rest shown:\n%s", o.Rule, o.Writable, out)
+		}
 	}
 }
 

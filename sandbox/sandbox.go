@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -22,22 +21,21 @@ const probeTimeout = 10 * time.Second
 // alone. It is safe for concurrent use: it does not change after New.
 type Sandbox struct {
 	enabled bool
-	// prefix is the bwrap command line that goes before the command
-	// (before the protected paths and "--"); nil when the sandbox cannot
-	// run.
-	prefix []string
-	// roots are the workspace roots, symlinks resolved, whose protected
-	// paths stay read-only.
+	// bwrap is the absolute path of bubblewrap; "" when the sandbox
+	// cannot run.
+	bwrap string
+	// roots are the workspace roots, symlinks resolved: writable, their
+	// protected paths read-only.
 	roots []string
 	// refusal is why commands cannot run, when the sandbox cannot run
 	// and the settings do not allow running unsandboxed.
 	refusal error
 	network bool
-	// allHosts and allowWrite are what the settings say
-	// (network.allowedDomains holds "*"; filesystem.allowWrite), enabled
-	// or not: the sandbox of rule-allowed commands follows them.
-	allHosts   bool
-	allowWrite []string
+	// allHosts and fs are what the settings say
+	// (network.allowedDomains holds "*"; filesystem), enabled or not:
+	// the confined sandboxes follow them.
+	allHosts bool
+	fs       settings.SandboxFilesystem
 }
 
 // New prepares the sandbox for the workspace roots (the workspace
@@ -50,17 +48,15 @@ func New(s settings.Sandbox, roots []string) (*Sandbox, string) {
 
 func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox, string) {
 	allHosts := slices.Contains(s.Network.AllowedDomains, "*")
-	allowWrite := slices.Clone(s.Filesystem.AllowWrite)
+	fsys := settings.SandboxFilesystem{
+		AllowWrite: slices.Clone(s.Filesystem.AllowWrite), AllowRead: slices.Clone(s.Filesystem.AllowRead),
+		DenyRead: slices.Clone(s.Filesystem.DenyRead), DenyWrite: slices.Clone(s.Filesystem.DenyWrite),
+	}
 	if !s.Enabled {
-		return &Sandbox{allHosts: allHosts, allowWrite: allowWrite}, ""
+		return &Sandbox{allHosts: allHosts, fs: fsys}, ""
 	}
-	sb := &Sandbox{enabled: true, allHosts: allHosts, allowWrite: allowWrite}
+	sb := &Sandbox{enabled: true, allHosts: allHosts, fs: fsys, network: allHosts}
 	var warnings []string
-	for _, d := range s.Network.AllowedDomains {
-		if d == "*" {
-			sb.network = true
-		}
-	}
 	if !sb.network && len(s.Network.AllowedDomains) > 0 {
 		warnings = append(warnings, "sandbox.network.allowedDomains: bubblewrap cannot filter by host, so the network stays off inside the sandbox (list \"*\" to allow all hosts)")
 	}
@@ -81,37 +77,15 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 	if why := kernelReady(); why != "" {
 		return unavailable(why)
 	}
-	prefix := append(kernelArgs(bwrap), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc")
-	prefix = append(prefix, dropCaps()...)
-	if !sb.network {
-		prefix = append(prefix, "--unshare-net")
-	}
-	prefix = append(prefix, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
-	writable := []string{"/tmp"}
-	writable = append(writable, roots...)
-	writable = append(writable, s.Filesystem.AllowWrite...)
-	var bound, realRoots []string
-	for _, r := range roots {
-		if real, err := filepath.EvalSymlinks(r); err == nil {
-			realRoots = append(realRoots, real)
-		}
-	}
-	for _, w := range writable {
-		real, err := filepath.EvalSymlinks(w)
-		if err != nil {
-			continue // a directory that does not exist cannot be bound
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() || slices.Contains(bound, real) {
-			continue
-		}
-		bound = append(bound, real)
-		prefix = append(prefix, "--bind", real, real)
-	}
-	if why := probe(append(slices.Clone(prefix), "--")); why != "" {
+	if why := probe(append(commonArgs(bwrap, sb.network), "--ro-bind", "/", "/", "--proc", "/proc", "--")); why != "" {
 		return unavailable(why)
 	}
-	sb.roots = realRoots
-	sb.prefix = prefix
+	for _, r := range roots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			sb.roots = append(sb.roots, real)
+		}
+	}
+	sb.bwrap = bwrap
 	return sb, strings.Join(warnings, "\n")
 }
 
@@ -136,7 +110,7 @@ func probe(prefix []string) string {
 func (sb *Sandbox) Enabled() bool { return sb != nil && sb.enabled }
 
 // Active reports whether commands run inside the sandbox.
-func (sb *Sandbox) Active() bool { return sb != nil && sb.prefix != nil }
+func (sb *Sandbox) Active() bool { return sb != nil && sb.bwrap != "" }
 
 // Network reports whether sandboxed commands may use the network.
 func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.network }
@@ -146,18 +120,18 @@ func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.networ
 // sandbox is enabled.
 func (sb *Sandbox) AllowsAllHosts() bool { return sb != nil && sb.allHosts }
 
-// AllowWrite returns the settings' sandbox.filesystem.allowWrite, whether
-// or not the sandbox is enabled.
-func (sb *Sandbox) AllowWrite() []string {
+// Filesystem returns the settings' sandbox.filesystem, whether or not the
+// sandbox is enabled: the confined sandboxes follow it too.
+func (sb *Sandbox) Filesystem() settings.SandboxFilesystem {
 	if sb == nil {
-		return nil
+		return settings.SandboxFilesystem{}
 	}
-	return sb.allowWrite
+	return sb.fs
 }
 
-// ErrUnavailable is wrapped by Wrap's error when the sandbox cannot run
+// errUnavailable is wrapped by Wrap's error when the sandbox cannot run
 // and the settings forbid running unsandboxed.
-var ErrUnavailable = errors.New("sandbox unavailable")
+var errUnavailable = errors.New("sandbox unavailable")
 
 // Wrap returns the command line that runs argv inside the sandbox, and a
 // function to call once every process of the command has ended. It
@@ -172,17 +146,14 @@ func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	case sb == nil || !sb.enabled:
 		return argv, func() {}, nil
 	case sb.refusal != nil:
-		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, sb.refusal)
-	case sb.prefix == nil:
+		return nil, nil, fmt.Errorf("%w: %w", errUnavailable, sb.refusal)
+	case sb.bwrap == "":
 		return argv, func() {}, nil
 	}
-	protect, release, err := protectArgs(sb.roots)
+	args, release, err := sb.approved()
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, nil, err
 	}
-	out := make([]string, 0, len(sb.prefix)+len(protect)+1+len(argv))
-	out = append(out, sb.prefix...)
-	out = append(out, protect...)
-	out = append(out, "--")
-	return append(out, argv...), release, nil
+	args = append(args, "--")
+	return append(args, argv...), release, nil
 }

@@ -37,7 +37,7 @@ func TestMissingBwrap(t *testing.T) {
 		t.Errorf("warning %q", warning)
 	}
 	_, _, err := sb.Wrap([]string{"bash", "-c", "ls"})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
+	if !errors.Is(err, errUnavailable) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
 		t.Errorf("Wrap without bwrap: %v, want a refusal saying how to install it", err)
 	}
 

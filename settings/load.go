@@ -238,6 +238,9 @@ type rawSandbox struct {
 	} `json:"network"`
 	Filesystem struct {
 		AllowWrite []string `json:"allowWrite"`
+		AllowRead  []string `json:"allowRead"`
+		DenyRead   []string `json:"denyRead"`
+		DenyWrite  []string `json:"denyWrite"`
 	} `json:"filesystem"`
 }
 
@@ -400,7 +403,10 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	}
 	decode("disableAllHooks", &lay.disableAll)
 	decode("sandbox", &lay.sandbox)
-	lay.sandbox.Filesystem.AllowWrite = resolveDirs(lay.sandbox.Filesystem.AllowWrite, project, home)
+	fsys := &lay.sandbox.Filesystem
+	for _, list := range []*[]string{&fsys.AllowWrite, &fsys.AllowRead, &fsys.DenyRead, &fsys.DenyWrite} {
+		*list = resolveDirs(*list, project, home)
+	}
 	decode("model", &lay.model)
 	decode("provider", &lay.provider)
 	decode("baseURL", &lay.baseURL)
@@ -486,6 +492,9 @@ func merge(layers []*layer) *Settings {
 		s.DisabledMcpjsonServers = appendUnique(s.DisabledMcpjsonServers, l.disabledMCP)
 		s.Sandbox.Network.AllowedDomains = appendUnique(s.Sandbox.Network.AllowedDomains, l.sandbox.Network.AllowedDomains)
 		s.Sandbox.Filesystem.AllowWrite = appendUnique(s.Sandbox.Filesystem.AllowWrite, l.sandbox.Filesystem.AllowWrite)
+		s.Sandbox.Filesystem.AllowRead = appendUnique(s.Sandbox.Filesystem.AllowRead, l.sandbox.Filesystem.AllowRead)
+		s.Sandbox.Filesystem.DenyRead = appendUnique(s.Sandbox.Filesystem.DenyRead, l.sandbox.Filesystem.DenyRead)
+		s.Sandbox.Filesystem.DenyWrite = appendUnique(s.Sandbox.Filesystem.DenyWrite, l.sandbox.Filesystem.DenyWrite)
 	}
 	// Maps: lower layers first, so higher ones overwrite.
 	for _, l := range slices.Backward(layers) {

@@ -177,9 +177,20 @@ type SandboxNetwork struct {
 	AllowLocalBinding bool
 }
 
-// SandboxFilesystem is the sandbox's filesystem configuration.
+// SandboxFilesystem is the sandbox's filesystem configuration
+// (sandbox.filesystem, as in Claude Code's settings). Every list holds
+// absolute, cleaned paths ("~/x" is under the home, a relative path
+// under the project); the lists of all layers add up.
 type SandboxFilesystem struct {
-	// AllowWrite are extra writable directories (absolute, cleaned), such
-	// as build caches.
+	// AllowWrite are extra writable folders, such as build caches.
 	AllowWrite []string
+	// AllowRead are extra folders (or files) the sandboxes show
+	// read-only; inside a DenyRead folder, they show that part again.
+	AllowRead []string
+	// DenyRead are folders and files no sandbox shows, toolchain folders
+	// and the workspace included.
+	DenyRead []string
+	// DenyWrite are folders and files that stay read-only in every
+	// sandbox, inside writable folders too.
+	DenyWrite []string
 }

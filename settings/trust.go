@@ -430,8 +430,8 @@ func restrict(lay *layer, file string) HeldBack {
 	if sb.Network.AllowLocalBinding != nil && *sb.Network.AllowLocalBinding {
 		sb.Network.AllowLocalBinding, loosened = nil, true
 	}
-	if len(sb.Network.AllowedDomains) > 0 || len(sb.Filesystem.AllowWrite) > 0 {
-		sb.Network.AllowedDomains, sb.Filesystem.AllowWrite, loosened = nil, nil, true
+	if len(sb.Network.AllowedDomains) > 0 || len(sb.Filesystem.AllowWrite) > 0 || len(sb.Filesystem.AllowRead) > 0 {
+		sb.Network.AllowedDomains, sb.Filesystem.AllowWrite, sb.Filesystem.AllowRead, loosened = nil, nil, nil, true
 	}
 	if loosened {
 		other("sandbox settings that loosen it")

@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// The profiles: one function each, over the mount helpers of mounts.go.
+// Each starts from an empty root and an empty home, and shows the
+// system's folders, the granted toolchain folders and the workspace.
+
+// readOnly is the profile of a command only the classifier allowed
+// (Options{}): the workspace read-only with every repository config
+// sanitised and what the Read deny rules cover masked, the toolchain
+// folders and allowRead read-only, no network, an allowlisted
+// environment.
+func (c *Confiner) readOnly(o Options, found scanResult) ([]string, error) {
+	home := userHome()
+	m := &mountPlan{}
+	systemMounts(m, false)
+	homeMount(m, home, c.roots)
+	grantMounts(m, home, c.roots, o.Filesystem, false, o.Deny)
+	rootMounts(m, c.roots, false)
+	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
+		return nil, err
+	}
+	filesystemMounts(m, o.Filesystem)
+	return c.bwrapArgs(false, confinedEnv(found.gitExtra()...), m), nil
+}
+
+// workspace is the profile of a command the classifier allowed in
+// acceptEdits because it writes only the workspace (Options.Writable):
+// readOnly with the workspace writable and its protected paths
+// read-only.
+func (c *Confiner) workspace(o Options, found scanResult) ([]string, func(), error) {
+	home := userHome()
+	m := &mountPlan{}
+	systemMounts(m, false)
+	homeMount(m, home, c.roots)
+	grantMounts(m, home, c.roots, o.Filesystem, false, o.Deny)
+	rootMounts(m, c.roots, true)
+	release, err := protectMounts(m, c.roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
+		release()
+		return nil, nil, err
+	}
+	filesystemMounts(m, o.Filesystem)
+	return c.bwrapArgs(false, confinedEnv(found.gitExtra()...), m), release, nil
+}
+
+// rule is the profile of a command one of the user's allow rules
+// allowed (Options.Rule): workspace's, with the settings' allowWrite
+// writable, the network when the settings allow every host, and the
+// user's environment without the sidecar's secrets.
+func (c *Confiner) rule(o Options, found scanResult) ([]string, func(), error) {
+	home := userHome()
+	m := &mountPlan{}
+	systemMounts(m, o.Network)
+	homeMount(m, home, c.roots)
+	gitIdentityMounts(m, home)
+	grantMounts(m, home, c.roots, o.Filesystem, true, o.Deny)
+	rootMounts(m, c.roots, true)
+	release, err := protectMounts(m, c.roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
+		release()
+		return nil, nil, err
+	}
+	filesystemMounts(m, o.Filesystem)
+	return c.bwrapArgs(o.Network, ruleEnv(found.gitExtra()...), m), release, nil
+}
+
+// approved is the profile of a command the user approved (a click,
+// bypassPermissions) when the settings enable the sandbox: the workspace
+// roots, the additional directories and allowWrite writable, the
+// toolchain folders and allowRead read-only, the protected paths
+// read-only, the network when the settings allow every host, and the
+// sidecar's environment as it is (git runs with the repository's
+// config, as in the user's terminal).
+func (sb *Sandbox) approved() ([]string, func(), error) {
+	home := userHome()
+	m := &mountPlan{}
+	systemMounts(m, sb.network)
+	homeMount(m, home, sb.roots)
+	gitIdentityMounts(m, home)
+	grantMounts(m, home, sb.roots, sb.fs, true, nil)
+	rootMounts(m, sb.roots, true)
+	release, err := protectMounts(m, sb.roots)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	filesystemMounts(m, sb.fs)
+	return append(commonArgs(sb.bwrap, sb.network), m.args()...), release, nil
+}
+
+// bwrapArgs returns the command line of a confined profile: bwrap
+// started with no environment (it is PID 1 inside, where
+// /proc/1/environ shows its own), the command's environment set inside,
+// and the mounts.
+func (c *Confiner) bwrapArgs(network bool, env []string, m *mountPlan) []string {
+	args := append([]string{envProgram, "-i"}, commonArgs(c.bwrap, network)...)
+	args = append(args, "--clearenv")
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
+	}
+	return append(args, m.args()...)
+}
+
+// hardenedMounts replaces the config of every repository in the
+// workspace with its sanitised copy, and masks what the Read deny rules
+// cover: the files found in the workspace, the object stores of the
+// repositories that hold one, and literal paths outside the workspace
+// (a granted folder a pattern could match inside is not shown at all;
+// see grantMounts).
+func (c *Confiner) hardenedMounts(m *mountPlan, found scanResult, deny []string) error {
+	for _, cfg := range found.configs {
+		clean, err := sanitizedGitConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("sandbox: cannot hide the repository config %s: %w", cfg, err)
+		}
+		m.add(kindGitConfig, cfg, "--ro-bind", clean, cfg)
+		if wt := cfg + ".worktree"; exists(wt) {
+			m.add(kindGitConfig, wt, "--ro-bind", "/dev/null", wt)
+		}
+	}
+	m.mask(kindMask, found.hidden...)
+	for _, g := range found.hiddenGit {
+		m.mask(kindMask, filepath.Join(g, "objects"))
+	}
+	for _, pat := range deny {
+		if base, literal := globBase(pat); literal && !c.visible(base) {
+			m.mask(kindMask, base)
+			if real, err := resolve(base); err == nil && real != base {
+				m.mask(kindMask, real)
+			}
+		}
+	}
+	return nil
+}
+
+// gitExtra is the git config a confined command gets beyond gitConfig:
+// when the walk did not reach every folder, a repository config may hide
+// where it did not look; what it could name through drivers cannot be
+// known, but an external diff is refused (diffs fail rather than run
+// it).
+func (r scanResult) gitExtra() [][2]string {
+	if r.complete {
+		return nil
+	}
+	return [][2]string{{"diff.external", ""}}
+}

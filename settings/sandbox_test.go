@@ -1,0 +1,42 @@
+package settings
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestSandboxFilesystem: sandbox.filesystem's four lists (Claude Code's
+// allowRead, denyRead, allowWrite, denyWrite) are read from every layer,
+// made absolute ("~/" under the home, relative under the project) and
+// added up; an untrusted project keeps its denials and loses its grants.
+func TestSandboxFilesystem(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.home+"/.claude/settings.json", `{"sandbox": {"filesystem": {"allowRead": ["~/.config/tool"], "denyRead": ["/srv/private"], "allowWrite": ["~/.cache/go-build"], "denyWrite": ["~/locked"]}}}`)
+	write(t, f.project+"/.claude/settings.json", `{"sandbox": {"filesystem": {"allowRead": ["vendor-cache"], "denyRead": ["secrets"], "allowWrite": ["/"], "denyWrite": ["build/locked"]}}}`)
+	s, problems := Load(f.opts())
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	want := SandboxFilesystem{
+		AllowWrite: []string{"/", filepath.Join(f.home, ".cache/go-build")},
+		AllowRead:  []string{filepath.Join(f.project, "vendor-cache"), filepath.Join(f.home, ".config/tool")},
+		DenyRead:   []string{filepath.Join(f.project, "secrets"), "/srv/private"},
+		DenyWrite:  []string{filepath.Join(f.project, "build/locked"), filepath.Join(f.home, "locked")},
+	}
+	if !reflect.DeepEqual(s.Sandbox.Filesystem, want) {
+		t.Errorf("trusted: filesystem = %+v\nwant %+v", s.Sandbox.Filesystem, want)
+	}
+	opts := f.opts()
+	opts.TrustProject = false
+	s, _ = Load(opts)
+	want = SandboxFilesystem{
+		AllowWrite: []string{filepath.Join(f.home, ".cache/go-build")},
+		AllowRead:  []string{filepath.Join(f.home, ".config/tool")},
+		DenyRead:   []string{filepath.Join(f.project, "secrets"), "/srv/private"},
+		DenyWrite:  []string{filepath.Join(f.project, "build/locked"), filepath.Join(f.home, "locked")},
+	}
+	if !reflect.DeepEqual(s.Sandbox.Filesystem, want) {
+		t.Errorf("untrusted: filesystem = %+v\nwant %+v", s.Sandbox.Filesystem, want)
+	}
+}
