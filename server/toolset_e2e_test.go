@@ -212,12 +212,11 @@ func plainFixThis(t *testing.T, e *env, requests int) {
 	e.editor.WaitFor("the turn's model calls", func() bool { return len(e.model.Requests()) >= requests })
 }
 
-// progressEnds counts the plain door's ends of work-done progress: one
-// per turn.
-func progressEnds(e *env) int {
+// turnsDone counts the turns the plain door said were done.
+func turnsDone(e *env) int {
 	n := 0
 	for _, note := range e.editor.Notifications() {
-		if note.Method == "$/progress" && strings.Contains(string(note.Params), `"kind":"end"`) {
+		if note.Method == "window/showMessage" && strings.Contains(string(note.Params), "agent: done") {
 			n++
 		}
 	}
@@ -326,7 +325,7 @@ func TestToolsFollowTrustGrantedLater(t *testing.T) {
 		e.editor.OnRequest(plainAnswers(false))
 		initializePlain(e)
 		plainFixThis(t, e, 1)
-		e.editor.WaitFor("the first turn's end", func() bool { return progressEnds(e) == 1 })
+		e.editor.WaitFor("the first turn's end", func() bool { return turnsDone(e) == 1 })
 		if err := e.service().TrustGranted(context.Background()); err != nil {
 			t.Fatal(err)
 		}
