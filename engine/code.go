@@ -14,10 +14,10 @@ import (
 	"github.com/agent-lsp/agent-lsp/tools"
 )
 
-// DefaultDiagnosticsWait bounds the wait for a language server's
+// defaultDiagnosticsWait bounds the wait for a language server's
 // diagnostics after an edit, unless settings say otherwise
 // (lsp.diagnosticsTimeoutMs).
-const DefaultDiagnosticsWait = 1500 * time.Millisecond
+const defaultDiagnosticsWait = 1500 * time.Millisecond
 
 // EditorDiagnostics is implemented by clients whose editor can report
 // its own diagnostics (its language servers' ones) for a file: the
@@ -119,7 +119,11 @@ type codeIntel struct {
 	servers func() *langserver.Manager // the service's, nil when none
 	editor  EditorDiagnostics          // nil when the editor offers none
 	root    string
-	wait    time.Duration
+	// conf returns the settings' lsp block as it is now.
+	conf func() settings.LSP
+	// tools are the Diagnostics and LSP tools, offered while available
+	// reports true.
+	tools []tools.Tool
 
 	mu sync.Mutex
 	// baseline holds, per file, the diagnostics first seen in the
@@ -133,15 +137,24 @@ type codeIntel struct {
 	warned bool     // the stop check spoke this turn, guarded by mu
 }
 
-func newCodeIntel(servers func() *langserver.Manager, editor EditorDiagnostics, root string, conf settings.LSP) *codeIntel {
-	if servers() == nil && editor == nil {
-		return nil
+func newCodeIntel(servers func() *langserver.Manager, editor EditorDiagnostics, root string, conf func() settings.LSP) *codeIntel {
+	return &codeIntel{servers: servers, editor: editor, root: root, conf: conf, baseline: map[string][]tools.Diagnostic{}, seen: map[string]string{}, route: map[string]bool{}}
+}
+
+// available reports whether anything answers for files now: the
+// editor's diagnostics, or language servers of the service (which start
+// only in a trusted folder, and follow the settings' lsp block).
+func (c *codeIntel) available() bool {
+	return c.editor != nil || c.servers() != nil
+}
+
+// wait bounds the wait for diagnostics after an edit: the settings'
+// lsp.diagnosticsTimeoutMs as they are now, else defaultDiagnosticsWait.
+func (c *codeIntel) wait() time.Duration {
+	if ms := c.conf().DiagnosticsTimeoutMs; ms > 0 {
+		return time.Duration(ms) * time.Millisecond
 	}
-	c := &codeIntel{servers: servers, editor: editor, root: root, wait: DefaultDiagnosticsWait, baseline: map[string][]tools.Diagnostic{}, seen: map[string]string{}, route: map[string]bool{}}
-	if conf.DiagnosticsTimeoutMs > 0 {
-		c.wait = time.Duration(conf.DiagnosticsTimeoutMs) * time.Millisecond
-	}
-	return c
+	return defaultDiagnosticsWait
 }
 
 // byEditor reports whether the editor answers for path. The choice
@@ -185,7 +198,7 @@ func (c *codeIntel) Diagnostics(ctx context.Context, path string, text []byte) (
 		c.mu.Unlock()
 		// Text that changed since the last look was just edited: the
 		// editor waits for its servers to report on it.
-		diags, err := c.editor.Diagnostics(ctx, path, seen && last != string(text), c.wait)
+		diags, err := c.editor.Diagnostics(ctx, path, seen && last != string(text), c.wait())
 		if err != nil {
 			return nil, false, err
 		}
@@ -195,7 +208,7 @@ func (c *codeIntel) Diagnostics(ctx context.Context, path string, text []byte) (
 		if m == nil {
 			return nil, false, langserver.ErrNoServer
 		}
-		diags, ok, err := m.Diagnostics(ctx, c.root, path, text, c.wait)
+		diags, ok, err := m.Diagnostics(ctx, c.root, path, text, c.wait())
 		if err != nil || !ok {
 			return nil, ok, err
 		}
@@ -295,17 +308,47 @@ func (c *codeIntel) stopCheck(ctx context.Context, files tools.FileSystem) strin
 		"Fix them, or explain to the user why they remain."
 }
 
-// setCode gives the session its language servers and the editor's
-// diagnostics, when there are any.
-func (s *Session) setCode(st *settings.Settings, client Client) {
+// setCode gives the session its code intelligence: the service's
+// language servers and the editor's diagnostics. It is there from the
+// start even when nothing answers yet (an untrusted folder, no server
+// configured or found), so that what starts later reaches the session;
+// syncCodeTools offers the Diagnostics and LSP tools while something
+// answers. Call it after the toolset is made.
+func (s *Session) setCode(client Client) {
 	editor, _ := client.(EditorDiagnostics)
 	if editor != nil && !editor.OffersDiagnostics() {
 		editor = nil
 	}
-	if c := newCodeIntel(s.svc.langServers, editor, s.cwd, st.LSP); c != nil {
-		s.code = c
-		s.env.Code = c
+	conf := func() settings.LSP {
+		if st, _ := s.svc.settings(); st != nil {
+			return st.LSP
+		}
+		return settings.LSP{}
 	}
+	c := newCodeIntel(s.svc.langServers, editor, s.cwd, conf)
+	s.code = c
+	s.env.Code = c
+	c.tools = tools.CodeTools(s.env)
+	s.syncCodeTools()
+}
+
+// codeGroup is the toolset group of the Diagnostics and LSP tools.
+const codeGroup = "code"
+
+// syncCodeTools offers the Diagnostics and LSP tools when something
+// answers for files now, and takes them away when nothing does: trusting
+// the folder, or settings that turn language servers on or off, change
+// the next model request's tools. A subagent's tools are fixed when it
+// starts.
+func (s *Session) syncCodeTools() {
+	if s.code == nil {
+		return
+	}
+	var list []tools.Tool
+	if s.code.available() {
+		list = s.code.tools
+	}
+	s.tools.setGroup(codeGroup, list)
 }
 
 // noteEdit records the files a successful file-changing call touched,

@@ -14,14 +14,14 @@ import (
 	"github.com/agent-lsp/agent-lsp/session"
 )
 
-// ErrNoStore is returned by the stored-session methods when sessions are
+// errNoStore is returned by the stored-session methods when sessions are
 // not persisted.
-var ErrNoStore = errors.New("sessions are not persisted in this configuration")
+var errNoStore = errors.New("sessions are not persisted in this configuration")
 
 // ListSessions lists stored sessions for cwd ("" for all), newest first.
 func (s *Service) ListSessions(cwd, cursor string) ([]session.Info, string, error) {
 	if s.cfg.Store == nil {
-		return nil, "", ErrNoStore
+		return nil, "", errNoStore
 	}
 	return s.cfg.Store.List(cwd, cursor, 50)
 }
@@ -33,7 +33,7 @@ func (s *Service) ListSessions(cwd, cursor string) ([]session.Info, string, erro
 // session is left as it is.
 func (s *Service) ResumeSession(ctx context.Context, id string, opts SessionOptions, replay bool) (*Session, error) {
 	if s.cfg.Store == nil {
-		return nil, ErrNoStore
+		return nil, errNoStore
 	}
 	if id == "" {
 		return nil, fmt.Errorf("sessionId is empty")

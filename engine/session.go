@@ -129,12 +129,14 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.setSandbox(st)
 	s.setConfiner(policy)
 	s.env.WrapCommand = s.wrapCommand
-	s.setCode(st, opts.Client)
+	// env.Code is not set yet: the Diagnostics and LSP tools are not
+	// built-ins but a group that follows what answers (setCode).
 	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})
 	}
 	s.tools = newToolset(builtin)
+	s.setCode(opts.Client)
 	s.gate = newGate(policy)
 	s.applyOverrides(opts.Overrides)
 	s.hooks = hooks.NewRunner(st)

@@ -12,6 +12,9 @@ import (
 
 // request builds the next model request from the session's state.
 func (s *Session) request() *providers.Request {
+	// What the session may use now: language servers come with trust
+	// and settings (MCP servers' tools join and leave as they report).
+	s.syncCodeTools()
 	all := s.tools.all()
 	specs := make([]providers.ToolSpec, 0, len(all))
 	for _, t := range all {

@@ -200,6 +200,35 @@ func (s *Service) settleTrust(ctx context.Context, sess *Session) {
 	}
 }
 
+// TrustGranted applies a trust the user gave outside this process's
+// question: `agent-lsp trust`, or another agent-lsp recording the folder
+// in the trust file while this one runs. It does what the answer "trust"
+// does (the full configuration applies to the service and every open
+// session, whose next model request has the tools they may use now);
+// nothing when the folder is trusted already.
+func (s *Service) TrustGranted(ctx context.Context) error {
+	s.mu.Lock()
+	tr := s.cfg.Trust
+	if tr == nil || s.trust == trustGranted {
+		s.mu.Unlock()
+		return nil
+	}
+	was := s.trust
+	s.trust = trustGranted
+	s.mu.Unlock()
+	cfg, err := tr.Grant(ctx)
+	if err != nil {
+		s.mu.Lock()
+		if s.trust == trustGranted {
+			s.trust = was
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("trusting %s: %w", tr.Folder, err)
+	}
+	s.adopt(cfg)
+	return nil
+}
+
 // askTrust asks the user to trust folder with a permission request marked
 // as a trust request. answered is false when the question was cancelled
 // or could not be asked.

@@ -26,9 +26,9 @@ const (
 	SessionStart     = "SessionStart"
 )
 
-// DefaultTimeout is how long a hook may run when its settings give no
+// defaultTimeout is how long a hook may run when its settings give no
 // timeout.
-const DefaultTimeout = 60 * time.Second
+const defaultTimeout = 60 * time.Second
 
 // waitDelay is how long a hook that has exited may keep its output open
 // (through background children) before the pipes are closed and the
@@ -294,7 +294,7 @@ func (r *Runner) runOne(ctx context.Context, h settings.Hook, payload []byte, cw
 	if h.Type != "command" {
 		return result{err: fmt.Sprintf("hook type %q is not supported", h.Type)}
 	}
-	timeout := DefaultTimeout
+	timeout := defaultTimeout
 	if h.Timeout > 0 {
 		timeout = time.Duration(h.Timeout * float64(time.Second))
 	}

@@ -116,7 +116,7 @@ func Collect(src Sources) ([]Server, []error) {
 	}
 
 	for _, s := range src.Session {
-		srv, err := FromSchema(s)
+		srv, err := fromSchema(s)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -135,7 +135,7 @@ func Collect(src Sources) ([]Server, []error) {
 	}
 	if src.Workspace != "" {
 		path := filepath.Join(src.Workspace, ProjectFile)
-		project, perrs := LoadFile(path, ScopeProject, lookup)
+		project, perrs := loadFile(path, ScopeProject, lookup)
 		errs = append(errs, perrs...)
 		for _, srv := range project {
 			approve(&srv, src.Settings)
@@ -162,10 +162,10 @@ func approve(srv *Server, st *settings.Settings) {
 	}
 }
 
-// LoadFile reads a file in .mcp.json's format. A missing file holds no
+// loadFile reads a file in .mcp.json's format. A missing file holds no
 // servers and is no error. Definitions that are not valid are skipped and
 // reported with the file's name.
-func LoadFile(path string, scope Scope, lookup func(string) (string, bool)) ([]Server, []error) {
+func loadFile(path string, scope Scope, lookup func(string) (string, bool)) ([]Server, []error) {
 	data, err := settings.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -257,8 +257,8 @@ func parseEntry(name string, raw json.RawMessage, scope Scope, lookup func(strin
 	return srv, nil
 }
 
-// FromSchema converts a server the editor passed in session/new.
-func FromSchema(s schema.MCPServer) (Server, error) {
+// fromSchema converts a server the editor passed in session/new.
+func fromSchema(s schema.MCPServer) (Server, error) {
 	srv := Server{
 		Name:    s.Name,
 		Scope:   ScopeSession,

@@ -73,7 +73,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestFromSchema(t *testing.T) {
-	got, err := FromSchema(schema.MCPServer{
+	got, err := fromSchema(schema.MCPServer{
 		Name: "db", Command: "db-mcp", Args: []string{"-v"},
 		Env: []schema.EnvVariable{{Name: "DSN", Value: "postgres://"}},
 	})
@@ -81,12 +81,12 @@ func TestFromSchema(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("stdio: %+v, %v", got, err)
 	}
-	got, err = FromSchema(schema.MCPServer{Type: "http", Name: "api", URL: "http://x/mcp", Headers: []schema.HTTPHeader{{Name: "X-Key", Value: "1"}}})
+	got, err = fromSchema(schema.MCPServer{Type: "http", Name: "api", URL: "http://x/mcp", Headers: []schema.HTTPHeader{{Name: "X-Key", Value: "1"}}})
 	want = Server{Name: "api", Scope: ScopeSession, Type: TypeHTTP, URL: "http://x/mcp", Headers: map[string]string{"X-Key": "1"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("http: %+v, %v", got, err)
 	}
-	if _, err := FromSchema(schema.MCPServer{Name: "x"}); err == nil || !strings.Contains(err.Error(), "without a command") {
+	if _, err := fromSchema(schema.MCPServer{Name: "x"}); err == nil || !strings.Contains(err.Error(), "without a command") {
 		t.Errorf("no command: %v", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestToolName(t *testing.T) {
 	if len(long) != 64 || long == other || !strings.HasPrefix(long, "mcp__a-server-with-a-long-name__and_a_tool") {
 		t.Errorf("long names: %q, %q", long, other)
 	}
-	if !strings.HasPrefix(ToolName("my server", "x"), ServerPrefix("my server")) {
-		t.Error("ServerPrefix does not prefix ToolName")
+	if !strings.HasPrefix(ToolName("my server", "x"), serverPrefix("my server")) {
+		t.Error("serverPrefix does not prefix ToolName")
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Prefix starts the name of every MCP tool.
-const Prefix = "mcp__"
+// toolPrefix starts the name of every MCP tool.
+const toolPrefix = "mcp__"
 
 // maxToolName is the longest tool name the model APIs accept.
 const maxToolName = 64
@@ -18,7 +18,7 @@ const maxToolName = 64
 // others), and a name longer than 64 characters is cut, keeping it unique
 // with a short hash of the whole.
 func ToolName(server, tool string) string {
-	name := ServerPrefix(server) + sanitize(tool)
+	name := serverPrefix(server) + sanitize(tool)
 	if len(name) <= maxToolName {
 		return name
 	}
@@ -27,11 +27,11 @@ func ToolName(server, tool string) string {
 	return name[:maxToolName-len(suffix)] + suffix
 }
 
-// ServerPrefix returns the start of the names of server's tools,
+// serverPrefix returns the start of the names of server's tools,
 // mcp__<server>__. A permission rule naming a whole server ("mcp__github")
 // matches the tools whose name starts with the rule followed by "__".
-func ServerPrefix(server string) string {
-	return Prefix + sanitize(server) + "__"
+func serverPrefix(server string) string {
+	return toolPrefix + sanitize(server) + "__"
 }
 
 func sanitize(s string) string {

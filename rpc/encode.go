@@ -33,9 +33,12 @@ func idOf(frame []byte) jsonrpc2.ID {
 	return jsonrpc2.ID{}
 }
 
-// Raw encodes v with encoding/json for the wire. jsonrpc2 passes a
-// RawMessage through verbatim, so every value we send is encoded with one
-// set of rules (our json tags and MarshalJSON methods).
+// Raw encodes v for the wire: with json v2 when v implements
+// jsonv2.MarshalerTo (go.lsp.dev/protocol's types, and the server's lists
+// of them in server/wire.go), else with encoding/json. jsonrpc2 passes a
+// RawMessage through verbatim, so every value we send is encoded by our
+// rules (json tags, MarshalJSON and MarshalJSONTo methods), not by
+// jsonrpc2's.
 func Raw(v any) (jsonrpc2.RawMessage, error) {
 	if v == nil {
 		return jsonrpc2.RawMessage("null"), nil

@@ -24,14 +24,14 @@ type tolerantStream struct {
 	logf  func(format string, args ...any)
 }
 
-// Tolerant returns a stream over inner that answers malformed frames with
+// tolerant returns a stream over inner that answers malformed frames with
 // a JSON-RPC error and keeps reading. inner must come from
 // jsonrpc2.NewHeaderStream or jsonrpc2.NewNDJSONStream. logf, if not nil,
 // is told about every rejected frame.
-func Tolerant(inner jsonrpc2.Stream, logf func(format string, args ...any)) jsonrpc2.Stream {
+func tolerant(inner jsonrpc2.Stream, logf func(format string, args ...any)) jsonrpc2.Stream {
 	raw, ok := inner.(frameReader)
 	if !ok {
-		panic("rpc.Tolerant: stream has no ReadFrame method")
+		panic("rpc.tolerant: stream has no ReadFrame method")
 	}
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -41,12 +41,12 @@ func Tolerant(inner jsonrpc2.Stream, logf func(format string, args ...any)) json
 
 // NewHeaderStream returns a tolerant stream with LSP Content-Length framing.
 func NewHeaderStream(rwc io.ReadWriteCloser, logf func(string, ...any)) jsonrpc2.Stream {
-	return Tolerant(jsonrpc2.NewHeaderStream(rwc), logf)
+	return tolerant(jsonrpc2.NewHeaderStream(rwc), logf)
 }
 
 // NewNDJSONStream returns a tolerant stream with newline-delimited framing.
 func NewNDJSONStream(rwc io.ReadWriteCloser, logf func(string, ...any)) jsonrpc2.Stream {
-	return Tolerant(jsonrpc2.NewNDJSONStream(rwc), logf)
+	return tolerant(jsonrpc2.NewNDJSONStream(rwc), logf)
 }
 
 // Read returns the next valid message.

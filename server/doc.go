@@ -18,7 +18,9 @@
 //     to the editor with $/cancelRequest.
 //   - plainDoor (plain*.go) serves editors without a plugin on the same
 //     connection, with standard LSP features only: code actions,
-//     commands, progress, showMessageRequest and a transcript.
+//     commands, progress, showMessageRequest and a transcript. Wrap mode
+//     (package wrap) embeds it beside the user's language server through
+//     NewPlainAgent (plain_embed.go).
 //   - acpDoor (acp.go, acp_terminal.go) serves the Agent Client Protocol
 //     over newline-delimited JSON: the same session methods, with files
 //     and terminals through the client and a service per project. ACP's

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,18 @@ type env struct {
 	// configure, when set, adjusts the engine's configuration at
 	// initialize, after the test's own hook.
 	more func(*engine.Config)
+	// svc is the service made at initialize.
+	svc atomic.Pointer[engine.Service]
+}
+
+// service returns the service made at initialize.
+func (e *env) service() *engine.Service {
+	e.t.Helper()
+	svc := e.svc.Load()
+	if svc == nil {
+		e.t.Fatal("no service: initialize first")
+	}
+	return svc
 }
 
 // configure adds an adjustment of the engine's configuration; it applies
@@ -82,7 +95,9 @@ func newEnvThrough(t *testing.T, files map[string]string, configure func(*engine
 			if e.more != nil {
 				e.more(&cfg)
 			}
-			return engine.NewService(cfg), nil
+			svc := engine.NewService(cfg)
+			e.svc.Store(svc)
+			return svc, nil
 		},
 	}, wrap)
 	return e

@@ -70,7 +70,7 @@ func (s *Store) List(cwd, cursor string, limit int) ([]Info, string, error) {
 	seen := map[string]int{} // id -> index in cands
 	resolved := ""
 	if cwd != "" {
-		resolved = ResolveCwd(cwd)
+		resolved = resolveCwd(cwd)
 	}
 	for _, root := range []struct{ dir, source string }{{s.dir, SourceAgentLSP}, {s.claudeDir, SourceClaude}} {
 		if root.dir == "" {

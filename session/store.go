@@ -132,13 +132,13 @@ func (s *Store) claudePath(cwd, id string) string {
 	if s.claudeDir == "" {
 		return ""
 	}
-	return filepath.Join(projectDir(s.claudeDir, ResolveCwd(cwd)), id+".jsonl")
+	return filepath.Join(projectDir(s.claudeDir, resolveCwd(cwd)), id+".jsonl")
 }
 
-// ResolveCwd returns cwd with its symbolic links resolved, as Claude Code
+// resolveCwd returns cwd with its symbolic links resolved, as Claude Code
 // does (fs.realpathSync) before naming a session folder; cwd itself when
 // it cannot be resolved.
-func ResolveCwd(cwd string) string {
+func resolveCwd(cwd string) string {
 	if r, err := filepath.EvalSymlinks(cwd); err == nil {
 		return r
 	}

@@ -56,7 +56,7 @@ const (
 // source is one layer's origin.
 type source struct {
 	scope scope
-	// name is the file path, or InitializationOptionsName.
+	// name is the file path, or initializationOptionsName.
 	name string
 }
 
@@ -66,15 +66,15 @@ func LocalPath(project string) string {
 	return filepath.Join(project, ".claude", "settings.local.json")
 }
 
-// ProjectPath returns the path of the project's shared settings file,
+// projectPath returns the path of the project's shared settings file,
 // <project>/.claude/settings.json.
-func ProjectPath(project string) string {
+func projectPath(project string) string {
 	return filepath.Join(project, ".claude", "settings.json")
 }
 
-// UserPath returns the path of the user's settings file,
+// userPath returns the path of the user's settings file,
 // <home>/.claude/settings.json.
-func UserPath(home string) string {
+func userPath(home string) string {
 	return filepath.Join(home, ".claude", "settings.json")
 }
 
@@ -92,15 +92,15 @@ func (o Options) sources() []source {
 		srcs = append(srcs, source{scopeManaged, o.ManagedPath})
 	}
 	if len(bytes.TrimSpace(o.InitializationOptions)) > 0 {
-		srcs = append(srcs, source{scopeInit, InitializationOptionsName})
+		srcs = append(srcs, source{scopeInit, initializationOptionsName})
 	}
 	if o.Project != "" {
 		srcs = append(srcs,
 			source{scopeLocal, LocalPath(o.Project)},
-			source{scopeProject, ProjectPath(o.Project)})
+			source{scopeProject, projectPath(o.Project)})
 	}
 	if h := o.home(); h != "" && !o.NoUser {
-		srcs = append(srcs, source{scopeUser, UserPath(h)})
+		srcs = append(srcs, source{scopeUser, userPath(h)})
 	}
 	return srcs
 }

@@ -8,11 +8,11 @@ import (
 
 func TestLSPSettings(t *testing.T) {
 	f := newFixture(t)
-	write(t, UserPath(f.home), `{"lsp": {"go": {"command": ["gopls", "-remote=auto"], "filetypes": ["go"]},
+	write(t, userPath(f.home), `{"lsp": {"go": {"command": ["gopls", "-remote=auto"], "filetypes": ["go"]},
 		"python": {"command": ["pyright-langserver", "--stdio"], "filetypes": ["py"]}, "diagnosticsTimeoutMs": 900}}`)
 	// A project may tune and turn off; it names programs to run only
 	// once trusted.
-	write(t, ProjectPath(f.project), `{"lsp": {"go": {"filetypes": ["go", "tmpl"]}, "rust": {"command": ["./evil.sh"]},
+	write(t, projectPath(f.project), `{"lsp": {"go": {"filetypes": ["go", "tmpl"]}, "rust": {"command": ["./evil.sh"]},
 		"python": {"enabled": false}, "checkOnStop": true, "diagnosticsTimeoutMs": "soon"}}`)
 	s, problems := Load(f.opts())
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "lsp.diagnosticsTimeoutMs") {
@@ -35,8 +35,8 @@ func TestLSPSettings(t *testing.T) {
 
 func TestUntrustedProjectLanguageServers(t *testing.T) {
 	f := newFixture(t)
-	write(t, UserPath(f.home), `{"lsp": {"go": {"command": ["gopls"]}}}`)
-	write(t, ProjectPath(f.project), `{"lsp": {"go": {"command": ["./evil.sh"], "filetypes": ["go"]}, "rust": {"command": ["./evil.sh"]}, "checkOnStop": true}}`)
+	write(t, userPath(f.home), `{"lsp": {"go": {"command": ["gopls"]}}}`)
+	write(t, projectPath(f.project), `{"lsp": {"go": {"command": ["./evil.sh"], "filetypes": ["go"]}, "rust": {"command": ["./evil.sh"]}, "checkOnStop": true}}`)
 	opts := f.opts()
 	opts.TrustProject = false
 	s, _ := Load(opts)

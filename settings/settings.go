@@ -10,9 +10,9 @@ import (
 // policy.
 const DefaultManagedPath = "/etc/claude-code/managed-settings.json"
 
-// InitializationOptionsName names the initializationOptions layer in
+// initializationOptionsName names the initializationOptions layer in
 // positions and problems.
-const InitializationOptionsName = "initializationOptions"
+const initializationOptionsName = "initializationOptions"
 
 // Settings is the merged result of every layer.
 type Settings struct {

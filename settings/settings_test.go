@@ -60,12 +60,12 @@ func TestMergePriority(t *testing.T) {
 	write(t, f.managed, `{"model": "managed-model", "permissions": {"deny": ["Bash(curl:*)"]}}`)
 	write(t, LocalPath(f.project), `{"model": "local-model", "provider": "openai", "env": {"A": "local"},
 		"permissions": {"allow": ["Bash(npm test:*)"], "defaultMode": "acceptEdits"}}`)
-	write(t, ProjectPath(f.project), `{"model": "project-model", "baseURL": "http://x", "env": {"A": "project", "B": "project"},
+	write(t, projectPath(f.project), `{"model": "project-model", "baseURL": "http://x", "env": {"A": "project", "B": "project"},
 		"permissions": {"allow": ["Read", "Bash(npm test:*)"], "ask": ["Bash(git push:*)"], "defaultMode": "plan",
 		"additionalDirectories": ["../shared", "~/notes"]},
 		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo project"}]}]},
 		"enabledMcpjsonServers": ["db"]}`)
-	write(t, UserPath(f.home), `{"model": "user-model", "apiKeyHelper": "pass key", "env": {"C": "user"},
+	write(t, userPath(f.home), `{"model": "user-model", "apiKeyHelper": "pass key", "env": {"C": "user"},
 		"permissions": {"allow": ["Edit(src/**)"]},
 		"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "echo user", "timeout": 5}]}]},
 		"sandbox": {"enabled": true, "network": {"allowedDomains": ["*"]}}, "disabledMcpjsonServers": ["web"],
@@ -109,7 +109,7 @@ func TestMergePriority(t *testing.T) {
 		{"enabled mcp", s.EnabledMcpjsonServers, []string{"db"}},
 		{"disabled mcp", s.DisabledMcpjsonServers, []string{"web"}},
 		{"enable all", s.EnableAllProjectMcpServers, true},
-		{"files", s.Files, []string{LocalPath(f.project), ProjectPath(f.project), UserPath(f.home)}},
+		{"files", s.Files, []string{LocalPath(f.project), projectPath(f.project), userPath(f.home)}},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -123,14 +123,14 @@ func TestMergePriority(t *testing.T) {
 
 func TestInvalidJSONReportedAndRestLoads(t *testing.T) {
 	f := newFixture(t)
-	write(t, ProjectPath(f.project), "{\n  \"permissions\": {\n    \"allow\": [\"Read\",]\n  }\n}\n")
-	write(t, UserPath(f.home), `{"permissions": {"deny": ["Bash(rm:*)"]}, "model": "m"}`)
+	write(t, projectPath(f.project), "{\n  \"permissions\": {\n    \"allow\": [\"Read\",]\n  }\n}\n")
+	write(t, userPath(f.home), `{"permissions": {"deny": ["Bash(rm:*)"]}, "model": "m"}`)
 	s, problems := Load(f.opts())
 	if len(problems) != 1 {
 		t.Fatalf("problems = %v, want one", problems)
 	}
 	p := problems[0]
-	if p.File != ProjectPath(f.project) || p.Line != 3 || p.Column == 0 || !strings.Contains(p.Message, "invalid JSON") {
+	if p.File != projectPath(f.project) || p.Line != 3 || p.Column == 0 || !strings.Contains(p.Message, "invalid JSON") {
 		t.Errorf("problem = %+v, want invalid JSON at line 3 of the project file", p)
 	}
 	if got := texts(s.Permissions.Deny); !reflect.DeepEqual(got, []string{"Bash(rm:*)"}) || s.Model != "m" {
@@ -143,7 +143,7 @@ func TestInvalidJSONReportedAndRestLoads(t *testing.T) {
 
 func TestTypeErrorsAndRuleCheck(t *testing.T) {
 	f := newFixture(t)
-	write(t, ProjectPath(f.project), `{
+	write(t, projectPath(f.project), `{
   "model": 3,
   "permissions": {
     "allow": ["Read", "Bad(", 7],
@@ -197,7 +197,7 @@ func TestTypeErrorsAndRuleCheck(t *testing.T) {
 
 func TestProjectCannotEnableBypass(t *testing.T) {
 	f := newFixture(t)
-	write(t, ProjectPath(f.project), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
+	write(t, projectPath(f.project), `{"permissions": {"defaultMode": "bypassPermissions"}}`)
 	s, problems := Load(f.opts())
 	if s.Permissions.DefaultMode != "" || len(problems) != 1 {
 		t.Errorf("mode %q, problems %v: the shared project file must not switch checks off", s.Permissions.DefaultMode, problems)
@@ -314,19 +314,19 @@ func TestWatcher(t *testing.T) {
 	}
 
 	// .claude/ does not exist yet: creating it and the file is noticed.
-	write(t, ProjectPath(f.project), `{"model": "one", "permissions": {"deny": ["Bash(rm:*)"]}}`)
+	write(t, projectPath(f.project), `{"model": "one", "permissions": {"deny": ["Bash(rm:*)"]}}`)
 	until("creating .claude/settings.json", model("one"))
 
 	// Editors save by writing a temporary file and renaming it.
 	tmp := filepath.Join(f.project, ".claude", ".settings.json.swp")
 	write(t, tmp, `{"model": "two", "permissions": {"deny": ["Bash(rm:*)"]}}`)
-	if err := os.Rename(tmp, ProjectPath(f.project)); err != nil {
+	if err := os.Rename(tmp, projectPath(f.project)); err != nil {
 		t.Fatal(err)
 	}
 	until("rename over the file", model("two"))
 
 	// A half-written file keeps the last valid version and reports why.
-	write(t, ProjectPath(f.project), `{"model": "three", "permissions": {"deny": [`)
+	write(t, projectPath(f.project), `{"model": "three", "permissions": {"deny": [`)
 	u := until("breaking the file", func(u update) bool { return len(u.problems) > 0 })
 	if u.s.Model != "two" || len(u.s.Permissions.Deny) != 1 {
 		t.Errorf("broken file: model %q deny %v, want the previous version kept", u.s.Model, u.s.Permissions.Deny)
@@ -336,7 +336,7 @@ func TestWatcher(t *testing.T) {
 	}
 
 	// The user file, in another directory.
-	write(t, UserPath(f.home), `{"env": {"X": "1"}}`)
+	write(t, userPath(f.home), `{"env": {"X": "1"}}`)
 	until("user file", func(u update) bool { return u.s.Env["X"] == "1" })
 
 	cancel()
@@ -349,7 +349,7 @@ func TestWatcher(t *testing.T) {
 
 func TestNoUserLeavesOutTheUserFile(t *testing.T) {
 	f := newFixture(t)
-	write(t, UserPath(f.home), `{"model": "from-user", "permissions": {"allow": ["Bash(make:*)"]}}`)
+	write(t, userPath(f.home), `{"model": "from-user", "permissions": {"allow": ["Bash(make:*)"]}}`)
 	for _, tc := range []struct {
 		noUser    bool
 		wantModel string

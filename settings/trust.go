@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
 )
@@ -454,4 +457,60 @@ func countMCPJSON(project string) int {
 		return 0
 	}
 	return len(f.MCPServers)
+}
+
+// WaitTrusted calls onTrusted, once, when folder becomes trusted in the
+// store while ctx lasts: `agent-lsp trust`, or another process recording
+// the user's answer. It watches the store's directory (made when missing),
+// so that the atomic replacement of the file is seen, and reads the file
+// again after each change. The watch stops when ctx ends or onTrusted has
+// been called; the returned channel is closed then.
+func (t *TrustStore) WaitTrusted(ctx context.Context, folder string, onTrusted func()) (<-chan struct{}, error) {
+	dir := filepath.Dir(t.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("watching %s: %w", t.path, err)
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watching %s: %w", t.path, err)
+	}
+	if err := fsw.Add(dir); err != nil {
+		fsw.Close()
+		return nil, fmt.Errorf("watching %s: %w", t.path, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer fsw.Close()
+		// Read after the watch is in place: a change made in between is
+		// not missed.
+		if t.Trusts(folder) {
+			onTrusted()
+			return
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-fsw.Events:
+				if !ok {
+					return
+				}
+				if filepath.Base(ev.Name) != filepath.Base(t.path) || !t.Trusts(folder) {
+					continue
+				}
+				onTrusted()
+				return
+			case _, ok := <-fsw.Errors:
+				if !ok {
+					return
+				}
+				if t.Trusts(folder) { // an overflow may have lost the event
+					onTrusted()
+					return
+				}
+			}
+		}
+	}()
+	return done, nil
 }

@@ -1,11 +1,13 @@
 package settings
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // malicious is a repository's .claude/settings.json that tries every way
@@ -28,7 +30,7 @@ const malicious = `{
 func TestUntrustedProjectOnlyTightens(t *testing.T) {
 	f := newFixture(t)
 	write(t, f.home+"/.claude/settings.json", `{"permissions": {"allow": ["Read"], "defaultMode": "plan"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}, "enableAllProjectMcpServers": true, "sandbox": {"enabled": false}}`)
-	write(t, ProjectPath(f.project), malicious)
+	write(t, projectPath(f.project), malicious)
 	write(t, LocalPath(f.project), `{"permissions": {"defaultMode": "bypassPermissions"}, "sandbox": {"enabled": true}}`)
 	write(t, filepath.Join(f.project, ".mcp.json"), `{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}`)
 
@@ -187,5 +189,52 @@ func TestFolderTrusted(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(root, "cfg"))
 	if got := ClaudeJSONPath(home); got != filepath.Join(root, "cfg", ".claude.json") {
 		t.Errorf("ClaudeJSONPath with CLAUDE_CONFIG_DIR = %s", got)
+	}
+}
+
+// TestWaitTrusted: a process waiting on the trust file hears when another
+// one (`agent-lsp trust`) records the folder, once, and not for another
+// folder; cancelling the wait ends it.
+func TestWaitTrusted(t *testing.T) {
+	dir := t.TempDir()
+	store := NewTrustStore(filepath.Join(dir, "state", "trust.json")) // the folder is made
+	folder, other := t.TempDir(), t.TempDir()
+	heard := make(chan struct{}, 2)
+	done, err := store.WaitTrusted(t.Context(), folder, func() { heard <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewTrustStore(store.path).Trust(other); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+		t.Fatal("heard a trust for another folder")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := NewTrustStore(store.path).Trust(folder); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the trust was not heard")
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not end after the trust")
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done, err = NewTrustStore(filepath.Join(dir, "other.json")).WaitTrusted(ctx, folder, func() { t.Error("heard a trust the file never had") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not end when cancelled")
 	}
 }

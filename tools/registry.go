@@ -34,9 +34,16 @@ func New(env *Env) []Tool {
 	}
 	if env.Code != nil {
 		// Only sessions with language servers pay for their schemas.
-		list = append(list, &diagnosticsTool{env}, &lspTool{env})
+		list = append(list, CodeTools(env)...)
 	}
 	return list
+}
+
+// CodeTools returns the tools that ask env.Code: Diagnostics and LSP. A
+// session whose language servers come and go offers them itself, while
+// something answers.
+func CodeTools(env *Env) []Tool {
+	return []Tool{&diagnosticsTool{env}, &lspTool{env}}
 }
 
 // Find returns the tool of tools named name, or nil.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/session"
+	"github.com/agent-lsp/agent-lsp/wrap"
 )
 
 // serveLSP serves the LSP door on rwc and returns the exit code.
@@ -22,9 +23,9 @@ func serveLSP(ctx context.Context, rwc io.ReadWriteCloser) int {
 }
 
 // serveWrap serves the editor on rwc in wrap mode around the language
-// server command argv (see server.ServeWrap).
+// server command argv (see package wrap).
 func serveWrap(ctx context.Context, rwc io.ReadWriteCloser, argv []string) int {
-	return server.ServeWrap(ctx, rwc, argv, server.Options{
+	return wrap.Serve(ctx, rwc, argv, server.Options{
 		NewService:    newService,
 		Version:       version,
 		Logf:          log.Printf,

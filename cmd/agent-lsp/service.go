@@ -87,16 +87,18 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	// hooks and their problems apply to open sessions as soon as a file
 	// changes. A configuration replaced (the folder became trusted) no
 	// longer applies its reloads.
-	watchCtx, stopWatching := context.WithCancel(context.Background())
-	_, st, problems, err := settings.Watch(watchCtx, opts, func(st *settings.Settings, problems []settings.Problem) {
+	watchCtx, cancelWatch := context.WithCancel(context.Background())
+	w, st, problems, err := settings.Watch(watchCtx, opts, func(st *settings.Settings, problems []settings.Problem) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.svc != nil && b.gen == gen {
 			b.svc.UpdateSettings(st, notices(problems))
 		}
 	})
+	stopWatching := func() { cancelWatch(); <-w.Done() }
 	if err != nil {
-		stopWatching()
+		cancelWatch()
+		stopWatching = func() {}
 		log.Printf("settings: not watching for changes: %v", err)
 		st, problems = settings.Load(opts)
 	}
@@ -108,6 +110,15 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 		Notices:  append(notices(problems), platformNotices()...),
 		OnClose:  []func(){stopWatching},
 		Trust:    trust,
+	}
+	if trust != nil {
+		// `agent-lsp trust` (or another agent-lsp's question) may trust
+		// the folder while this one runs: its sessions follow.
+		if stop, err := b.waitTrusted(trust.Folder, gen); err != nil {
+			log.Printf("trust: not watching the trust file: %v", err)
+		} else {
+			cfg.OnClose = append(cfg.OnClose, stop)
+		}
 	}
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
@@ -145,6 +156,33 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	}
 	cfg.Provider = providerPool.Provider(resolved)
 	return cfg
+}
+
+// waitTrusted watches the trust file until folder is trusted there, then
+// has the service of configuration gen adopt the trusted configuration;
+// it returns what stops the watch.
+func (b *serviceBuilder) waitTrusted(folder string, gen int) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	// The watch ends soon after cancel; stop does not wait for it, since
+	// adopting the trusted configuration runs stop from the watch's own
+	// goroutine.
+	_, err = trustStore().WaitTrusted(ctx, folder, func() {
+		b.mu.Lock()
+		svc, current := b.svc, b.gen == gen
+		b.mu.Unlock()
+		if svc == nil || !current {
+			return // the question of this process answered it
+		}
+		log.Printf("trust: %s was trusted in the trust file", folder)
+		if err := svc.TrustGranted(ctx); err != nil {
+			log.Printf("trust: %v", err)
+		}
+	})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return cancel, nil
 }
 
 // folderTrusted reports whether the user trusts project: the editor says

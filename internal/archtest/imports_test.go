@@ -1,6 +1,7 @@
 // Package archtest checks the project's architecture: that dependencies
-// point one way, cmd -> server -> engine -> {tools, session, providers, ...}
-// -> {diffs, schema, pathres}, with rpc (framing) known only to the doors.
+// point one way, cmd -> [wrap ->] server -> engine -> {tools, session,
+// providers, ...} -> {diffs, schema, pathres}, with rpc (framing) known
+// only to the doors and wrap mode's proxy.
 package archtest
 
 import (
@@ -37,7 +38,8 @@ var forbidden = map[string][]string{
 	"sandbox":    {"engine", "server", "rpc", "tools", "cmd"},
 	"mcp":        {"engine", "server", "rpc", "cmd"},
 	"watch":      {"engine", "server", "rpc", "cmd"},
-	"server":     {"cmd"},
+	"server":     {"cmd", "wrap"},
+	"wrap":       {"engine", "tools", "session", "providers", "permission", "settings", "hooks", "sandbox", "mcp", "langserver", "cmd"},
 	"procgroup":  {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "watch", "diffs", "schema", "pathres", "langserver", "cmd", "internal"},
 	"langserver": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "cmd"},
 }
@@ -84,10 +86,10 @@ func TestImportDirection(t *testing.T) {
 						t.Errorf("%s imports %s: %s must not depend on %s", relFile(root, path), p, pkg, b)
 					}
 				}
-				if pkg != "server" && pkg != "rpc" && pkg != "langserver" {
+				if pkg != "server" && pkg != "rpc" && pkg != "langserver" && pkg != "wrap" {
 					for _, b := range engineFree {
 						if p == b || strings.HasPrefix(p, b+"/") {
-							t.Errorf("%s imports %s: only the protocol doors (server, rpc, cmd) speak JSON-RPC", relFile(root, path), p)
+							t.Errorf("%s imports %s: only the protocol doors (server, rpc, wrap, cmd) speak JSON-RPC", relFile(root, path), p)
 						}
 					}
 				}

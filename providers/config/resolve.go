@@ -312,8 +312,7 @@ func (r Resolver) table() *Table {
 	return defaultTable
 }
 
-// defaultTable is shared by Resolvers without a Table; Set on it changes
-// what they see.
+// defaultTable is shared by Resolvers without a Table; it never changes.
 var defaultTable = NewTable()
 
 // DefaultTable returns the table Resolvers use when given none.

@@ -30,8 +30,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers/internal/transport"
 )
 
-// DefaultBaseURL is OpenAI's API.
-const DefaultBaseURL = "https://api.openai.com/v1"
+// defaultBaseURL is OpenAI's API.
+const defaultBaseURL = "https://api.openai.com/v1"
 
 // DefaultMaxTokens is the output limit of a request that sets none.
 const DefaultMaxTokens = 8192
@@ -47,7 +47,7 @@ const DefaultIdleTimeout = 5 * time.Minute
 type Options struct {
 	// APIKey is sent as a bearer token; local servers need none.
 	APIKey string
-	// BaseURL is the API root including /v1 (default DefaultBaseURL).
+	// BaseURL is the API root including /v1 (default defaultBaseURL).
 	BaseURL string
 	// HTTPClient overrides the provider's own client.
 	HTTPClient *http.Client
@@ -81,7 +81,7 @@ type Provider struct {
 // New returns a Provider with one SDK client for all its calls.
 func New(opts Options) *Provider {
 	if opts.BaseURL == "" {
-		opts.BaseURL = DefaultBaseURL
+		opts.BaseURL = defaultBaseURL
 	}
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = DefaultMaxTokens

@@ -47,10 +47,10 @@ type Streamer interface {
 
 // Policy defaults.
 const (
-	DefaultMaxAttempts   = 8
+	defaultMaxAttempts   = 8
 	DefaultBase          = 200 * time.Millisecond
-	DefaultCap           = 10 * time.Second
-	DefaultMaxRetryAfter = 60 * time.Second
+	defaultCap           = 10 * time.Second
+	defaultMaxRetryAfter = 60 * time.Second
 )
 
 // Policy says how often and how long to retry. Zero fields take the
@@ -71,16 +71,16 @@ type Policy struct {
 
 func (p Policy) withDefaults() Policy {
 	if p.MaxAttempts <= 0 {
-		p.MaxAttempts = DefaultMaxAttempts
+		p.MaxAttempts = defaultMaxAttempts
 	}
 	if p.Base <= 0 {
 		p.Base = DefaultBase
 	}
 	if p.Cap <= 0 {
-		p.Cap = DefaultCap
+		p.Cap = defaultCap
 	}
 	if p.MaxRetryAfter <= 0 {
-		p.MaxRetryAfter = DefaultMaxRetryAfter
+		p.MaxRetryAfter = defaultMaxRetryAfter
 	}
 	if p.Sleep == nil {
 		p.Sleep = transport.Sleep

@@ -20,7 +20,7 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal("fired while kicked")
 	}
 	<-ctx.Done()
-	if !wd.Fired() || !retryable(wd.Err()) || !errors.Is(wd.Err(), ErrStalled) {
+	if !wd.Fired() || !retryable(wd.Err()) || !errors.Is(wd.Err(), errStalled) {
 		t.Errorf("fired %v err %v", wd.Fired(), wd.Err())
 	}
 }

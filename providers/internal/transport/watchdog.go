@@ -9,8 +9,8 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers"
 )
 
-// ErrStalled is the cancel cause of a context whose watchdog fired.
-var ErrStalled = errors.New("stream stalled")
+// errStalled is the cancel cause of a context whose watchdog fired.
+var errStalled = errors.New("stream stalled")
 
 // Watchdog cancels a streaming call that stops making progress: a
 // connection that stays open but delivers nothing would otherwise hold a
@@ -24,13 +24,13 @@ type Watchdog struct {
 }
 
 // NewWatchdog returns a context derived from parent that a watchdog cancels with
-// ErrStalled after idle without a Kick. idle <= 0 disables the watchdog.
+// errStalled after idle without a Kick. idle <= 0 disables the watchdog.
 // Call Stop when the call ends.
 func NewWatchdog(parent context.Context, idle time.Duration) (context.Context, *Watchdog) {
 	ctx, cancel := context.WithCancelCause(parent)
 	w := &Watchdog{ctx: ctx, cancel: cancel, idle: idle}
 	if idle > 0 {
-		w.timer = time.AfterFunc(idle, func() { cancel(ErrStalled) })
+		w.timer = time.AfterFunc(idle, func() { cancel(errStalled) })
 	}
 	return ctx, w
 }
@@ -44,12 +44,12 @@ func (w *Watchdog) Kick() {
 
 // Fired reports whether the watchdog cancelled the context.
 func (w *Watchdog) Fired() bool {
-	return errors.Is(context.Cause(w.ctx), ErrStalled)
+	return errors.Is(context.Cause(w.ctx), errStalled)
 }
 
 // Err is the retryable error of a call the watchdog cancelled.
 func (w *Watchdog) Err() error {
-	return &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", w.idle), Retryable: true, Err: ErrStalled}
+	return &providers.Error{Type: "stream_stalled", Message: fmt.Sprintf("no data from the API for %v", w.idle), Retryable: true, Err: errStalled}
 }
 
 // Stop stops the timer and releases the context.

@@ -1,4 +1,4 @@
-package server
+package wrap
 
 import (
 	"bytes"
@@ -20,33 +20,9 @@ import (
 
 	"github.com/agent-lsp/agent-lsp/procgroup"
 	"github.com/agent-lsp/agent-lsp/rpc"
+	"github.com/agent-lsp/agent-lsp/server"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
-
-// Wrap mode (agent-lsp --wrap -- <server command...>) sits between an
-// editor that runs one language server per buffer (eglot, Helix, Kate) and
-// the user's real language server. Every message passes through unchanged,
-// both ways, frame for frame: requests, responses, notifications,
-// server-to-client requests, cancellation, progress, dynamic registration.
-// A few are also shown to the agent, which runs in process behind its own
-// plain-LSP door:
-//
-//   - initialize goes to both; the editor gets the real server's result
-//     with the agent's code actions and commands merged in.
-//   - textDocument/codeAction goes to both; the agent's actions ("Agent:
-//     fix this" on the real server's diagnostics, ...) follow the real
-//     server's.
-//   - workspace/executeCommand of an agent command goes to the agent only.
-//   - document sync goes to both, so the agent sees the unsaved buffers.
-//   - the real server's publishDiagnostics are kept and answer the agent's
-//     agent/diagnostics: edit results carry the real server's findings.
-//
-// The agent's own requests to the editor (applyEdit, showMessageRequest,
-// progress) carry ids of the form "agent-lsp:N", apart from the real
-// server's. A real server that exits unexpectedly is reported
-// (window/showMessage) and started again, re-initialized with the
-// editor's initialize and the open documents; a server that does not
-// answer delays the agent's code actions and shutdown by a bounded time.
 
 // wrapAnswerWait bounds how long a merged request (codeAction, shutdown)
 // waits for a real server that does not answer.
@@ -88,7 +64,7 @@ func (e envelope) isResponse() bool { return e.Method == "" && len(e.ID) > 0 }
 // wrapper is one wrap-mode connection.
 type wrapper struct {
 	argv []string
-	opts Options
+	door *server.PlainAgent // the agent, served in process
 	logf func(string, ...any)
 	ctx  context.Context
 
@@ -125,16 +101,17 @@ type realServer struct {
 	exited chan struct{} // closed when the process ended
 }
 
-// ServeWrap serves an editor on rwc in wrap mode around the language
-// server argv, until the editor exits or the stream ends. It returns the
-// process exit code (0 after shutdown and exit).
-func ServeWrap(ctx context.Context, rwc io.ReadWriteCloser, argv []string, opts Options) int {
+// Serve serves an editor on rwc in wrap mode around the language server
+// argv, until the editor exits or the stream ends; the agent is the plain
+// door configured by opts. It returns the process exit code (0 after
+// shutdown and exit).
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, argv []string, opts server.Options) int {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
 	w := &wrapper{
 		argv:       argv,
-		opts:       opts,
+		door:       server.NewPlainAgent(opts),
 		logf:       opts.Logf,
 		ctx:        ctx,
 		editor:     jsonrpc2.NewHeaderStream(rwc).(frameIO),
@@ -167,7 +144,7 @@ func (w *wrapper) agentCall(ctx context.Context, method string, params, result a
 // startAgent runs the agent's LSP door in process, on a pipe.
 func (w *wrapper) startAgent(ctx context.Context) {
 	a, b := net.Pipe()
-	go func() { w.agentDone <- Serve(ctx, a, w.opts) }() // owned: ends when b closes (finish)
+	go func() { w.agentDone <- w.door.Serve(ctx, a) }() // owned: ends when b closes (finish)
 	w.agent = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b))
 	w.agent.Go(ctx, w.fromAgent)
 }
@@ -305,7 +282,7 @@ func (w *wrapper) agentCommand(params json.RawMessage) bool {
 	_ = json.Unmarshal(params, &p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return slices.Contains(w.agentCmds, p.Command) || slices.Contains(plainCommands, p.Command)
+	return slices.Contains(w.agentCmds, p.Command) || slices.Contains(w.door.Commands(), p.Command)
 }
 
 // fromEditor routes one request or notification; it reports true after
@@ -623,7 +600,7 @@ func agentInitParams(params json.RawMessage) json.RawMessage {
 	if exp == nil {
 		exp = map[string]json.RawMessage{}
 	}
-	exp[plainDiagnosticsCapability] = json.RawMessage("{}")
+	exp[server.DiagnosticsCapability] = json.RawMessage("{}")
 	caps["experimental"], _ = json.Marshal(exp)
 	p["capabilities"], _ = json.Marshal(caps)
 	out, _ := json.Marshal(p)
@@ -746,7 +723,7 @@ func (w *wrapper) fromAgent(ctx context.Context, req *jsonrpc2.Request) (any, er
 	method, params := strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))
 	if method == "agent/diagnostics" {
 		jsonrpc2.Async(ctx)
-		var p agentDiagnosticsParams
+		var p diagnosticsParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc2.ErrInvalidParams
 		}

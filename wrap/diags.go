@@ -1,22 +1,42 @@
-package server
+package wrap
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
 	"github.com/agent-lsp/agent-lsp/workspace"
 )
 
-// plainDiagnosticsCapability, under a plain client's
-// capabilities.experimental, says it answers agent/diagnostics without
-// speaking the session methods: wrap mode tells its agent so.
-const plainDiagnosticsCapability = "agentDiagnostics"
+// diagnosticsParams are agent/diagnostics' params, as the agent asks
+// its editor (docs/protocol.md, agent/diagnostics): wrap mode answers them.
+type diagnosticsParams struct {
+	URI string `json:"uri"`
+	// Version, when set, asks for diagnostics that reflect that version
+	// of the document, waiting at most TimeoutMs.
+	Version   *int32 `json:"version,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+}
+
+// documentPath returns the file path of a document URI of method's
+// params, or an error saying what is wrong with it.
+func documentPath(method string, u string) (string, error) {
+	if u == "" {
+		return "", fmt.Errorf("%s: textDocument.uri is missing", method)
+	}
+	parsed, err := uri.Parse(u)
+	if err != nil || !parsed.IsFile() {
+		return "", fmt.Errorf("%s: only file:// documents are tracked, got %q", method, u)
+	}
+	return parsed.FsPath(), nil
+}
 
 func toDiffsPos(p protocol.Position) diffs.Position {
 	return diffs.Position{Line: p.Line, Character: p.Character}
@@ -122,7 +142,7 @@ func (d *diagStore) ready(path string, version uint64) bool {
 }
 
 // answer answers agent/diagnostics.
-func (d *diagStore) answer(ctx context.Context, p agentDiagnosticsParams, docs *workspace.Overlay) json.RawMessage {
+func (d *diagStore) answer(ctx context.Context, p diagnosticsParams, docs *workspace.Overlay) json.RawMessage {
 	path, err := documentPath("agent/diagnostics", p.URI)
 	if err != nil {
 		return json.RawMessage("[]")

@@ -1,4 +1,4 @@
-package server_test
+package wrap_test
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/agent-lsp/agent-lsp/providers/anthropic"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
 	"github.com/agent-lsp/agent-lsp/server"
+	"github.com/agent-lsp/agent-lsp/wrap"
 )
 
 // wrapEditor is a plain LSP client (eglot-like) talking to agent-lsp in
@@ -57,7 +58,7 @@ func startWrap(t *testing.T, root string, argv []string, turns ...fake.Turn) *wr
 	e := &wrapEditor{t: t, model: model, done: make(chan int, 1), docs: map[string]*wrapDoc{}, wake: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		e.done <- server.ServeWrap(ctx, a, argv, server.Options{
+		e.done <- wrap.Serve(ctx, a, argv, server.Options{
 			Version: "test", Logf: t.Logf, TranscriptDir: filepath.Join(root, ".transcripts"),
 			NewService: func(server.InitOptions) (*engine.Service, error) {
 				return engine.NewService(engine.Config{Provider: provider, Model: "claude-test", Logf: t.Logf, Home: root,
@@ -212,6 +213,19 @@ func (e *wrapEditor) waitNote(what string, match func(note) bool) note {
 	}
 }
 
+// goMain is a Go program whose Greet the agent breaks.
+const goMain = `package main
+
+import "fmt"
+
+// Greet says hello.
+func Greet(name string) string { return "hello " + name }
+
+func main() {
+	fmt.Println(Greet("you"))
+}
+`
+
 const brokenGreet = "func Greet(name string) string { return len(name) }"
 
 // TestWrapGopls: in wrap mode the editor gets gopls's answers (hover,
@@ -328,4 +342,20 @@ func TestWrapGopls(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("ServeWrap did not end after exit")
 	}
+}
+
+// lastMessage returns the last message of model request n (0-based).
+func lastMessage(t testing.TB, model *fake.Server, n int) string {
+	t.Helper()
+	reqs := model.Requests()
+	if n >= len(reqs) {
+		t.Fatalf("the model got %d requests, want at least %d", len(reqs), n+1)
+	}
+	var body struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := reqs[n].Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return string(body.Messages[len(body.Messages)-1])
 }
