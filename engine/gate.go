@@ -3,10 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -54,10 +58,7 @@ const (
 // A PreToolUse hook's decision ("allow", "ask") settles an undecided call.
 func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview, hookDecision string) verdict {
 	spec := t.Spec()
-	pc := permission.Call{Tool: spec.Name, Input: input, ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: s.cwd}
-	if p != nil {
-		pc.Paths, pc.Command = p.Paths, p.Command
-	}
+	pc := permissionCall(spec, input, p, s.cwd)
 	d := s.gate.policy.Decide(pc)
 	if s.classifierOff && spec.Name == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
 		// Testing the sandbox alone: every command counts as read-only
@@ -163,6 +164,58 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	}
 	return verdict{refusal: tools.Errorf("the editor answered the permission request with unknown option %q; the call was not run", out.OptionID)}
+}
+
+// permissionCall is the call the policy checks: what the tool's spec
+// declares it does, and the paths it touches, from its preview and the
+// input fields its spec names (relative ones from cwd). A tool that
+// declares neither its access nor that it is read-only asks.
+func permissionCall(spec tools.Spec, input json.RawMessage, p *tools.Preview, cwd string) permission.Call {
+	pc := permission.Call{Tool: spec.Name, Input: input, Access: accessOf(spec.Access), ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: cwd}
+	if p != nil {
+		pc.Paths, pc.Command = slices.Clone(p.Paths), p.Command
+	}
+	if len(spec.PathFields) == 0 {
+		return pc
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(input, &fields) != nil {
+		return pc
+	}
+	for _, name := range spec.PathFields {
+		var v string
+		if json.Unmarshal(fields[name], &v) != nil || v == "" {
+			continue
+		}
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(cwd, v)
+		}
+		real, err := pathres.Resolve(cwd, v)
+		if err != nil && !errors.Is(err, pathres.ErrPseudo) {
+			real = filepath.Clean(v)
+		}
+		if !slices.Contains(pc.Paths, real) {
+			pc.Paths = append(pc.Paths, real)
+		}
+	}
+	return pc
+}
+
+// accessOf is the policy's name for a tool's access.
+func accessOf(a tools.Access) permission.Access {
+	switch a {
+	case tools.AccessNone:
+		return permission.AccessNone
+	case tools.AccessRead:
+		return permission.AccessRead
+	case tools.AccessEdit:
+		return permission.AccessEdit
+	case tools.AccessExecute:
+		return permission.AccessExecute
+	case tools.AccessFetch:
+		return permission.AccessFetch
+	}
+	return permission.AccessUndeclared
 }
 
 // editedText returns the text the user put in place of a single-file

@@ -64,6 +64,7 @@ func (t *bashTool) Spec() Spec {
 		Description: bashDescription,
 		InputSchema: bashSchema(),
 		Kind:        schema.KindExecute,
+		Access:      AccessExecute,
 	}
 }
 
@@ -257,6 +258,7 @@ func (t *bashOutputTool) Spec() Spec {
 		InputSchema: bashOutputSchema(),
 		Kind:        schema.KindExecute,
 		ReadOnly:    true,
+		Access:      AccessNone,
 	}
 }
 
@@ -332,6 +334,7 @@ func (t *killBashTool) Spec() Spec {
 		Description: killBashDescription,
 		InputSchema: killBashSchema(),
 		Kind:        schema.KindExecute,
+		Access:      AccessExecute,
 	}
 }
 
