@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/permission"
-	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -31,17 +29,13 @@ func newGate(policy *permission.Policy) *gate {
 	return &gate{policy: policy, rejected: make(map[string]bool)}
 }
 
-// gitWord finds git run by name in a command line (the confined sandbox,
-// not this, is what keeps other spellings from the objects).
-var gitWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])") })
-
 // verdict is the outcome of authorize: a refusal for the model, or
 // permission to run, possibly with text the user edited.
 type verdict struct {
 	refusal *tools.Result
 	edited  *string
-	// confine says how the call must be held: set when it runs only
-	// because the classifier judged it harmless.
+	// confine says how the call must be held; its zero value is the
+	// read-only sandbox, so running unconfined is always set by name.
 	confine permission.Confinement
 }
 
@@ -59,59 +53,23 @@ const (
 func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview, hookDecision string) verdict {
 	spec := t.Spec()
 	pc := permissionCall(spec, input, p, s.cwd)
-	d := s.gate.policy.Decide(pc)
-	if s.classifierOff && spec.Name == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
-		// Testing the sandbox alone: every command counts as read-only
-		// and runs confined (deny rules still deny).
-		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
-	}
-	if d.Verdict == permission.Allow && d.Confine == permission.ConfineRule && !s.confiner.Available() {
-		// No bubblewrap: a rule-allowed command runs as the settings say,
-		// as it did before the rule sandbox (documented in sandbox/doc.go).
-		d.Confine = permission.NotConfined
-	}
-	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
-		why, linked := "", ""
-		if d.Confine != permission.ConfineReadOnly && s.confiner.Available() {
-			linked = sandbox.LinkedProtectedPath(s.env.Roots)
-		}
-		switch {
-		case tools.DisablesSandbox(input):
-			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
-		case linked != "":
-			// The writable sandboxes cannot keep a protected path that is
-			// a symbolic link read-only, and refuse to run: ask instead.
-			why = fmt.Sprintf("the sandbox cannot keep %s read-only (it is a symbolic link, which a command could replace)", linked)
-		case gitWord().MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
-			// The confined sandbox hides this repository's objects (they
-			// hold a denied file): git would fail there.
-			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
-		}
-		if why != "" {
-			switch s.gate.policy.Mode() {
-			case permission.DontAsk:
-				return verdict{refusal: tools.Errorf("Permission to use Bash was denied: %s, and the session is in dontAsk mode.", why)}
-			case permission.Plan:
-				return verdict{refusal: tools.Errorf("Refused in plan mode, which never asks: %s. Plan without this command.", why)}
-			}
-			d = permission.Decision{Verdict: permission.Ask, Reason: why}
-		}
-	}
+	plan := s.plan(pc, input)
+	d := plan.decision
 	switch {
-	case d.Verdict == permission.Deny:
-		return verdict{refusal: tools.Errorf("%s", d.Reason)}
+	case plan.verdict == permission.Deny:
+		return verdict{refusal: tools.Errorf("%s", plan.reason)}
 	case hookDecision == "allow":
 		// A hook's allow does not loosen a confinement the classifier
 		// asked for: the command was harmless to begin with.
-		if d.Verdict == permission.Allow {
-			return verdict{confine: d.Confine}
+		if plan.verdict == permission.Allow {
+			return verdict{confine: plan.confine}
 		}
-		return verdict{}
-	case d.Verdict == permission.Allow && hookDecision != "ask":
-		return verdict{confine: d.Confine}
+		return verdict{confine: permission.NotConfined}
+	case plan.verdict == permission.Allow && hookDecision != "ask":
+		return verdict{confine: plan.confine}
 	case hookDecision != "ask" && s.skillRead(spec.Name, pc.Paths):
 		// A loaded skill's own files, outside the workspace.
-		return verdict{}
+		return verdict{confine: permission.NotConfined}
 	}
 	key := d.AlwaysRule
 	if key == "" {
@@ -141,7 +99,7 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 	switch out.OptionID {
 	case optAllowOnce:
 		s.answered(ctx, call, options, permAllowed, out.OptionID)
-		return verdict{edited: editedText(out, p)}
+		return verdict{edited: editedText(out, p), confine: permission.NotConfined}
 	case optAllowAlways:
 		if d.AlwaysRule == "" {
 			break
@@ -151,7 +109,7 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
 		s.saveState()
-		return verdict{edited: editedText(out, p)}
+		return verdict{edited: editedText(out, p), confine: permission.NotConfined}
 	case optRejectAlways:
 		s.answered(ctx, call, options, permRejected, out.OptionID)
 		s.gate.mu.Lock()

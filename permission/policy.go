@@ -114,7 +114,9 @@ type Decision struct {
 	// AlwaysRules are the rules behind AlwaysRule.
 	AlwaysRules []string
 	// Confine, for an Allow of a Bash call, says how the call must be
-	// held because it runs without a question: ConfineReadOnly or
+	// held because it runs without a question (every other decision,
+	// and every decision of another tool, says NotConfined, the call's
+	// holding being chosen elsewhere): ConfineReadOnly or
 	// ConfineWorkspace when only the command classifier judged it
 	// harmless (a classifier mistake cannot write, reach the network or
 	// leak), ConfineRule when an allow rule (settings, a session "always
@@ -126,18 +128,17 @@ type Decision struct {
 	Confine Confinement
 }
 
-// Confinement is how an automatically allowed Bash call must be held.
+// Confinement is how a Bash call must be held. The zero value is the
+// tightest, ConfineReadOnly: a call whose holding nobody chose runs
+// read-only, and running unconfined is always chosen by name.
 type Confinement int
 
 // The confinements.
 const (
-	// NotConfined calls run as the user's settings say (their sandbox,
-	// if enabled).
-	NotConfined Confinement = iota
 	// ConfineReadOnly calls were classified read-only: they run with the
 	// workspace read-only, no network and nothing else of the host's
 	// files or environment.
-	ConfineReadOnly
+	ConfineReadOnly Confinement = iota
 	// ConfineWorkspace calls were classified harmless apart from writes
 	// inside the workspace, which acceptEdits mode allows: as
 	// ConfineReadOnly, with the workspace writable.
@@ -148,6 +149,9 @@ const (
 	// with its secrets hidden, the network as the settings' sandbox
 	// allows, and the user's environment without the sidecar's secrets.
 	ConfineRule
+	// NotConfined calls run as the user's settings say (their sandbox,
+	// if enabled).
+	NotConfined
 )
 
 // Policy decides tool calls for one session. It is safe for concurrent
@@ -379,10 +383,18 @@ func (p *Policy) snapshot() snapshot {
 // the mode decides what no rule covers.
 func (p *Policy) Decide(c Call) Decision {
 	st := p.snapshot()
-	if c.Tool == "Bash" {
-		return p.decideBash(st, c)
+	if c.Tool != "Bash" {
+		d := p.decideTool(st, c)
+		d.Confine = NotConfined
+		return d
 	}
-	return p.decideTool(st, c)
+	d := p.decideBash(st, c)
+	if d.Verdict != Allow || st.mode == BypassPermissions {
+		// Only an Allow without a question is held here; what the
+		// user answers, or chose knowingly, runs as the settings say.
+		d.Confine = NotConfined
+	}
+	return d
 }
 
 // matchTool reports whether rule r matches call c (a non-Bash call).
