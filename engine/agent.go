@@ -75,6 +75,8 @@ func (t *agentTool) Spec() tools.Spec {
 		InputSchema: agentSchema(),
 		Kind:        schema.KindThink,
 		ReadOnly:    true,
+		// The subagent's own calls go through the gate one by one.
+		Access: tools.AccessNone,
 	}
 }
 

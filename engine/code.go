@@ -353,15 +353,12 @@ func (s *Session) syncCodeTools() {
 
 // noteEdit records the files a successful file-changing call touched,
 // for the stop check.
-func (s *Session) noteEdit(tool string, res *tools.Result) {
-	if s.code == nil {
+func (s *Session) noteEdit(t tools.Tool, res *tools.Result) {
+	if s.code == nil || t.Spec().Access != tools.AccessEdit {
 		return
 	}
-	switch tool {
-	case "Edit", "MultiEdit", "Write":
-		for _, l := range res.Locations {
-			s.code.noteEdit(l.Path)
-		}
+	for _, l := range res.Locations {
+		s.code.noteEdit(l.Path)
 	}
 }
 

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
+	"path/filepath"
+	"slices"
 	"sync"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/permission"
-	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -27,17 +29,13 @@ func newGate(policy *permission.Policy) *gate {
 	return &gate{policy: policy, rejected: make(map[string]bool)}
 }
 
-// gitWord finds git run by name in a command line (the confined sandbox,
-// not this, is what keeps other spellings from the objects).
-var gitWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(^|[\\s;&|(`$'\"/])git($|[\\s;&|)`'\"-])") })
-
 // verdict is the outcome of authorize: a refusal for the model, or
 // permission to run, possibly with text the user edited.
 type verdict struct {
 	refusal *tools.Result
 	edited  *string
-	// confine says how the call must be held: set when it runs only
-	// because the classifier judged it harmless.
+	// confine says how the call must be held; its zero value is the
+	// read-only sandbox, so running unconfined is always set by name.
 	confine permission.Confinement
 }
 
@@ -54,63 +52,26 @@ const (
 // A PreToolUse hook's decision ("allow", "ask") settles an undecided call.
 func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.ToolCall, input json.RawMessage, p *tools.Preview, hookDecision string) verdict {
 	spec := t.Spec()
-	pc := permission.Call{Tool: spec.Name, Input: input, ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: s.cwd}
-	if p != nil {
-		pc.Paths, pc.Command = p.Paths, p.Command
-	}
-	d := s.gate.policy.Decide(pc)
-	if s.classifierOff && spec.Name == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
-		// Testing the sandbox alone: every command counts as read-only
-		// and runs confined (deny rules still deny).
-		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
-	}
-	if d.Verdict == permission.Allow && d.Confine == permission.ConfineRule && !s.confiner.Available() {
-		// No bubblewrap: a rule-allowed command runs as the settings say,
-		// as it did before the rule sandbox (documented in sandbox/doc.go).
-		d.Confine = permission.NotConfined
-	}
-	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
-		why, linked := "", ""
-		if d.Confine != permission.ConfineReadOnly && s.confiner.Available() {
-			linked = sandbox.LinkedProtectedPath(s.env.Roots)
-		}
-		switch {
-		case tools.DisablesSandbox(input):
-			why = "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
-		case linked != "":
-			// The writable sandboxes cannot keep a protected path that is
-			// a symbolic link read-only, and refuse to run: ask instead.
-			why = fmt.Sprintf("the sandbox cannot keep %s read-only (it is a symbolic link, which a command could replace)", linked)
-		case gitWord().MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
-			// The confined sandbox hides this repository's objects (they
-			// hold a denied file): git would fail there.
-			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
-		}
-		if why != "" {
-			switch s.gate.policy.Mode() {
-			case permission.DontAsk:
-				return verdict{refusal: tools.Errorf("Permission to use Bash was denied: %s, and the session is in dontAsk mode.", why)}
-			case permission.Plan:
-				return verdict{refusal: tools.Errorf("Refused in plan mode, which never asks: %s. Plan without this command.", why)}
-			}
-			d = permission.Decision{Verdict: permission.Ask, Reason: why}
-		}
-	}
+	pc := permissionCall(spec, input, p, s.cwd)
+	plan := s.plan(pc, input)
+	d := plan.decision
 	switch {
-	case d.Verdict == permission.Deny:
-		return verdict{refusal: tools.Errorf("%s", d.Reason)}
+	case plan.verdict == permission.Deny:
+		return verdict{refusal: tools.Errorf("%s", plan.reason)}
 	case hookDecision == "allow":
 		// A hook's allow does not loosen a confinement the classifier
 		// asked for: the command was harmless to begin with.
-		if d.Verdict == permission.Allow {
-			return verdict{confine: d.Confine}
+		// An undecided call the hook allows is an approval: a command
+		// runs in the write sandbox, as one the user approved would.
+		if plan.verdict == permission.Allow {
+			return verdict{confine: plan.confine}
 		}
-		return verdict{}
-	case d.Verdict == permission.Allow && hookDecision != "ask":
-		return verdict{confine: d.Confine}
+		return verdict{confine: s.approvedConfinement(pc.Command)}
+	case plan.verdict == permission.Allow && hookDecision != "ask":
+		return verdict{confine: plan.confine}
 	case hookDecision != "ask" && s.skillRead(spec.Name, pc.Paths):
 		// A loaded skill's own files, outside the workspace.
-		return verdict{}
+		return verdict{confine: permission.NotConfined}
 	}
 	key := d.AlwaysRule
 	if key == "" {
@@ -170,6 +131,58 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	}
 	return verdict{refusal: tools.Errorf("the editor answered the permission request with unknown option %q; the call was not run", out.OptionID)}
+}
+
+// permissionCall is the call the policy checks: what the tool's spec
+// declares it does, and the paths it touches, from its preview and the
+// input fields its spec names (relative ones from cwd). A tool that
+// declares neither its access nor that it is read-only asks.
+func permissionCall(spec tools.Spec, input json.RawMessage, p *tools.Preview, cwd string) permission.Call {
+	pc := permission.Call{Tool: spec.Name, Input: input, Access: accessOf(spec.Access), ReadOnly: spec.ReadOnly, Kind: spec.Kind, Cwd: cwd}
+	if p != nil {
+		pc.Paths, pc.Command = slices.Clone(p.Paths), p.Command
+	}
+	if len(spec.PathFields) == 0 {
+		return pc
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(input, &fields) != nil {
+		return pc
+	}
+	for _, name := range spec.PathFields {
+		var v string
+		if json.Unmarshal(fields[name], &v) != nil || v == "" {
+			continue
+		}
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(cwd, v)
+		}
+		real, err := pathres.Resolve(cwd, v)
+		if err != nil && !errors.Is(err, pathres.ErrPseudo) {
+			real = filepath.Clean(v)
+		}
+		if !slices.Contains(pc.Paths, real) {
+			pc.Paths = append(pc.Paths, real)
+		}
+	}
+	return pc
+}
+
+// accessOf is the policy's name for a tool's access.
+func accessOf(a tools.Access) permission.Access {
+	switch a {
+	case tools.AccessNone:
+		return permission.AccessNone
+	case tools.AccessRead:
+		return permission.AccessRead
+	case tools.AccessEdit:
+		return permission.AccessEdit
+	case tools.AccessExecute:
+		return permission.AccessExecute
+	case tools.AccessFetch:
+		return permission.AccessFetch
+	}
+	return permission.AccessUndeclared
 }
 
 // editedText returns the text the user put in place of a single-file

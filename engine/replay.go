@@ -63,9 +63,15 @@ func (s *Session) replayToolCall(ctx context.Context, use providers.Block, resul
 		input = json.RawMessage("{}")
 	}
 	call := &schema.ToolCall{ToolCallID: use.ID, Title: s.callTitle(use.Name, nil), Kind: s.kindOf(use.Name), Status: schema.StatusPending, RawInput: input, Meta: schema.ToolMeta(use.Name)}
-	diffs, path, isEdit := replayDiffs(use.Name, input, stored)
-	switch t, ok := s.tools.lookup(use.Name); {
-	case isEdit:
+	t, ok := s.tools.lookup(use.Name)
+	var diffs []schema.ToolCallContent
+	var path string
+	rp, isEdit := t.(tools.Replayer)
+	if ok && isEdit {
+		diffs, path = rp.Replay(input, stored)
+	}
+	switch {
+	case ok && isEdit:
 		// Not the tool's preview, which reads the file as it is now
 		// (through the editor, on the ACP door).
 		if path != "" {

@@ -167,13 +167,13 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 	if len(upd.Content) == 0 && res.Content != "" {
 		upd.Content = []schema.ToolCallContent{schema.TextContent(truncateDisplay(res.Content))}
 	}
-	if !res.IsError {
-		r := editResult(use.Name, use.Input, res.Display)
-		if r == nil {
-			r = viewResult(use.Name, use.Input, res.Content)
+	if t, ok := s.tools.lookup(use.Name); ok && !res.IsError {
+		var r json.RawMessage
+		if rec, ok := t.(tools.Recorder); ok {
+			r = rec.Record(use.Input, res)
 		}
 		s.conv.remember(use.ID, r)
-		s.noteEdit(use.Name, res)
+		s.noteEdit(t, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

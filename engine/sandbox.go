@@ -49,17 +49,26 @@ func (s *Session) setConfiner(policy *permission.Policy) {
 type confinementKey struct{}
 
 // withConfinement records how tightly the tool call that runs with ctx
-// must be confined (see permission.Confinement).
+// must be confined (see permission.Confinement), as its plan says.
 func withConfinement(ctx context.Context, c permission.Confinement) context.Context {
 	return context.WithValue(ctx, confinementKey{}, c)
 }
 
+// confinementOf returns the confinement withConfinement recorded in ctx;
+// a context without one (a call nobody planned) gets the zero value, the
+// read-only sandbox.
 func confinementOf(ctx context.Context) permission.Confinement {
 	c, _ := ctx.Value(confinementKey{}).(permission.Confinement)
 	return c
 }
 
-// wrapCommand runs a shell command's argv the way its tool call was
+// wrapCommand is the Bash tool's runner (tools.Env.WrapCommand): it
+// runs argv held as the plan of the tool call that runs with ctx says.
+func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
+	return s.wrapConfined(confinementOf(ctx), argv)
+}
+
+// wrapConfined runs a shell command's argv the way its tool call was
 // allowed: confined (read-only, or with the workspace writable in
 // acceptEdits) when only the classifier allowed it; in the rule sandbox
 // when one of the user's allow rules did or the user approved it; in the
@@ -67,8 +76,7 @@ func confinementOf(ctx context.Context) permission.Confinement {
 // or the mode is bypassPermissions. A command outside any sandbox still runs in
 // its own PID namespace when bubblewrap works, so that cancel kills all
 // it started.
-func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
-	level := confinementOf(ctx)
+func (s *Session) wrapConfined(level permission.Confinement, argv []string) ([]string, func(), error) {
 	if level == permission.ConfineReadOnly {
 		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs(), Filesystem: s.sandbox.Load().Filesystem()})
 	}

@@ -158,6 +158,10 @@ func (t *skillTool) Spec() tools.Spec {
 		InputSchema: skillSchema(),
 		Kind:        schema.KindRead,
 		ReadOnly:    true,
+		// It reads only the instructions of the skills the session
+		// offers; the Read tool reaching into a skill's folder is
+		// checked on its own.
+		Access: tools.AccessNone,
 	}
 }
 

@@ -32,6 +32,7 @@ func (t *webSearchTool) Spec() tools.Spec {
 		InputSchema: webSearchSchema(),
 		Kind:        schema.KindFetch,
 		ReadOnly:    true,
+		Access:      tools.AccessFetch,
 	}
 }
 

@@ -47,8 +47,24 @@ func newTool(c *conn, t *sdk.Tool) *tool {
 			InputSchema: inputSchema(t.InputSchema),
 			Kind:        schema.KindOther,
 			ReadOnly:    t.Annotations != nil && t.Annotations.ReadOnlyHint,
+			Access:      accessOf(t.Annotations),
 		},
 	}
+}
+
+// accessOf returns the access a tool's annotations declare: a read-only
+// tool reads; one that says whether it is destructive changes things;
+// one that says neither has undeclared access, the most restrictive.
+func accessOf(a *sdk.ToolAnnotations) tools.Access {
+	switch {
+	case a == nil:
+		return tools.AccessUndeclared
+	case a.ReadOnlyHint:
+		return tools.AccessRead
+	case a.DestructiveHint != nil:
+		return tools.AccessEdit
+	}
+	return tools.AccessUndeclared
 }
 
 // inputSchema returns the server's schema for a tool's input as JSON: an
@@ -62,7 +78,8 @@ func inputSchema(s any) json.RawMessage {
 }
 
 // Spec returns the tool's name (mcp__<server>__<tool>), the server's
-// description and input schema; ReadOnly follows the tool's readOnlyHint.
+// description and input schema; ReadOnly follows the tool's readOnlyHint,
+// Access its readOnlyHint and destructiveHint.
 func (t *tool) Spec() tools.Spec { return t.spec }
 
 // Run calls the tool on its server. Whatever goes wrong comes back as an

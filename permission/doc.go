@@ -2,8 +2,12 @@
 // is refused, from Claude Code-compatible rules and the session's mode.
 //
 // A deny path rule on Read covers every tool that reads files, as in
-// Claude Code: besides refusing Read, Grep, Glob and LS calls on the
-// file, it hides the file from their results (Policy.Hides and
+// Claude Code, and one on Edit every tool that edits them: a call says
+// what it does (Call.Access, which the engine copies from the tool's
+// spec), and a call that does not say is covered by both. Claude Code's
+// tool names (Write, Grep, LS, ...) are accepted in rules as aliases.
+// Besides refusing Read, Grep, Glob and LS calls on the file, a Read
+// deny rule hides the file from their results (Policy.Hides and
 // Policy.HiddenGlobs, which the engine hands to the tools). An ask path
 // rule on Read hides its files too, so a search never shows what Read
 // would have asked about.

@@ -79,7 +79,13 @@ func (v Verdict) String() string {
 type Call struct {
 	Tool  string
 	Input json.RawMessage
-	// ReadOnly is the tool's declaration that it changes nothing. It is
+	// Access is what the call does, as its tool declares it. Undeclared,
+	// a call has the access its name stands for in Claude Code's tools
+	// (Read, Edit, Write, ...), else AccessRead when ReadOnly says so,
+	// else it is held as able to do anything.
+	Access Access
+	// ReadOnly is the tool's declaration that it changes nothing, which
+	// counts only for a call that does not declare its Access. It is
 	// ignored for Bash, whose command is classified instead.
 	ReadOnly bool
 	// Kind is the ACP tool kind: read, edit, delete, move, search,
@@ -108,7 +114,9 @@ type Decision struct {
 	// AlwaysRules are the rules behind AlwaysRule.
 	AlwaysRules []string
 	// Confine, for an Allow of a Bash call, says how the call must be
-	// held because it runs without a question: ConfineReadOnly or
+	// held because it runs without a question (every other decision,
+	// and every decision of another tool, says NotConfined, the call's
+	// holding being chosen elsewhere): ConfineReadOnly or
 	// ConfineWorkspace when only the command classifier judged it
 	// harmless (a classifier mistake cannot write, reach the network or
 	// leak), ConfineRule when an allow rule (settings, a session "always
@@ -120,18 +128,17 @@ type Decision struct {
 	Confine Confinement
 }
 
-// Confinement is how an automatically allowed Bash call must be held.
+// Confinement is how a Bash call must be held. The zero value is the
+// tightest, ConfineReadOnly: a call whose holding nobody chose runs
+// read-only, and running unconfined is always chosen by name.
 type Confinement int
 
 // The confinements.
 const (
-	// NotConfined calls run as the user's settings say (their sandbox,
-	// if enabled).
-	NotConfined Confinement = iota
 	// ConfineReadOnly calls were classified read-only: they run with the
 	// workspace read-only, no network and nothing else of the host's
 	// files or environment.
-	ConfineReadOnly
+	ConfineReadOnly Confinement = iota
 	// ConfineWorkspace calls were classified harmless apart from writes
 	// inside the workspace, which acceptEdits mode allows: as
 	// ConfineReadOnly, with the workspace writable.
@@ -142,6 +149,9 @@ const (
 	// with its secrets hidden, the network as the settings' sandbox
 	// allows, and the user's environment without the sidecar's secrets.
 	ConfineRule
+	// NotConfined calls run as the user's settings say (their sandbox,
+	// if enabled).
+	NotConfined
 )
 
 // Policy decides tool calls for one session. It is safe for concurrent
@@ -373,30 +383,25 @@ func (p *Policy) snapshot() snapshot {
 // the mode decides what no rule covers.
 func (p *Policy) Decide(c Call) Decision {
 	st := p.snapshot()
-	if c.Tool == "Bash" {
-		return p.decideBash(st, c)
+	if c.Tool != "Bash" {
+		d := p.decideTool(st, c)
+		d.Confine = NotConfined
+		return d
 	}
-	return p.decideTool(st, c)
-}
-
-// family returns which rule family covers tool: Edit rules cover every
-// tool that edits files, Read rules every tool that reads them.
-func family(tool string) string {
-	switch tool {
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return "Edit"
-	case "Read", "Glob", "Grep", "LS", "NotebookRead", "Diagnostics", "LSP":
-		return "Read"
+	d := p.decideBash(st, c)
+	if d.Verdict != Allow || st.mode == BypassPermissions {
+		// Only an Allow without a question is held here; what the
+		// user answers, or chose knowingly, runs as the settings say.
+		d.Confine = NotConfined
 	}
-	return ""
+	return d
 }
 
 // matchTool reports whether rule r matches call c (a non-Bash call).
 // anyPath says one matching path is enough (deny, ask); otherwise every
 // path must match (allow).
 func matchTool(r *compiledRule, c *Call, anyPath bool) bool {
-	fam := family(c.Tool)
-	sameTool := r.Tool == c.Tool || fam != "" && r.Tool == fam
+	sameTool := r.Tool == c.Tool || familyCovers(r.Tool, c.access(), anyPath)
 	switch r.kind {
 	case kindTool:
 		return sameTool
@@ -486,8 +491,8 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 		return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}
 	}
 	isMCP := strings.HasPrefix(c.Tool, "mcp__")
-	fam := family(c.Tool)
-	readOnly := (c.ReadOnly || fam == "Read") && fam != "Edit"
+	access := c.access()
+	readOnly := access == AccessRead || access == AccessNone || access == AccessFetch
 	if st.mode == Plan && !readOnly {
 		return Decision{Verdict: Deny, Reason: fmt.Sprintf("%s is not available in plan mode, where only read-only tools run. Finish the plan and present it; the user will switch modes to carry it out.", c.Tool)}
 	}
@@ -508,7 +513,7 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 		}
 	}
 	switch {
-	case readOnly && !isMCP && c.Kind != "fetch" && inside:
+	case readOnly && !isMCP && access != AccessFetch && inside:
 		return Decision{Verdict: Allow, Reason: "read-only tool"}
 	case st.mode == AcceptEdits && isEditKind(c) && inside && len(c.Paths) > 0 && !anyProtected(st.roots, c.Paths):
 		return Decision{Verdict: Allow, Reason: "acceptEdits mode: edit inside the workspace"}
@@ -517,7 +522,7 @@ func (p *Policy) decideTool(st snapshot, c Call) Decision {
 	switch {
 	case !inside:
 		why = c.Tool + " uses files outside the workspace"
-	case readOnly && c.Kind == "fetch":
+	case access == AccessFetch:
 		why = c.Tool + " reaches the network"
 	case isMCP:
 		why = c.Tool + " is an MCP tool"
@@ -576,9 +581,10 @@ func literalTail(glob string) string {
 }
 
 // hidesFor reports whether r is a path rule that covers tool, a tool
-// that reads files.
+// that reads files: whoever asks, unless its name is one of Claude
+// Code's editing tools.
 func hidesFor(r *compiledRule, tool string) bool {
-	return r.kind == kindPath && !r.fallback && family(tool) == "Read" && (r.Tool == tool || r.Tool == "Read")
+	return r.kind == kindPath && !r.fallback && family(tool) != "Edit" && (r.Tool == tool || r.Tool == "Read")
 }
 
 // askOr turns an Ask into a Deny in dontAsk mode.
@@ -590,7 +596,7 @@ func (p *Policy) askOr(st snapshot, c Call, d Decision) Decision {
 }
 
 func isEditKind(c Call) bool {
-	return family(c.Tool) == "Edit" || c.Kind == "edit" || c.Kind == "delete" || c.Kind == "move"
+	return c.access() == AccessEdit
 }
 
 func anyProtected(roots, paths []string) bool {
@@ -612,8 +618,13 @@ func (p *Policy) suggestTool(c Call) []string {
 		}
 		return nil
 	}
-	fam := family(c.Tool)
-	if fam == "" {
+	fam := ""
+	switch c.access() {
+	case AccessRead:
+		fam = "Read"
+	case AccessEdit:
+		fam = "Edit"
+	default:
 		return []string{c.Tool}
 	}
 	if len(c.Paths) == 0 {

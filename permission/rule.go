@@ -66,12 +66,6 @@ func (r Rule) String() string {
 	return r.Tool + "(" + r.Content + ")"
 }
 
-// pathTools are the tools whose rule content is a path pattern.
-var pathTools = map[string]bool{
-	"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true,
-	"NotebookRead": true, "Glob": true, "Grep": true, "LS": true,
-}
-
 var (
 	toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 	mcpRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mcp__([A-Za-z0-9_.-]+?)(?:__([A-Za-z0-9_.*-]+))?$`) })
@@ -138,7 +132,7 @@ func ParseRule(s string) (Rule, error) {
 	switch {
 	case tool == "Bash":
 		return parseBashRule(r)
-	case pathTools[tool]:
+	case pathRuleTool(tool):
 		if content == "**" {
 			r.Content, r.kind = "", kindTool
 			return r, nil

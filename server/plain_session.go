@@ -144,11 +144,11 @@ type plainClient struct {
 	editorDiagnostics
 	d *plainDoor
 
-	mu     sync.Mutex        // guards the fields below
-	tr     *transcript       // set once the session exists (nil drops entries)
-	token  string            // progress token of the running turn
-	tools  map[string]string // tool call titles
-	answer strings.Builder   // the model's text since its last tool call
+	mu     sync.Mutex           // guards the fields below
+	tr     *transcript          // set once the session exists (nil drops entries)
+	token  string               // progress token of the running turn
+	tools  map[string]plainStep // tool calls, by id
+	answer strings.Builder      // the model's text since its last tool call
 }
 
 var (
@@ -326,16 +326,24 @@ func (c *plainClient) Update(ctx context.Context, sessionID string, u schema.Upd
 func (c *plainClient) toolUpdate(ctx context.Context, tc *schema.ToolCall) {
 	c.mu.Lock()
 	if c.tools == nil {
-		c.tools = make(map[string]string)
+		c.tools = make(map[string]plainStep)
 	}
+	st := c.tools[tc.ToolCallID]
 	if tc.Title != "" {
-		c.tools[tc.ToolCallID] = shorten(c.d.lsp.workspaceRoots(), tc.Title)
+		st.title = shorten(c.d.lsp.workspaceRoots(), tc.Title)
 	}
-	title := c.tools[tc.ToolCallID]
+	if tc.Kind != "" {
+		st.kind = tc.Kind
+	}
+	if name := tc.ToolName(); name != "" {
+		st.tool = name
+	}
+	c.tools[tc.ToolCallID] = st
+	title := st.title
 	c.mu.Unlock()
 	switch tc.Status {
 	case schema.StatusInProgress:
-		step := stepName(title)
+		step := st.name()
 		c.progress(ctx, protocol.WorkDoneProgressReport{Kind: "report", Message: &step})
 		c.transcript().append("\n\n- "+schema.InlineCode(title), "tool") // a Bash title holds backticks
 	case schema.StatusFailed:
@@ -353,18 +361,34 @@ func shorten(roots []string, title string) string {
 	return title
 }
 
-// stepName describes a tool call as a progress step: "Reading calc.py".
-func stepName(title string) string {
-	verb, rest, _ := strings.Cut(title, " ")
-	steps := map[string]string{
-		"Read": "Reading", "Edit": "Editing", "MultiEdit": "Editing", "Write": "Writing",
-		"Grep": "Searching", "Glob": "Finding files", "LS": "Listing", "Bash": "Running",
-		"TodoWrite": "Planning",
+// plainStep is what the plain door knows of a tool call.
+type plainStep struct {
+	title string // shortened
+	kind  string // the ACP tool kind
+	tool  string // the tool's name
+}
+
+// kindSteps are the progress verbs of the tool kinds.
+var kindSteps = map[string]string{
+	schema.KindRead: "Reading", schema.KindEdit: "Editing", schema.KindSearch: "Searching",
+	schema.KindExecute: "Running", schema.KindThink: "Planning", schema.KindFetch: "Fetching",
+}
+
+// name describes the call as a progress step: "Reading calc.py" for a
+// call titled "Read calc.py", by the kind of the tool, whose name the
+// title starts with.
+func (st plainStep) name() string {
+	ing, ok := kindSteps[st.kind]
+	if !ok || st.tool == "" {
+		return st.title
 	}
-	if ing, ok := steps[verb]; ok {
-		return strings.TrimSpace(ing + " " + rest)
+	if st.title == st.tool {
+		return ing
 	}
-	return title
+	if rest, ok := strings.CutPrefix(st.title, st.tool+" "); ok {
+		return ing + " " + rest
+	}
+	return st.title
 }
 
 // Status shows notices as log messages.

@@ -64,6 +64,7 @@ func (t *bashTool) Spec() Spec {
 		Description: bashDescription,
 		InputSchema: bashSchema(),
 		Kind:        schema.KindExecute,
+		Access:      AccessExecute,
 	}
 }
 
@@ -267,6 +268,7 @@ func (t *bashOutputTool) Spec() Spec {
 		InputSchema: bashOutputSchema(),
 		Kind:        schema.KindExecute,
 		ReadOnly:    true,
+		Access:      AccessNone,
 	}
 }
 
@@ -342,6 +344,7 @@ func (t *killBashTool) Spec() Spec {
 		Description: killBashDescription,
 		InputSchema: killBashSchema(),
 		Kind:        schema.KindExecute,
+		Access:      AccessExecute,
 	}
 }
 

@@ -33,6 +33,8 @@ func (t *diagnosticsTool) Spec() Spec {
 		InputSchema: diagnosticsSchema(),
 		Kind:        schema.KindRead,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"file_path"},
 	}
 }
 

@@ -35,6 +35,8 @@ func (t *editTool) Spec() Spec {
 		Description: editDescription,
 		InputSchema: editSchema(),
 		Kind:        schema.KindEdit,
+		Access:      AccessEdit,
+		PathFields:  []string{"file_path"},
 	}
 }
 

@@ -39,6 +39,8 @@ func (t *globTool) Spec() Spec {
 		InputSchema: globSchema(),
 		Kind:        schema.KindSearch,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"path"},
 	}
 }
 

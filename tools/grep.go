@@ -89,6 +89,8 @@ func (t *grepTool) Spec() Spec {
 		InputSchema: grepSchema(),
 		Kind:        schema.KindSearch,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"path"},
 	}
 }
 

@@ -37,6 +37,8 @@ func (t *lsTool) Spec() Spec {
 		InputSchema: lsSchema(),
 		Kind:        schema.KindSearch,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"path"},
 	}
 }
 

@@ -44,6 +44,8 @@ func (t *lspTool) Spec() Spec {
 		InputSchema: lspSchema(),
 		Kind:        schema.KindSearch,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"filePath"},
 	}
 }
 

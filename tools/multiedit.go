@@ -39,6 +39,8 @@ func (t *multiEditTool) Spec() Spec {
 		Description: multiEditDescription,
 		InputSchema: multiEditSchema(),
 		Kind:        schema.KindEdit,
+		Access:      AccessEdit,
+		PathFields:  []string{"file_path"},
 	}
 }
 

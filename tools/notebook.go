@@ -53,6 +53,8 @@ func (t *notebookEditTool) Spec() Spec {
 		Description: notebookEditDescription,
 		InputSchema: notebookEditSchema(),
 		Kind:        schema.KindEdit,
+		Access:      AccessEdit,
+		PathFields:  []string{"notebook_path"},
 	}
 }
 

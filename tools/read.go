@@ -56,6 +56,8 @@ func (t *readTool) Spec() Spec {
 		InputSchema: readSchema(),
 		Kind:        schema.KindRead,
 		ReadOnly:    true,
+		Access:      AccessRead,
+		PathFields:  []string{"file_path"},
 	}
 }
 

@@ -45,6 +45,7 @@ func (t *todoTool) Spec() Spec {
 		InputSchema: todoSchema(),
 		Kind:        schema.KindThink,
 		ReadOnly:    true,
+		Access:      AccessNone,
 	}
 }
 

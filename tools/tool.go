@@ -35,6 +35,79 @@ type Spec struct {
 	// ReadOnly tools change nothing; several read-only calls from one model
 	// message may run concurrently.
 	ReadOnly bool
+	// Access is what a call does, which decides the permission rules
+	// that cover it: a Read(...) rule covers every AccessRead tool, an
+	// Edit(...) rule every AccessEdit tool. A tool that leaves it unset
+	// (AccessUndeclared) is held as a reader when it says it is
+	// ReadOnly, and otherwise as the most dangerous kind: both rule
+	// families' deny and ask rules cover it and it never runs without a
+	// question.
+	Access Access
+	// PathFields name the input fields that hold the paths a call reads
+	// or changes (absolute, or relative to the working directory). The
+	// permission gate checks path rules (Read(secret/**)) against them,
+	// with the paths of the tool's Preview. A reading or editing tool
+	// that names none has paths the gate cannot know: a path rule of its
+	// family then asks about every call.
+	PathFields []string
+}
+
+// Access is what a tool call does to the world, as the permission gate
+// sees it. The zero value is the most restrictive.
+type Access int
+
+// The accesses.
+const (
+	// AccessUndeclared is a tool that did not say: unless it is
+	// ReadOnly it may read and change anything, so Read and Edit deny
+	// rules both cover it and it always asks (plan mode refuses it).
+	AccessUndeclared Access = iota
+	// AccessNone tools touch no file, command or network the rules
+	// govern (TodoWrite, a subagent whose own calls are checked).
+	AccessNone
+	// AccessRead tools read files and change nothing.
+	AccessRead
+	// AccessEdit tools change files.
+	AccessEdit
+	// AccessExecute tools run or stop commands.
+	AccessExecute
+	// AccessFetch tools reach the network.
+	AccessFetch
+)
+
+// String returns the access's name: "read", "edit", ..., "undeclared".
+func (a Access) String() string {
+	switch a {
+	case AccessNone:
+		return "none"
+	case AccessRead:
+		return "read"
+	case AccessEdit:
+		return "edit"
+	case AccessExecute:
+		return "execute"
+	case AccessFetch:
+		return "fetch"
+	}
+	return "undeclared"
+}
+
+// Recorder is implemented by tools that store, beside a call's result,
+// a record of what the call did in Claude Code's toolUseResult shape,
+// so a replay (ours, or Claude Code's resume screen) shows the call as it
+// ran without reading any file as it is now.
+type Recorder interface {
+	// Record returns the record of a successful call with input and
+	// result res, or nil when there is none to keep.
+	Record(input json.RawMessage, res *Result) json.RawMessage
+}
+
+// Replayer is implemented by tools whose replayed call shows what it
+// changed: the diffs a stored call made, from its input and its Record.
+type Replayer interface {
+	// Replay returns the diffs to show and the file the call changed
+	// ("" when unknown).
+	Replay(input, record json.RawMessage) (diffs []schema.ToolCallContent, path string)
 }
 
 // Result is the outcome of a tool call.

@@ -70,6 +70,7 @@ func (t *webFetchTool) Spec() Spec {
 		InputSchema: webFetchSchema(),
 		Kind:        schema.KindFetch,
 		ReadOnly:    true,
+		Access:      AccessFetch,
 	}
 }
 

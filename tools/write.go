@@ -28,6 +28,8 @@ func (t *writeTool) Spec() Spec {
 		Description: writeDescription,
 		InputSchema: writeSchema(),
 		Kind:        schema.KindEdit,
+		Access:      AccessEdit,
+		PathFields:  []string{"file_path"},
 	}
 }
 

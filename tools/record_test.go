@@ -1,4 +1,4 @@
-package engine
+package tools
 
 import (
 	"encoding/json"
@@ -75,9 +75,9 @@ func TestReplayDiffs(t *testing.T) {
 			if tt.stored != "" {
 				stored = json.RawMessage(tt.stored)
 			}
-			got, path, ok := replayDiffs(tt.tool, json.RawMessage(tt.input), stored)
-			if !ok || path != "/p/calc.py" || len(got) != len(tt.want) {
-				t.Fatalf("replayDiffs = %+v, %q, %v", got, path, ok)
+			got, path := replayer(t, tt.tool).Replay(json.RawMessage(tt.input), stored)
+			if path != "/p/calc.py" || len(got) != len(tt.want) {
+				t.Fatalf("Replay = %+v, %q", got, path)
 			}
 			for i, w := range tt.want {
 				g := got[i]
@@ -87,25 +87,46 @@ func TestReplayDiffs(t *testing.T) {
 			}
 		})
 	}
-	if _, _, ok := replayDiffs("Bash", json.RawMessage(`{}`), nil); ok {
-		t.Error("replayDiffs handles Bash")
+	if _, ok := Find(New(&Env{}), "Bash").(Replayer); ok {
+		t.Error("Bash replays as a file change")
 	}
 }
 
-// TestEditResultReplays: what a finished edit stores replays as the
+// replayer returns the built-in tool named name as a Replayer.
+func replayer(t *testing.T, name string) Replayer {
+	t.Helper()
+	r, ok := Find(New(&Env{}), name).(Replayer)
+	if !ok {
+		t.Fatalf("%s is not a Replayer", name)
+	}
+	return r
+}
+
+// record returns the record the built-in tool named name keeps of a call.
+func record(t *testing.T, name, input string, res *Result) json.RawMessage {
+	t.Helper()
+	tool := Find(New(&Env{}), name)
+	r, ok := tool.(Recorder)
+	if !ok {
+		return nil
+	}
+	return r.Record(json.RawMessage(input), res)
+}
+
+// TestChangeRecordReplays: what a finished edit stores replays as the
 // change it made, even when the user changed the proposal.
-func TestEditResultReplays(t *testing.T) {
+func TestChangeRecordReplays(t *testing.T) {
 	const before, after = "a\nb\nc\n", "a\nB, as the user wrote it\nc\n"
 	for _, tool := range []string{"Edit", "MultiEdit", "Write"} {
 		input := `{"file_path":"/p/f","old_string":"b","new_string":"B","content":"x","edits":[{"old_string":"b","new_string":"B"}]}`
-		stored := editResult(tool, json.RawMessage(input), []schema.ToolCallContent{schema.DiffContent("/p/f", before, after, false)})
-		got, _, _ := replayDiffs(tool, json.RawMessage(input), stored)
+		stored := record(t, tool, input, &Result{Display: []schema.ToolCallContent{schema.DiffContent("/p/f", before, after, false)}})
+		got, _ := replayer(t, tool).Replay(json.RawMessage(input), stored)
 		if len(got) != 1 || deref(got[0].OldText) != before || got[0].NewText != after {
 			t.Errorf("%s: stored %s replays as %+v", tool, stored, got)
 		}
 	}
-	if r := editResult("Edit", json.RawMessage(`{}`), []schema.ToolCallContent{schema.TextContent("no diff")}); r != nil {
-		t.Errorf("editResult without a diff = %s, want nil", r)
+	if r := record(t, "Edit", `{}`, &Result{Display: []schema.ToolCallContent{schema.TextContent("no diff")}}); r != nil {
+		t.Errorf("Edit's record without a diff = %s, want nil", r)
 	}
 }
 
@@ -116,9 +137,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// TestViewResult: Read, Bash, Grep and Glob calls are stored with Claude
+// TestViewRecord: Read, Bash, Grep and Glob calls are stored with Claude
 // Code's toolUseResult shapes, rebuilt from our tools' output.
-func TestViewResult(t *testing.T) {
+func TestViewRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name, input, content, want string
 	}{
@@ -135,7 +156,7 @@ func TestViewResult(t *testing.T) {
 		{"Read", `{"file_path":"/p/img.png"}`, "(an image)", ``},
 		{"LS", `{}`, "a.txt", ``},
 	} {
-		got := string(viewResult(tc.name, json.RawMessage(tc.input), tc.content))
+		got := string(record(t, tc.name, tc.input, &Result{Content: tc.content}))
 		if got != tc.want {
 			t.Errorf("%s %s:\n got %s\nwant %s", tc.name, tc.input, got, tc.want)
 		}
