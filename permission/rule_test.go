@@ -158,7 +158,11 @@ func FuzzParseRule(f *testing.F) {
 			matchPath(pathGlob(r.Content, "/p", "/h"), "/p/x")
 		}
 		if r.kind == kindPrefix || r.kind == kindExact || r.kind == kindWildcard {
-			r.matchCommand([]shell.Word{shell.Literal("x")}, strings.HasPrefix(text, "B"))
+			if sc, err := shell.Parse("x", &shell.Env{}); err == nil {
+				if c := sc.Find(func(*shell.Command) bool { return true }); c != nil {
+					r.matchCommand(c.Words(), strings.HasPrefix(text, "B"))
+				}
+			}
 		}
 	})
 }

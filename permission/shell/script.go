@@ -125,9 +125,6 @@ func (w Word) Value() (string, bool) {
 // canonical quoting, anything else as written.
 func (w Word) Canon() string { return w.canon() }
 
-// Literal returns the word whose value is v.
-func Literal(v string) Word { return Word{value: v, literal: true, src: v} }
-
 // JoinCanon joins the canonical tokens of words with single spaces.
 func JoinCanon(words []Word) string { return joinCanon(words) }
 
