@@ -60,7 +60,7 @@ func TestImportDirection(t *testing.T) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if name == "node_modules" || name == "testdata" || (strings.HasPrefix(name, ".") && path != root) || name == "editors" {
+			if name == "node_modules" || name == "testdata" || (strings.HasPrefix(name, ".") && path != root) || (name == "editors" && path != root) {
 				return filepath.SkipDir
 			}
 			return nil
