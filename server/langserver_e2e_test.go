@@ -226,7 +226,7 @@ func TestCheckOnStop(t *testing.T) {
 	gopls := withGopls(t)
 	e := newEnvWith(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.21\n", "main.go": goMain}, func(c *engine.Config) {
 		gopls(c)
-		c.Settings = &settings.Settings{LSP: settings.LSP{CheckOnStop: true}}
+		c.Settings = &settings.Settings{LSP: settings.LSP{CheckOnStop: true, DiagnosticsTimeoutMs: 30_000}}
 	},
 		fake.Turn{fake.ToolUse("toolu_read", "Read", `{"file_path":"main.go"}`)},
 		fake.Turn{fake.ToolUse("toolu_break", "Edit", `{"file_path":"main.go","old_string":"return \"hello \" + name","new_string":"return len(name)"}`)},
