@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"github.com/agent-lsp/agent-lsp/permission/shell"
 	"path"
 	"path/filepath"
 	"strings"
@@ -93,7 +94,7 @@ func (p *Policy) ruleWords(rule, cwd string) string {
 		verb = tool + " calls"
 	}
 	dir, isDir := strings.CutSuffix(content, "/**")
-	where := p.ruleDisplayPath(unescapeMatch(dir), cwd)
+	where := p.ruleDisplayPath(shell.UnescapeMatch(dir), cwd)
 	if isDir {
 		if where == "." {
 			return verb + " in this folder"

@@ -291,22 +291,6 @@ func escapeGlob(p string) string {
 	return strings.TrimSuffix(b.String(), "/")
 }
 
-// unescapeMatch undoes escapeGlob: a backslash keeps the byte after it
-// as it is.
-func unescapeMatch(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // matchPath reports whether the absolute glob matches p or a directory
 // holding p.
 func matchPath(glob, p string) bool {

@@ -45,7 +45,7 @@ func (a *analysis) expand(w Word, cwd string) (names []string, why string) {
 	}
 	matches = bashDots(abs, matches)
 	if len(matches) == 0 {
-		return []string{unescapeMatch(pat)}, ""
+		return []string{UnescapeMatch(pat)}, ""
 	}
 	sort.Strings(matches)
 	if !filepath.IsAbs(pat) {
@@ -87,9 +87,9 @@ func bashDots(pattern string, matches []string) []string {
 	return out
 }
 
-// unescapeMatch undoes escapeMatch, and escapeGlob (a backslash keeps
-// the byte after it as it is).
-func unescapeMatch(s string) string {
+// UnescapeMatch undoes escapeMatch, and permission's escapeGlob (a
+// backslash keeps the byte after it as it is).
+func UnescapeMatch(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}

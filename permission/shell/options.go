@@ -280,7 +280,7 @@ func unmatched(w Word) string {
 	if w.tilde {
 		return ""
 	}
-	return unescapeMatch(w.glob)
+	return UnescapeMatch(w.glob)
 }
 
 func allDigits(s string) bool {
