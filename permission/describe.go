@@ -1,11 +1,11 @@
 package permission
 
 import (
-	"github.com/agent-lsp/agent-lsp/permission/shell"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/permission/shell"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
