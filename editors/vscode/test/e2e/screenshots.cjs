@@ -83,7 +83,7 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await page.locator('.editor-actions .action-label', { hasText: /^Allow$/ }).first().click();
 
   step('Bash approval and output');
-  const bashAllow = chat.locator('.permission.pending button[data-kind="allow_once"]');
+  const bashAllow = chat.locator('.permission.pending button[data-option="allow_once"]');
   await chat.locator('.permission.pending', { hasText: 'go test' }).waitFor({ timeout: 60000 });
   await shot(page, 'bash-approval');
   await bashAllow.click();
