@@ -39,16 +39,10 @@ func (c *Confiner) workspace(o Options, found scanResult) ([]string, func(), err
 	systemMounts(m, false)
 	homeMount(m, home, c.roots)
 	grantMounts(m, home, c.roots, o.Filesystem, false, o.Deny)
-	rootMounts(m, c.roots, true)
-	release, err := protectMounts(m, c.roots)
+	release, err := c.writableMounts(m, o, found)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
-	}
-	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
-		release()
 		return nil, nil, err
 	}
-	filesystemMounts(m, o.Filesystem)
 	return c.bwrapArgs(false, confinedEnv(found.gitExtra()...), m), release, nil
 }
 
@@ -63,17 +57,29 @@ func (c *Confiner) rule(o Options, found scanResult) ([]string, func(), error) {
 	homeMount(m, home, c.roots)
 	gitIdentityMounts(m, home)
 	grantMounts(m, home, c.roots, o.Filesystem, true, o.Deny)
+	release, err := c.writableMounts(m, o, found)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.bwrapArgs(o.Network, ruleEnv(found.gitExtra()...), m), release, nil
+}
+
+// writableMounts adds what the writable profiles share after their
+// grants: the workspace writable with what runs later read-only, the
+// hardened git files and the settings' filesystem rules. release undoes
+// the placeholders the protection made.
+func (c *Confiner) writableMounts(m *mountPlan, o Options, found scanResult) (func(), error) {
 	rootMounts(m, c.roots, true)
 	release, err := protectMounts(m, c.roots)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
 		release()
-		return nil, nil, err
+		return nil, err
 	}
 	filesystemMounts(m, o.Filesystem)
-	return c.bwrapArgs(o.Network, ruleEnv(found.gitExtra()...), m), release, nil
+	return release, nil
 }
 
 // approved is the profile of a command the user approved (a click,
