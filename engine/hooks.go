@@ -19,7 +19,7 @@ const maxStopBlocks = 3
 // runHook runs the hooks of an event and reports what the user should
 // see of them.
 func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hooks.Outcome {
-	if s.hooks == nil || !s.hooks.Has(event) {
+	if s.pipe.hooks == nil || !s.pipe.hooks.Has(event) {
 		return hooks.Outcome{}
 	}
 	in.SessionID = s.ID
@@ -28,7 +28,7 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 	if s.conv.log != nil {
 		in.TranscriptPath = s.conv.log.Path()
 	}
-	out := s.hooks.Run(ctx, event, in)
+	out := s.pipe.hooks.Run(ctx, event, in)
 	for _, e := range out.Errors {
 		s.svc.cfg.Logf("session %s: %s hook: %s", s.ID, event, e)
 		s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("%s hook failed: %s", event, e)})

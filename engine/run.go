@@ -100,7 +100,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 		res = tools.Errorf("tool %s returned no result", use.Name)
 	}
 	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
-		s.confiner.Invalidate() // it may have changed the workspace
+		s.pipe.confiner.Invalidate() // it may have changed the workspace
 	}
 	if res.IsError && use.Name == "Bash" {
 		res.Content += s.sandboxNote(verdict.confine, res.Content)

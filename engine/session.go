@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -48,21 +46,15 @@ type Session struct {
 	client Client
 	env    *tools.Env
 	tools  *toolset
-	gate   *gate
-	hooks  *hooks.Runner
-	mcp    *mcp.Manager // nil when the session has no MCP servers
-	code   *codeIntel   // nil when no language server covers anything
+	// pipe is what every tool call goes through: the permission gate,
+	// hooks and sandbox. A subagent shares its parent's.
+	pipe *callPipe
+	mcp  *mcp.Manager // nil when the session has no MCP servers
+	code *codeIntel   // nil when no language server covers anything
 	// editorMCP are the MCP servers the editor passed; mcpNames the
 	// servers started (or reported) so far.
 	editorMCP []schema.MCPServer
 	mcpNames  map[string]bool
-	// sandbox is where Bash runs; replaced when the settings change.
-	sandbox atomic.Pointer[sandbox.Sandbox]
-	// confiner holds the commands that run without a question.
-	confiner *sandbox.Confiner
-	// classifierOff makes every Bash call that would ask run confined
-	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
-	classifierOff bool
 	// conv is what was said and its file; turn is the running turn.
 	// Each guards itself.
 	conv conversation
@@ -107,6 +99,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		cwd:    roots[0],
 		client: opts.Client,
 		model:  opts.Model,
+		pipe:   &callPipe{},
 	}
 	s.startModel = svc.defaultModel()
 	if s.model == "" {
@@ -137,9 +130,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.tools = newToolset(builtin)
 	s.setCode(opts.Client)
-	s.gate = newGate(policy)
+	s.pipe.gate = newGate(policy)
 	s.applyOverrides(opts.Overrides)
-	s.hooks = hooks.NewRunner(st)
+	s.pipe.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
 	s.noticeHeldBack(st)
