@@ -22,10 +22,13 @@ import (
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
 // Session is one conversation with the model in one workspace. It is
-// made of four parts, each with its own rules:
-//   - what the session can do: its workspace, tools, permission gate,
-//     hooks, sandbox, MCP servers and code intelligence, set up by
-//     newSession (and updated when the folder becomes trusted);
+// made of five parts, each with its own rules:
+//   - what the session can do: its workspace, tools, MCP servers and
+//     code intelligence, set up by newSession (and updated when the
+//     folder becomes trusted);
+//   - pipe, what its tool calls go through: the permission gate, hooks
+//     and sandboxes (callpipe.go), shared with its subagents; run.go
+//     chains them as middleware around the tool (package pipeline);
 //   - conv, what was said: the history, its usage and cost, compaction
 //     and the session file (conversation.go);
 //   - turn, the running turn: its cancel, the prompts that steer it, a
