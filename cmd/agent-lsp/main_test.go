@@ -107,6 +107,11 @@ func TestStdinEOFExitsAndLeavesNoChild(t *testing.T) {
 	if _, err := ed.Prompt(sid, "start a background job"); err != nil {
 		t.Fatal(err)
 	}
+	// The command starts through the sandbox's launcher and bwrap after
+	// the turn's answer: give a loaded machine time to get there.
+	for deadline := time.Now().Add(15 * time.Second); !running(marker) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if !running(marker) {
 		t.Fatal("the background command is not running; the test cannot check its cleanup")
 	}
