@@ -180,19 +180,16 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		svc:     s.svc,
 		cwd:     s.cwd,
 		env:     &env,
-		gate:    s.gate,
-		hooks:   s.hooks,
 		agent:   run,
 		started: true,
-		// The parent's confinement: without it the gate would run
-		// rule-allowed commands unsandboxed, and git would not ask in
-		// a repository holding a Read-denied file.
-		confiner:      s.confiner,
-		classifierOff: s.classifierOff,
+		// The parent's gate, hooks and confinement, by one pointer:
+		// without the confiner the gate would run rule-allowed commands
+		// unsandboxed, and git would not ask in a repository holding a
+		// Read-denied file.
+		pipe: s.pipe,
 	}
 	c.conv.titled = true
 	c.client = &agentClient{parent: s, run: run}
-	c.sandbox.Store(s.sandbox.Load())
 	s.mu.Lock()
 	c.model, c.startModel, c.startSettings = s.model, s.startModel, s.startSettings
 	s.mu.Unlock()

@@ -351,7 +351,7 @@ func (s *Session) expandFileRefs(body string) string {
 				continue
 			}
 		}
-		d := s.gate.policy.Decide(permission.Call{Tool: "Read", Paths: []string{path}, ReadOnly: true, Kind: schema.KindRead, Cwd: s.cwd})
+		d := s.pipe.gate.policy.Decide(permission.Call{Tool: "Read", Paths: []string{path}, ReadOnly: true, Kind: schema.KindRead, Cwd: s.cwd})
 		if d.Verdict != permission.Allow {
 			files = append(files, fmt.Sprintf("<file path=%q>(not included: the permission rules do not let it be read without asking)</file>", ref))
 			continue

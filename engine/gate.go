@@ -77,9 +77,9 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 	if key == "" {
 		key = spec.Name
 	}
-	s.gate.mu.Lock()
-	rejected := s.gate.rejected[key]
-	s.gate.mu.Unlock()
+	s.pipe.gate.mu.Lock()
+	rejected := s.pipe.gate.rejected[key]
+	s.pipe.gate.mu.Unlock()
 	if rejected {
 		return verdict{refusal: tools.Errorf("the user rejected %s for this session; do not try again, ask the user what to do instead", key)}
 	}
@@ -114,16 +114,16 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 			break
 		}
 		s.answered(ctx, call, options, permAllowed, out.OptionID)
-		if err := s.gate.policy.AllowAlways(pc, d); err != nil {
+		if err := s.pipe.gate.policy.AllowAlways(pc, d); err != nil {
 			s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("allowed %s for this session, but saving the rule failed: %v", d.AlwaysRule, err)})
 		}
 		s.saveState()
 		return verdict{edited: editedText(out, p), confine: s.approvedConfinement(pc.Command)}
 	case optRejectAlways:
 		s.answered(ctx, call, options, permRejected, out.OptionID)
-		s.gate.mu.Lock()
-		s.gate.rejected[key] = true
-		s.gate.mu.Unlock()
+		s.pipe.gate.mu.Lock()
+		s.pipe.gate.rejected[key] = true
+		s.pipe.gate.mu.Unlock()
 		s.saveState()
 		return verdict{refusal: tools.Errorf("the user rejected this tool call. Do not retry it as is; ask the user what they want instead if it is unclear")}
 	case optRejectOnce:

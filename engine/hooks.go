@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
-	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -19,7 +18,7 @@ const maxStopBlocks = 3
 // runHook runs the hooks of an event and reports what the user should
 // see of them.
 func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hooks.Outcome {
-	if s.hooks == nil || !s.hooks.Has(event) {
+	if s.pipe.hooks == nil || !s.pipe.hooks.Has(event) {
 		return hooks.Outcome{}
 	}
 	in.SessionID = s.ID
@@ -28,7 +27,7 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 	if s.conv.log != nil {
 		in.TranscriptPath = s.conv.log.Path()
 	}
-	out := s.hooks.Run(ctx, event, in)
+	out := s.pipe.hooks.Run(ctx, event, in)
 	for _, e := range out.Errors {
 		s.svc.cfg.Logf("session %s: %s hook: %s", s.ID, event, e)
 		s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("%s hook failed: %s", event, e)})
@@ -76,8 +75,8 @@ func (s *Session) promptHooks(ctx context.Context, prompt []schema.ContentBlock)
 
 // preToolHooks runs PreToolUse. It may refuse the call, replace its input,
 // or settle the permission question ("allow", "deny", "ask").
-func (s *Session) preToolHooks(ctx context.Context, use providers.Block, input json.RawMessage) (json.RawMessage, string, *tools.Result) {
-	out := s.runHook(ctx, hooks.PreToolUse, hooks.Input{ToolName: use.Name, ToolInput: input, ToolUseID: use.ID})
+func (s *Session) preToolHooks(ctx context.Context, id, name string, input json.RawMessage) (json.RawMessage, string, *tools.Result) {
+	out := s.runHook(ctx, hooks.PreToolUse, hooks.Input{ToolName: name, ToolInput: input, ToolUseID: id})
 	s.hookStop(out)
 	if out.Block || out.Decision == "deny" || out.Stop {
 		return input, "", tools.Errorf("a PreToolUse hook blocked this call: %s", firstNonEmpty(out.Reason, "no reason given"))
@@ -90,9 +89,9 @@ func (s *Session) preToolHooks(ctx context.Context, use providers.Block, input j
 
 // postToolHooks runs PostToolUse and adds what the hooks say to the
 // result the model sees.
-func (s *Session) postToolHooks(ctx context.Context, use providers.Block, input json.RawMessage, res *tools.Result) {
+func (s *Session) postToolHooks(ctx context.Context, id, name string, input json.RawMessage, res *tools.Result) {
 	resp, _ := json.Marshal(map[string]any{"content": res.Content, "is_error": res.IsError})
-	out := s.runHook(ctx, hooks.PostToolUse, hooks.Input{ToolName: use.Name, ToolInput: input, ToolUseID: use.ID, ToolResponse: resp})
+	out := s.runHook(ctx, hooks.PostToolUse, hooks.Input{ToolName: name, ToolInput: input, ToolUseID: id, ToolResponse: resp})
 	s.hookStop(out)
 	var notes []string
 	if out.Block {

@@ -26,7 +26,7 @@ func (s *Session) projectFileOK(dir, path string) bool {
 		s.svc.cfg.Logf("session %s: %s leads to %s, outside %s: not read as instructions", s.ID, path, real, dir)
 		return false
 	}
-	return !s.gate.policy.Hides("Read", real)
+	return !s.pipe.gate.policy.Hides("Read", real)
 }
 
 // repoTop returns the top of the git repository that holds cwd when it

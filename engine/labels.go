@@ -30,14 +30,14 @@ func (s *Session) permissionOptions(alwaysRule, rejectKey string) []schema.Permi
 	options := []schema.PermissionOption{{OptionID: optAllowOnce, Name: "Allow", Kind: schema.AllowOnce}}
 	if alwaysRule != "" {
 		options = append(options, schema.PermissionOption{
-			OptionID: optAllowAlways, Name: "Always allow " + s.gate.policy.RuleWords(alwaysRule, s.cwd),
+			OptionID: optAllowAlways, Name: "Always allow " + s.pipe.gate.policy.RuleWords(alwaysRule, s.cwd),
 			Kind: schema.AllowAlways, Meta: ruleMeta(alwaysRule),
 		})
 	}
 	return append(options,
 		schema.PermissionOption{OptionID: optRejectOnce, Name: "Reject", Kind: schema.RejectOnce},
 		schema.PermissionOption{
-			OptionID: optRejectAlways, Name: "Always reject " + s.gate.policy.RuleWords(rejectKey, s.cwd),
+			OptionID: optRejectAlways, Name: "Always reject " + s.pipe.gate.policy.RuleWords(rejectKey, s.cwd),
 			Kind: schema.RejectAlways, Meta: ruleMeta(rejectKey),
 		},
 	)

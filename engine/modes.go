@@ -12,12 +12,12 @@ import (
 
 // Modes returns the session's permission modes and the current one.
 func (s *Session) Modes() *schema.ModeState {
-	return s.gate.policy.ModeState()
+	return s.pipe.gate.policy.ModeState()
 }
 
 // Mode returns the current permission mode.
 func (s *Session) Mode() string {
-	return string(s.gate.policy.Mode())
+	return string(s.pipe.gate.policy.Mode())
 }
 
 // SetMode switches the permission mode and reports it to the editor with a
@@ -27,7 +27,7 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.gate.policy.SetMode(m); err != nil {
+	if err := s.pipe.gate.policy.SetMode(m); err != nil {
 		return err
 	}
 	s.saveState()

@@ -30,7 +30,7 @@ type Overrides struct {
 func (s *Session) applyOverrides(o Overrides) {
 	s.overrides = o
 	if len(o.AllowedTools) > 0 {
-		if err := s.gate.policy.Grant(o.AllowedTools); err != nil {
+		if err := s.pipe.gate.policy.Grant(o.AllowedTools); err != nil {
 			s.svc.cfg.Logf("session %s: allowed tools: %v", s.ID, err)
 		}
 	}

@@ -35,20 +35,20 @@ var gitWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("
 // the sandbox cannot hold as asked is asked about instead (or refused,
 // in the modes that never ask).
 func (s *Session) plan(pc permission.Call, input json.RawMessage) callPlan {
-	d := s.gate.policy.Decide(pc)
-	if s.classifierOff && pc.Tool == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
+	d := s.pipe.gate.policy.Decide(pc)
+	if s.pipe.classifierOff && pc.Tool == "Bash" && d.Verdict == permission.Ask && d.Confine == permission.NotConfined {
 		// Testing the sandbox alone: every command counts as read-only
 		// and runs confined (deny rules still deny).
 		d = permission.Decision{Verdict: permission.Allow, Reason: "classifier off: confined", Confine: permission.ConfineReadOnly}
 	}
-	if d.Verdict == permission.Allow && d.Confine == permission.ConfineRule && !s.confiner.Available() {
+	if d.Verdict == permission.Allow && d.Confine == permission.ConfineRule && !s.pipe.confiner.Available() {
 		// No bubblewrap: a rule-allowed command runs as the settings say,
 		// as it did before the rule sandbox (documented in sandbox/doc.go).
 		d.Confine = permission.NotConfined
 	}
 	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
 		why, linked := "", ""
-		if d.Confine != permission.ConfineReadOnly && s.confiner.Available() {
+		if d.Confine != permission.ConfineReadOnly && s.pipe.confiner.Available() {
 			linked = sandbox.LinkedProtectedPath(s.env.Roots)
 		}
 		switch {
@@ -58,13 +58,13 @@ func (s *Session) plan(pc permission.Call, input json.RawMessage) callPlan {
 			// The writable sandboxes cannot keep a protected path that is
 			// a symbolic link read-only, and refuse to run: ask instead.
 			why = fmt.Sprintf("the sandbox cannot keep %s read-only (it is a symbolic link, which a command could replace)", linked)
-		case gitWord().MatchString(pc.Command) && s.confiner.HidesGit(s.gate.policy.DenyReadGlobs()):
+		case gitWord().MatchString(pc.Command) && s.pipe.confiner.HidesGit(s.pipe.gate.policy.DenyReadGlobs()):
 			// The confined sandbox hides this repository's objects (they
 			// hold a denied file): git would fail there.
 			why = "a repository here holds a file that the Read deny rules cover, so git commands need approval"
 		}
 		if why != "" {
-			switch s.gate.policy.Mode() {
+			switch s.pipe.gate.policy.Mode() {
 			case permission.DontAsk:
 				return callPlan{verdict: permission.Deny, reason: fmt.Sprintf("Permission to use Bash was denied: %s, and the session is in dontAsk mode.", why), decision: d}
 			case permission.Plan:

@@ -15,7 +15,7 @@ import (
 // lets it write.
 func TestUnplannedCommandRunsReadOnly(t *testing.T) {
 	h := newHarness(t, newScript(t), nil, nil)
-	if !h.sess.confiner.Available() {
+	if !h.sess.pipe.confiner.Available() {
 		t.Skip("bubblewrap cannot run here")
 	}
 	var zero callPlan

@@ -172,7 +172,7 @@ func (s *Session) environment() string {
 		fmt.Fprintf(&b, "- Workspace folders: %s\n", strings.Join(s.env.Roots, ", "))
 	}
 	fmt.Fprintf(&b, "- Platform: %s/%s\n- Today's date: %s\n", runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
-	if branch, status, ok := gitState(s.confiner, s.cwd); ok {
+	if branch, status, ok := gitState(s.pipe.confiner, s.cwd); ok {
 		fmt.Fprintf(&b, "- Git branch: %s\n- Git status (short):\n%s\n", branch, status)
 	} else {
 		b.WriteString("- Not a git repository\n")

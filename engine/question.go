@@ -26,7 +26,7 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 	if command == "" {
 		return q
 	}
-	sandboxed := s.confiner.Available()
+	sandboxed := s.pipe.confiner.Available()
 	if sandboxed {
 		// After "Allow" and "Always allow", as an alternative to them:
 		// clients that pick the first option of a kind pick "Allow".
@@ -38,7 +38,7 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 	}
 	w := where{
 		sandboxed: sandboxed,
-		network:   s.sandbox.Load().AllowsAllHosts(),
+		network:   s.pipe.sandbox.Load().AllowsAllHosts(),
 		git:       gitWord().MatchString(command),
 	}
 	if sandboxed {
@@ -115,7 +115,7 @@ func commandContent(command string, w where) []schema.ToolCallContent {
 // read is all it can reach, and a path swapped for a link while the
 // question waited cannot take it outside; outside any sandbox otherwise.
 func (s *Session) approvedConfinement(command string) permission.Confinement {
-	if command != "" && s.confiner.Available() {
+	if command != "" && s.pipe.confiner.Available() {
 		return permission.ConfineRule
 	}
 	return permission.NotConfined

@@ -84,7 +84,7 @@ func (s *Session) replayToolCall(ctx context.Context, use providers.Block, resul
 		// The title and locations as the live turn showed them; the
 		// other tools' previews read no file.
 		if p, err := s.preview(ctx, t, input); err == nil {
-			d := s.describe(use, t, input, p)
+			d := s.describe(use.ID, t, input, p)
 			call.Title, call.Locations, call.Meta = d.Title, d.Locations, d.Meta
 		}
 	default:

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/permission"
+	"github.com/agent-lsp/agent-lsp/pipeline"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
@@ -48,8 +49,9 @@ func (s *Session) allReadOnly(uses []providers.Block) bool {
 	return true
 }
 
-// runTool runs one tool call: describe it, ask permission, run it, report
-// the result to the editor and return it for the model.
+// runTool runs one tool call through the session's middleware (hooks,
+// the editor's view of the call, the permission gate) to the tool,
+// reports the result to the editor and returns it for the model.
 func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Block {
 	if ctx.Err() != nil {
 		return s.finish(ctx, use, nil, tools.Errorf("the user cancelled this tool call before it ran"))
@@ -65,52 +67,94 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	input, hookDecision, refusal := s.preToolHooks(ctx, use, input)
-	preview, perr := s.preview(ctx, t, input)
-	call := s.describe(use, t, input, preview)
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: call})
-	if refusal != nil {
-		return s.finish(ctx, use, call, refusal)
-	}
-	if perr != nil {
-		// The call cannot run as given (bad input, a file not read
-		// first): tell the model without asking the user to approve
-		// something that would fail.
-		return s.finish(ctx, use, call, tools.Errorf("%v", perr))
-	}
+	c := &pipeline.Call{ID: use.ID, Name: use.Name, Tool: t, Input: input}
+	res := pipeline.Chain(s.runCall, s.preToolUse, s.showCall, s.gateCall, s.postToolUse)(ctx, c)
+	return s.finish(ctx, use, c.Display, res)
+}
 
-	verdict := s.authorize(ctx, t, call, input, preview, hookDecision)
-	if verdict.refusal != nil {
-		return s.finish(ctx, use, call, verdict.refusal)
+// preToolUse runs the PreToolUse hooks: they may replace the input or
+// settle the permission question. A refusal is carried on the call, for
+// showCall to report once the editor has seen the call.
+func (s *Session) preToolUse(next pipeline.Handler) pipeline.Handler {
+	return func(ctx context.Context, c *pipeline.Call) *tools.Result {
+		c.Input, c.HookDecision, c.Refusal = s.preToolHooks(ctx, c.ID, c.Name, c.Input)
+		return next(ctx, c)
 	}
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Meta: schema.ToolMeta(use.Name)}})
+}
 
-	runCtx := workspace.WithLabel(withToolCallID(ctx, use.ID), "Agent: "+call.Title)
-	runCtx = withConfinement(runCtx, verdict.confine)
+// showCall previews the call and shows it to the editor, then stops a
+// call a hook refused or one that cannot run as given.
+func (s *Session) showCall(next pipeline.Handler) pipeline.Handler {
+	return func(ctx context.Context, c *pipeline.Call) *tools.Result {
+		preview, perr := s.preview(ctx, c.Tool, c.Input)
+		c.Preview = preview
+		c.Display = s.describe(c.ID, c.Tool, c.Input, preview)
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: c.Display})
+		if c.Refusal != nil {
+			return c.Refusal
+		}
+		if perr != nil {
+			// The call cannot run as given (bad input, a file not read
+			// first): tell the model without asking the user to approve
+			// something that would fail.
+			return tools.Errorf("%v", perr)
+		}
+		return next(ctx, c)
+	}
+}
+
+// gateCall decides whether and how the call runs (its plan, the
+// question), and stops it when it may not.
+func (s *Session) gateCall(next pipeline.Handler) pipeline.Handler {
+	return func(ctx context.Context, c *pipeline.Call) *tools.Result {
+		v := s.authorize(ctx, c.Tool, c.Display, c.Input, c.Preview, c.HookDecision)
+		if v.refusal != nil {
+			return v.refusal
+		}
+		c.Confine, c.Edited = v.confine, v.edited
+		return next(ctx, c)
+	}
+}
+
+// postToolUse runs the PostToolUse hooks on the result of a call that
+// ran, unless the user cancelled it.
+func (s *Session) postToolUse(next pipeline.Handler) pipeline.Handler {
+	return func(ctx context.Context, c *pipeline.Call) *tools.Result {
+		res := next(ctx, c)
+		if ctx.Err() != nil && res.IsError {
+			return tools.Errorf("the user cancelled this tool call: %s", res.Content)
+		}
+		s.postToolHooks(ctx, c.ID, c.Name, c.Input, res)
+		return res
+	}
+}
+
+// runCall runs an allowed call held as its plan says.
+func (s *Session) runCall(ctx context.Context, c *pipeline.Call) *tools.Result {
+	name := c.Name
+	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: c.ID, Status: schema.StatusInProgress, Meta: schema.ToolMeta(name)}})
+
+	runCtx := workspace.WithLabel(withToolCallID(ctx, c.ID), "Agent: "+c.Display.Title)
+	runCtx = withConfinement(runCtx, c.Confine)
 	runCtx = tools.WithProgress(runCtx, func(display []schema.ToolCallContent) {
-		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: use.ID, Status: schema.StatusInProgress, Content: display, Meta: schema.ToolMeta(use.Name)}})
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: &schema.ToolCall{ToolCallID: c.ID, Status: schema.StatusInProgress, Content: display, Meta: schema.ToolMeta(name)}})
 	})
 	var res *tools.Result
-	if verdict.edited != nil {
-		res = s.applyEdited(runCtx, preview, *verdict.edited)
+	if c.Edited != nil {
+		res = s.applyEdited(runCtx, c.Preview, *c.Edited)
 	} else {
-		res = t.Run(runCtx, input)
+		res = c.Tool.Run(runCtx, c.Input)
 	}
 	if res == nil {
-		res = tools.Errorf("tool %s returned no result", use.Name)
+		res = tools.Errorf("tool %s returned no result", name)
 	}
-	if !t.Spec().ReadOnly && verdict.confine != permission.ConfineReadOnly {
-		s.confiner.Invalidate() // it may have changed the workspace
+	if !c.Tool.Spec().ReadOnly && c.Confine != permission.ConfineReadOnly {
+		s.pipe.confiner.Invalidate() // it may have changed the workspace
 	}
-	if res.IsError && use.Name == "Bash" {
-		res.Content += s.sandboxNote(verdict.confine, res.Content)
+	if res.IsError && name == "Bash" {
+		res.Content += s.sandboxNote(c.Confine, res.Content)
 	}
-	if ctx.Err() != nil && res.IsError {
-		res = tools.Errorf("the user cancelled this tool call: %s", res.Content)
-	} else {
-		s.postToolHooks(ctx, use, input, res)
-	}
-	return s.finish(ctx, use, call, res)
+	return res
 }
 
 // preview asks a tool what a call would do, if it can tell.
@@ -124,10 +168,10 @@ func (s *Session) preview(ctx context.Context, t tools.Tool, input json.RawMessa
 }
 
 // describe builds the tool call the editor sees.
-func (s *Session) describe(use providers.Block, t tools.Tool, input json.RawMessage, p *tools.Preview) *schema.ToolCall {
+func (s *Session) describe(id string, t tools.Tool, input json.RawMessage, p *tools.Preview) *schema.ToolCall {
 	spec := t.Spec()
 	call := &schema.ToolCall{
-		ToolCallID: use.ID,
+		ToolCallID: id,
 		Title:      spec.Name,
 		Kind:       spec.Kind,
 		Status:     schema.StatusPending,

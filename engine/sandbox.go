@@ -13,7 +13,7 @@ import (
 // settings. A sandbox that cannot run is reported once per process.
 func (s *Session) setSandbox(st *settings.Settings) {
 	sb, warning := sandbox.New(st.Sandbox, s.env.Roots)
-	s.sandbox.Store(sb)
+	s.pipe.sandbox.Store(sb)
 	if warning != "" {
 		s.svc.warnOnce("sandbox: "+warning, func(msg string) {
 			s.notice(Status{Kind: StatusWarning, Message: msg})
@@ -27,13 +27,13 @@ func (s *Session) setSandbox(st *settings.Settings) {
 // process.
 func (s *Session) setConfiner(policy *permission.Policy) {
 	c, warning := sandbox.NewConfiner(s.env.Roots)
-	s.confiner = c
+	s.pipe.confiner = c
 	policy.SetUnconfined(!c.Available())
 	// AGENT_LSP_CLASSIFIER=off is for testing the sandbox alone (issue
 	// 25): every Bash command that would ask runs confined instead. It
 	// needs bubblewrap; without it the switch does nothing.
-	s.classifierOff = os.Getenv("AGENT_LSP_CLASSIFIER") == "off" && c.Available()
-	if s.classifierOff {
+	s.pipe.classifierOff = os.Getenv("AGENT_LSP_CLASSIFIER") == "off" && c.Available()
+	if s.pipe.classifierOff {
 		s.svc.warnOnce("sandbox: AGENT_LSP_CLASSIFIER=off: every shell command runs confined without a question (a testing switch)", func(msg string) {
 			s.notice(Status{Kind: StatusWarning, Message: msg})
 		})
@@ -78,32 +78,32 @@ func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, fun
 // it started.
 func (s *Session) wrapConfined(level permission.Confinement, argv []string) ([]string, func(), error) {
 	if level == permission.ConfineReadOnly {
-		return s.confiner.Wrap(argv, sandbox.Options{Deny: s.gate.policy.DenyReadGlobs(), Filesystem: s.sandbox.Load().Filesystem()})
+		return s.pipe.confiner.Wrap(argv, sandbox.Options{Deny: s.pipe.gate.policy.DenyReadGlobs(), Filesystem: s.pipe.sandbox.Load().Filesystem()})
 	}
 	// The command may change the workspace: what the confiner found
 	// there (repositories, denied files) must be looked for again, now
 	// and once the command has ended (a background one, later).
-	s.confiner.Invalidate()
+	s.pipe.confiner.Invalidate()
 	var (
 		wrapped []string
 		release func()
 		err     error
 	)
-	switch sb := s.sandbox.Load(); {
-	case level == permission.ConfineRule && s.confiner.Available():
+	switch sb := s.pipe.sandbox.Load(); {
+	case level == permission.ConfineRule && s.pipe.confiner.Available():
 		// A rule allowed the command: the rule sandbox, whatever the
 		// settings' sandbox says (its network and extra writable folders
 		// are followed). Without bubblewrap it runs as before: in the
 		// configured sandbox, or unconfined.
-		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), Filesystem: sb.Filesystem(), Deny: s.gate.policy.DenyReadGlobs()})
+		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), Filesystem: sb.Filesystem(), Deny: s.pipe.gate.policy.DenyReadGlobs()})
 	case level == permission.ConfineWorkspace:
-		wrapped, release, err = s.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.gate.policy.DenyReadGlobs(), Filesystem: sb.Filesystem()})
+		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.pipe.gate.policy.DenyReadGlobs(), Filesystem: sb.Filesystem()})
 	case sb.Active():
 		wrapped, release, err = sb.Wrap(argv)
 	default:
 		wrapped, release, err = sb.Wrap(argv)
 		if err == nil {
-			wrapped = s.confiner.Contain(wrapped)
+			wrapped = s.pipe.confiner.Contain(wrapped)
 		}
 	}
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *Session) wrapConfined(level permission.Confinement, argv []string) ([]s
 	}
 	return wrapped, func() {
 		release()
-		s.confiner.Invalidate()
+		s.pipe.confiner.Invalidate()
 	}, nil
 }
 
@@ -121,13 +121,13 @@ func (s *Session) wrapConfined(level permission.Confinement, argv []string) ([]s
 // outside the workspace read-only. Empty for a command that ran as the
 // user's settings say and met no missing grant.
 func (s *Session) sandboxNote(level permission.Confinement, output string) string {
-	sb := s.sandbox.Load()
+	sb := s.pipe.sandbox.Load()
 	grant := ""
-	if (level != permission.NotConfined && s.confiner.Available()) || sb.Active() {
-		grant = s.confiner.GrantNote(output, sb.Filesystem())
+	if (level != permission.NotConfined && s.pipe.confiner.Available()) || sb.Active() {
+		grant = s.pipe.confiner.GrantNote(output, sb.Filesystem())
 	}
 	switch {
-	case level != permission.ConfineRule || !s.confiner.Available():
+	case level != permission.ConfineRule || !s.pipe.confiner.Available():
 		// The classifier's sandboxes are described in the Bash tool's
 		// description; a failing grep there should stay short.
 		return grant

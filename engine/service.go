@@ -304,9 +304,9 @@ func (s *Service) UpdateSettings(st *settings.Settings, notices []string) {
 	}
 	s.mu.Unlock()
 	for _, sess := range open {
-		sess.gate.policy.Update(st)
+		sess.pipe.gate.policy.Update(st)
 		sess.saveState() // the settings may have ended bypassPermissions
-		sess.hooks.Update(st)
+		sess.pipe.hooks.Update(st)
 		sess.setSandbox(st)
 		sess.status(context.Background(), Status{Kind: StatusInfo, Message: "settings reloaded"})
 		for _, n := range notices {

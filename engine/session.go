@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
-	"github.com/agent-lsp/agent-lsp/sandbox"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/settings"
@@ -24,10 +22,13 @@ import (
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
 // Session is one conversation with the model in one workspace. It is
-// made of four parts, each with its own rules:
-//   - what the session can do: its workspace, tools, permission gate,
-//     hooks, sandbox, MCP servers and code intelligence, set up by
-//     newSession (and updated when the folder becomes trusted);
+// made of five parts, each with its own rules:
+//   - what the session can do: its workspace, tools, MCP servers and
+//     code intelligence, set up by newSession (and updated when the
+//     folder becomes trusted);
+//   - pipe, what its tool calls go through: the permission gate, hooks
+//     and sandboxes (callpipe.go), shared with its subagents; run.go
+//     chains them as middleware around the tool (package pipeline);
 //   - conv, what was said: the history, its usage and cost, compaction
 //     and the session file (conversation.go);
 //   - turn, the running turn: its cancel, the prompts that steer it, a
@@ -48,21 +49,15 @@ type Session struct {
 	client Client
 	env    *tools.Env
 	tools  *toolset
-	gate   *gate
-	hooks  *hooks.Runner
-	mcp    *mcp.Manager // nil when the session has no MCP servers
-	code   *codeIntel   // nil when no language server covers anything
+	// pipe is what every tool call goes through: the permission gate,
+	// hooks and sandbox. A subagent shares its parent's.
+	pipe *callPipe
+	mcp  *mcp.Manager // nil when the session has no MCP servers
+	code *codeIntel   // nil when no language server covers anything
 	// editorMCP are the MCP servers the editor passed; mcpNames the
 	// servers started (or reported) so far.
 	editorMCP []schema.MCPServer
 	mcpNames  map[string]bool
-	// sandbox is where Bash runs; replaced when the settings change.
-	sandbox atomic.Pointer[sandbox.Sandbox]
-	// confiner holds the commands that run without a question.
-	confiner *sandbox.Confiner
-	// classifierOff makes every Bash call that would ask run confined
-	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
-	classifierOff bool
 	// conv is what was said and its file; turn is the running turn.
 	// Each guards itself.
 	conv conversation
@@ -107,6 +102,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		cwd:    roots[0],
 		client: opts.Client,
 		model:  opts.Model,
+		pipe:   &callPipe{},
 	}
 	s.startModel = svc.defaultModel()
 	if s.model == "" {
@@ -137,9 +133,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	s.tools = newToolset(builtin)
 	s.setCode(opts.Client)
-	s.gate = newGate(policy)
+	s.pipe.gate = newGate(policy)
 	s.applyOverrides(opts.Overrides)
-	s.hooks = hooks.NewRunner(st)
+	s.pipe.hooks = hooks.NewRunner(st)
 	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
 	s.noticeHeldBack(st)

@@ -130,7 +130,7 @@ func (s *Session) skillRead(tool string, paths []string) bool {
 		dirs = s.env.ReadOnlyRoots()
 	}
 	for _, p := range paths {
-		if !slices.ContainsFunc(dirs, func(d string) bool { return tools.Within(d, p) }) || s.gate.policy.Hides("Read", p) {
+		if !slices.ContainsFunc(dirs, func(d string) bool { return tools.Within(d, p) }) || s.pipe.gate.policy.Hides("Read", p) {
 			return false
 		}
 	}

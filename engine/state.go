@@ -16,10 +16,10 @@ import (
 // state returns what the session saves besides its messages.
 func (s *Session) state() session.State {
 	return session.State{
-		Mode:   string(s.gate.policy.Mode()),
+		Mode:   string(s.pipe.gate.policy.Mode()),
 		Model:  s.Model(),
-		Allow:  s.gate.policy.SessionRules(),
-		Reject: s.gate.rejectedKeys(),
+		Allow:  s.pipe.gate.policy.SessionRules(),
+		Reject: s.pipe.gate.rejectedKeys(),
 	}
 }
 
@@ -50,21 +50,21 @@ func (s *Session) restoreState(st *session.State) {
 	if st.Mode != "" {
 		m, err := permission.ParseMode(st.Mode)
 		if err == nil {
-			err = s.gate.policy.SetMode(m)
+			err = s.pipe.gate.policy.SetMode(m)
 		}
 		if err != nil {
-			_ = s.gate.policy.SetMode(permission.Default)
+			_ = s.pipe.gate.policy.SetMode(permission.Default)
 			s.notice(Status{Kind: StatusWarning, Message: fmt.Sprintf("the session was saved in %q mode, which is not available now (%v); it continues in default mode", st.Mode, err)})
 		}
 	}
-	if err := s.gate.policy.Grant(st.Allow); err != nil {
+	if err := s.pipe.gate.policy.Grant(st.Allow); err != nil {
 		s.svc.cfg.Logf("session %s: %v", s.ID, err)
 	}
-	s.gate.mu.Lock()
+	s.pipe.gate.mu.Lock()
 	for _, k := range st.Reject {
-		s.gate.rejected[k] = true
+		s.pipe.gate.rejected[k] = true
 	}
-	s.gate.mu.Unlock()
+	s.pipe.gate.mu.Unlock()
 	s.conv.restoredState(*st)
 }
 

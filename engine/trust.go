@@ -363,8 +363,8 @@ func (s *Session) trusted(st *settings.Settings) bool {
 	s.mu.Unlock()
 	old := Config{Mode: s.svc.cfg.Mode, Settings: start, Model: startModel}
 	ctx := context.Background()
-	s.gate.policy.Update(st)
-	s.hooks.Update(st)
+	s.pipe.gate.policy.Update(st)
+	s.pipe.hooks.Update(st)
 	s.setSandbox(st)
 	// The project's defaultMode and model apply unless the session moved
 	// away from the defaults it started with.

@@ -33,6 +33,11 @@ var forbidden = map[string][]string{
 	// policy hands it what it needs (shell.Env).
 	"permission/shell": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "hooks", "sandbox", "mcp", "watch", "diffs", "schema", "cmd"},
 
+	// The call pipeline is the shape of a tool call's way to its tool:
+	// the engine builds it from the session's parts, which it knows
+	// nothing of.
+	"pipeline": {"engine", "server", "rpc", "session", "providers", "workspace", "settings", "hooks", "sandbox", "mcp", "watch", "langserver", "wrap", "cmd", "internal"},
+
 	"settings":   {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
 	"hooks":      {"engine", "server", "rpc", "tools", "cmd"},
 	"sandbox":    {"engine", "server", "rpc", "tools", "cmd"},
