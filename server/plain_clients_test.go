@@ -257,6 +257,38 @@ func TestPlainFreeWhenDoneIsAnnounced(t *testing.T) {
 	}
 }
 
+// TestPlainNewSessionWhenDoneIsAnnounced: agent.newSession sent as soon
+// as "agent: done" arrives starts a new session every time, and the next
+// prompt runs in it.
+func TestPlainNewSessionWhenDoneIsAnnounced(t *testing.T) {
+	const rounds = 40
+	var turns []fake.Turn
+	for i := range rounds {
+		turns = append(turns, fake.Turn{fake.Text(fmt.Sprintf("answer %d", i))})
+	}
+	e := newEnv(t, nil, turns...)
+	plainEditor(e, false)
+	count := func(text string) int {
+		n := 0
+		for _, m := range e.editor.Notifications() {
+			if m.Method == "window/logMessage" && strings.Contains(string(m.Params), text) {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range rounds {
+		e.editor.MustCall("workspace/executeCommand", map[string]any{"command": "agent.prompt", "arguments": []string{fmt.Sprintf("question %d", i)}}, nil)
+		e.editor.WaitFor("agent: done", func() bool { return count("agent: done") > i })
+		if err := e.editor.Call("workspace/executeCommand", map[string]any{"command": "agent.newSession"}, nil); err != nil {
+			t.Fatalf("round %d: agent.newSession right after \"agent: done\": %v", i, err)
+		}
+	}
+	if n := count("new session started"); n != rounds {
+		t.Errorf("%d new sessions started, want %d", n, rounds)
+	}
+}
+
 // TestPlainControlsInTheActionMenu: "Agent: cancel" while a turn runs (it
 // cancels it), "Agent: new session" once a session exists.
 func TestPlainControlsInTheActionMenu(t *testing.T) {
