@@ -8,6 +8,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-lsp/agent-lsp/diffs"
+	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // textDocument/codeAction on the plain-LSP door: the agent's offers at
@@ -83,6 +86,13 @@ func (p *plainDoor) codeAction(ctx context.Context, req *jsonrpc2.Request) (any,
 		} {
 			actions = append(actions, agentAction(a.title, a.kind, cmdPrompt, a.prompt, params.TextDocument.URI, params.Range))
 		}
+		// A free-form prompt for editors that run commands only from
+		// code actions (Kate): the user types it anywhere, selects it
+		// and asks.
+		if text := strings.TrimSpace(p.selectedText(path, params.Range)); text != "" {
+			prompt := text + "\n\n(This prompt was written in " + where + ".)"
+			actions = append(actions, agentAction("Agent: ask the selected text", protocol.CodeActionKindRefactor, cmdPrompt, prompt))
+		}
 	}
 	if params.Context.TriggerKind == triggerAutomatic {
 		return actions, nil
@@ -119,4 +129,23 @@ func relative(roots []string, path string) string {
 		}
 	}
 	return path
+}
+
+// selectedText is the text of rng in the document at path, as the editor
+// shows it (unsaved text included), or "" when it cannot be read.
+func (p *plainDoor) selectedText(path string, rng protocol.Range) string {
+	text, ok := p.lsp.overlay.Get(path)
+	if !ok {
+		b, err := (tools.DiskFS{}).ReadFile(path) // regular and bounded
+		if err != nil {
+			return ""
+		}
+		text = string(b)
+	}
+	start := diffs.Offset(text, diffs.Position{Line: rng.Start.Line, Character: rng.Start.Character})
+	end := diffs.Offset(text, diffs.Position{Line: rng.End.Line, Character: rng.End.Character})
+	if end <= start {
+		return ""
+	}
+	return text[start:end]
 }

@@ -97,12 +97,46 @@ func TestPlainQuietOnAutomaticRequests(t *testing.T) {
 	}{
 		{"automatic, no diagnostics", 2, nil, ""},
 		{"automatic with a diagnostic", 2, diag, "Agent: fix this"},
-		{"invoked selection", 1, nil, "Agent: explain, Agent: refactor…, Agent: write tests"},
-		{"no trigger kind (eglot 1.9)", 0, nil, "Agent: explain, Agent: refactor…, Agent: write tests"},
+		{"invoked selection", 1, nil, "Agent: explain, Agent: refactor…, Agent: write tests, Agent: ask the selected text"},
+		{"no trigger kind (eglot 1.9)", 0, nil, "Agent: explain, Agent: refactor…, Agent: write tests, Agent: ask the selected text"},
 	} {
 		if got := titles(codeActions(e, path, c.trigger, sel, c.diags)); got != c.want {
 			t.Errorf("%s: actions = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestPlainAskTheSelectedText: the free-form prompt of editors that run
+// commands only from code actions (Kate). The selected text, unsaved and
+// with a character outside the BMP before it, is the prompt the model gets.
+func TestPlainAskTheSelectedText(t *testing.T) {
+	e := newEnv(t, map[string]string{"notes.md": "x\n"}, fake.Turn{fake.Text("done")})
+	plainEditor(e, false)
+	path := e.path("notes.md")
+	e.editor.Open(path, "x\n")
+	e.editor.Type(path, "# 😀 Rename average to mean everywhere.\nrest\n")
+	// "Rename" starts at UTF-16 column 5: "# " (2) + the emoji (2) + " " (1).
+	actions := codeActions(e, path, 1, span(0, 5, 0, 39), nil)
+	var ask *plainAction
+	for i := range actions {
+		if actions[i].Title == "Agent: ask the selected text" {
+			ask = &actions[i]
+		}
+	}
+	if ask == nil {
+		t.Fatalf("actions = %q, want Agent: ask the selected text", titles(actions))
+	}
+	e.editor.MustCall("workspace/executeCommand", map[string]any{"command": ask.Command.Command, "arguments": ask.Command.Arguments}, nil)
+	e.editor.WaitFor("the request", func() bool { return len(e.model.Requests()) > 0 })
+	var first struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	e.model.Requests()[0].Decode(&first)
+	if got := string(first.Messages[0]); !strings.Contains(got, "Rename average to mean everywhere.") || strings.Contains(got, "😀") || strings.Contains(got, "rest") {
+		t.Errorf("the model's first message = %s, want exactly the selected text as the prompt", got)
+	}
+	if actions := codeActions(e, path, 1, span(1, 0, 1, 0), nil); strings.Contains(titles(actions), "ask the selected text") {
+		t.Errorf("an empty selection offers %q", titles(actions))
 	}
 }
 

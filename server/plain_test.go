@@ -62,8 +62,8 @@ func TestPlainLSPDoor(t *testing.T) {
 		"range":        rng,
 		"context":      map[string]any{"diagnostics": []map[string]any{{"range": rng, "message": "average divides by 2", "source": "lint"}}},
 	}, &actions)
-	if len(actions) != 4 || actions[0].Title != "Agent: fix this" {
-		t.Fatalf("code actions = %+v, want fix this + explain/refactor/tests", actions)
+	if len(actions) != 5 || actions[0].Title != "Agent: fix this" {
+		t.Fatalf("code actions = %+v, want fix this + explain/refactor/tests/ask", actions)
 	}
 	e.editor.MustCall("workspace/executeCommand", map[string]any{"command": actions[0].Command.Command, "arguments": actions[0].Command.Arguments}, nil)
 
