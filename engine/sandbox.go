@@ -95,9 +95,9 @@ func (s *Session) wrapConfined(level permission.Confinement, argv []string) ([]s
 		// settings' sandbox says (its network and extra writable folders
 		// are followed). Without bubblewrap it runs as before: in the
 		// configured sandbox, or unconfined.
-		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), Filesystem: sb.Filesystem(), Deny: s.pipe.gate.policy.DenyReadGlobs()})
+		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Rule: true, Network: sb.AllowsAllHosts(), Filesystem: sb.Filesystem(), Deny: s.pipe.gate.policy.DenyReadGlobs(), ReadOnly: s.pipe.gate.policy.DenyEditGlobs()})
 	case level == permission.ConfineWorkspace:
-		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.pipe.gate.policy.DenyReadGlobs(), Filesystem: sb.Filesystem()})
+		wrapped, release, err = s.pipe.confiner.Wrap(argv, sandbox.Options{Writable: true, Deny: s.pipe.gate.policy.DenyReadGlobs(), ReadOnly: s.pipe.gate.policy.DenyEditGlobs(), Filesystem: sb.Filesystem()})
 	case sb.Active():
 		wrapped, release, err = sb.Wrap(argv)
 	default:

@@ -1,5 +1,7 @@
 package permission
 
+import "strings"
+
 // unconfinedReason is why a read-only command asks when no sandbox can
 // confine it.
 const unconfinedReason = "bubblewrap is not available, so no sandbox can hold a command that runs without a question; only a short list of simple read-only commands runs without asking"
@@ -27,6 +29,23 @@ func (p *Policy) DenyReadGlobs() []string {
 	for _, r := range p.rules.deny {
 		if r.kind == kindPath && r.Tool == "Read" && r.glob != "" {
 			out = append(out, r.glob)
+		}
+	}
+	return out
+}
+
+// DenyEditGlobs returns the absolute glob patterns (doublestar syntax,
+// "/" separated) of the deny rules on the editing tools (Edit, Write,
+// MultiEdit, NotebookEdit). The writable sandboxes keep what they match
+// read-only, so a script or build step a command runs cannot write
+// there either.
+func (p *Policy) DenyEditGlobs() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	var out []string
+	for _, r := range p.rules.deny {
+		if r.kind == kindPath && family(r.Tool) == "Edit" && r.glob != "" {
+			out = append(out, strings.TrimSuffix(r.glob, "/"))
 		}
 	}
 	return out

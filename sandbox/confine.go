@@ -53,6 +53,12 @@ type Options struct {
 	// Deny are absolute doublestar patterns of files to hide (Read deny
 	// rules).
 	Deny []string
+	// ReadOnly are absolute doublestar patterns of files the writable
+	// profiles keep read-only (Edit deny rules): what they match in the
+	// workspace when the command starts is mounted read-only over
+	// itself, so no command, script or build step writes, replaces or
+	// removes it.
+	ReadOnly []string
 	// Rule is for a command that one of the user's allow rules allowed:
 	// the workspace roots are writable (Writable is implied), their
 	// protected paths read-only, the settings' allowWrite folders
@@ -137,7 +143,7 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 		out := append([]string{envProgram, "-i"}, confinedEnv(extra...)...)
 		return append(out, argv...), func() {}, nil
 	}
-	found := c.scan(o.Deny)
+	found := c.scan(o.Deny, o.ReadOnly)
 	if found.err != nil {
 		return nil, nil, found.err
 	}
@@ -211,6 +217,7 @@ type scanResult struct {
 	// repository config may be missing from configs.
 	complete bool
 	hidden   []string // what the deny patterns match
+	readOnly []string // what the read-only patterns match
 	// hiddenGit are the git directories whose objects hold a file the
 	// deny patterns match: their object stores are hidden.
 	hiddenGit []string
@@ -227,8 +234,8 @@ const scanTTL = 5 * time.Second
 // .git/modules, bare repositories: every file named config beside a HEAD
 // file) and the files and folders the deny patterns match. The result is
 // reused until Invalidate or scanTTL.
-func (c *Confiner) scan(patterns []string) scanResult {
-	key := strings.Join(patterns, "\x00")
+func (c *Confiner) scan(patterns, readOnly []string) scanResult {
+	key := strings.Join(patterns, "\x00") + "\x01" + strings.Join(readOnly, "\x00")
 	c.mu.Lock()
 	cached, gen := c.last, c.gen
 	c.mu.Unlock()
@@ -248,6 +255,20 @@ func (c *Confiner) scan(patterns []string) scanResult {
 			inside = append(inside, pat)
 		}
 	}
+	var insideRO []string // read-only patterns that can match inside the roots
+	for _, pat := range readOnly {
+		base, literal := globBase(pat)
+		switch {
+		case !c.visible(base):
+			// outside the roots: not writable in the sandbox
+		case literal:
+			if exists(base) {
+				res.readOnly = append(res.readOnly, base)
+			}
+		default:
+			insideRO = append(insideRO, pat)
+		}
+	}
 	seen := 0
 	for _, root := range c.roots {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -258,6 +279,12 @@ func (c *Confiner) scan(patterns []string) scanResult {
 				return errTooMany
 			}
 			slash := filepath.ToSlash(p)
+			for _, pat := range insideRO {
+				if ok, _ := doublestar.Match(pat, slash); ok {
+					res.readOnly = append(res.readOnly, p)
+					break
+				}
+			}
 			for _, pat := range inside {
 				if ok, _ := doublestar.Match(pat, slash); ok {
 					res.hidden = append(res.hidden, p)
@@ -282,6 +309,8 @@ func (c *Confiner) scan(patterns []string) scanResult {
 			res.complete = false
 			if len(inside) > 0 {
 				res.err = fmt.Errorf("sandbox: the workspace is too large (more than %d entries) to find every file the Read deny rules %q cover; the command needs approval to run", maxWalk, inside)
+			} else if len(insideRO) > 0 {
+				res.err = fmt.Errorf("sandbox: the workspace is too large (more than %d entries) to find every file the Edit deny rules %q cover; the command needs approval to run", maxWalk, insideRO)
 			}
 			break
 		}
@@ -319,7 +348,7 @@ func (c *Confiner) HidesGit(deny []string) bool {
 	if !c.Available() || len(deny) == 0 {
 		return false
 	}
-	return len(c.scan(deny).hiddenGit) > 0
+	return len(c.scan(deny, nil).hiddenGit) > 0
 }
 
 // holdsDenied reports whether the repository at gitDir tracks, in its HEAD

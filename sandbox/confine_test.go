@@ -716,3 +716,62 @@ func TestProtectedGitDirElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestEditDenyReadOnly: what the Edit deny rules cover (Options.ReadOnly)
+// stays read-only in the writable profiles, whoever writes it: a
+// redirect, a script the command runs, a rename, a removal. The rest of
+// the workspace stays writable.
+func TestEditDenyReadOnly(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".env": "KEY=1\n", "secrets/key.pem": "pem\n", "config/prod.yaml": "prod\n",
+		"build.sh": "echo pwned > secrets/key.pem; echo pwned > .env\n",
+	})
+	c := confiner(t, ws)
+	ro := []string{filepath.ToSlash(ws) + "/.env", filepath.ToSlash(ws) + "/secrets", filepath.ToSlash(ws) + "/config/*.yaml"}
+	want := map[string]string{".env": "KEY=1\n", "secrets/key.pem": "pem\n", "config/prod.yaml": "prod\n"}
+	attacks := map[string]string{
+		"redirect":        "echo pwned > .env",
+		"a script":        "sh build.sh",
+		"a file in a dir": "echo pwned > secrets/key.pem; echo new > secrets/new",
+		"a glob's match":  "echo pwned > config/prod.yaml",
+		"rename over":     "echo pwned > x && mv -f x .env",
+		"remove":          "rm -rf secrets .env config/prod.yaml",
+		"rename the dir":  "mv secrets s2 && mkdir secrets && echo pwned > secrets/key.pem",
+		"sed -i":          "sed -i s/pem/pwned/ secrets/key.pem",
+	}
+	for _, o := range []Options{{Writable: true, ReadOnly: ro}, {Rule: true, ReadOnly: ro}} {
+		name := "workspace"
+		if o.Rule {
+			name = "rule"
+		}
+		for aname, script := range attacks {
+			t.Run(name+"/"+aname, func(t *testing.T) {
+				out, _ := runConfined(t, c, o, ws, script)
+				for p, content := range want {
+					if data, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(data) != content {
+						t.Errorf("%s = %q (%v) after %q, want it unchanged\n%s", p, data, err, script, out)
+					}
+				}
+				for _, p := range []string{"secrets/new", "s2"} {
+					if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
+						t.Errorf("%s exists after %q\n%s", p, script, out)
+					}
+				}
+				os.Remove(filepath.Join(ws, "x"))
+			})
+		}
+		t.Run(name+"/the rest is writable", func(t *testing.T) {
+			if out, err := runConfined(t, c, o, ws, "echo ok > config/dev.json && echo ok > top.txt && rm top.txt"); err != nil {
+				t.Errorf("writing the workspace failed: %v\n%s", err, out)
+			}
+		})
+	}
+	// Without the patterns, the same script writes: the test sees a write.
+	if out, err := runConfined(t, c, Options{Writable: true}, ws, "echo changed > config/prod.yaml"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "config/prod.yaml")); string(data) != "changed\n" {
+		t.Errorf("without ReadOnly, config/prod.yaml = %q, want it written", data)
+	}
+}

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -65,8 +67,9 @@ func (c *Confiner) rule(o Options, found scanResult) ([]string, func(), error) {
 }
 
 // writableMounts adds what the writable profiles share after their
-// grants: the workspace writable with what runs later read-only, the
-// hardened git files and the settings' filesystem rules. release undoes
+// grants: the workspace writable with what runs later and what the Edit
+// deny rules cover read-only, the hardened git files and the settings'
+// filesystem rules. release undoes
 // the placeholders the protection made.
 func (c *Confiner) writableMounts(m *mountPlan, o Options, found scanResult) (func(), error) {
 	rootMounts(m, c.roots, true)
@@ -77,6 +80,13 @@ func (c *Confiner) writableMounts(m *mountPlan, o Options, found scanResult) (fu
 	if err := c.hardenedMounts(m, found, o.Deny); err != nil {
 		release()
 		return nil, err
+	}
+	for _, p := range found.readOnly {
+		// A link is left to its target: binding it would mount what
+		// it points to, maybe outside, in its place.
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			m.add(kindReadOnly, p, "--ro-bind", p, p)
+		}
 	}
 	filesystemMounts(m, o.Filesystem)
 	return release, nil
