@@ -49,8 +49,10 @@ func (p *Policy) decideLinked(st snapshot, c Call) (d Decision, ok bool) {
 			return Decision{Verdict: Allow, Reason: "bypassPermissions mode"}, true
 		}
 		why := fmt.Sprintf("%s has %d names (hard links): a file with other names may be a file outside the workspace, so %s treats it as one", path, links, c.Tool)
-		if st.mode == Plan && fam == "Edit" {
-			return Decision{Verdict: Deny, Reason: fmt.Sprintf("%s is not available in plan mode, where only read-only tools run (%s).", c.Tool, why)}, true
+		if st.mode == Plan {
+			// Plan mode never asks (see above): a read of a file that
+			// may be outside is refused like an edit.
+			return Decision{Verdict: Deny, Reason: fmt.Sprintf("%s on %s is refused in plan mode, which never asks: %s.", c.Tool, path, why)}, true
 		}
 		return p.askOr(st, c, Decision{Verdict: Ask, Reason: why}), true
 	}

@@ -216,7 +216,7 @@ type scanResult struct {
 	// complete is false when the walk stopped at maxWalk entries: some
 	// repository config may be missing from configs.
 	complete bool
-	hidden   []string // what the deny patterns match
+	hidden   []string // what the deny patterns match, and their other names
 	readOnly []string // what the read-only patterns match
 	// hiddenGit are the git directories whose objects hold a file the
 	// deny patterns match: their object stores are hidden.
@@ -269,6 +269,7 @@ func (c *Confiner) scan(patterns, readOnly []string) scanResult {
 			insideRO = append(insideRO, pat)
 		}
 	}
+	links := linkScan{names: map[fileID][]string{}}
 	seen := 0
 	for _, root := range c.roots {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -300,6 +301,7 @@ func (c *Confiner) scan(patterns, readOnly []string) scanResult {
 				}
 				return nil
 			}
+			links.see(p, d)
 			if d.Name() == "config" && d.Type().IsRegular() && exists(filepath.Join(filepath.Dir(p), "HEAD")) {
 				res.configs = append(res.configs, p)
 			}
@@ -315,6 +317,7 @@ func (c *Confiner) scan(patterns, readOnly []string) scanResult {
 			break
 		}
 	}
+	res.hidden = append(res.hidden, links.hide(res.hidden, patterns)...)
 	if len(patterns) > 0 {
 		for _, cfg := range res.configs {
 			if gitDir := filepath.Dir(cfg); holdsDenied(gitDir, patterns) {
@@ -495,4 +498,87 @@ func (c *Confiner) Git(ctx context.Context, dir string, args ...string) ([]byte,
 	cmd.Dir = dir
 	cmd.Env = []string{} // the wrapper sets the command's own
 	return cmd.Output()
+}
+
+// fileID identifies a file on the machine: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// linkScan collects, during a scan's walk, the names of the workspace's
+// regular files that have more than one name (hard links).
+type linkScan struct {
+	names map[fileID][]string
+	links map[fileID]uint64
+}
+
+// see records p when it is a regular file with several names.
+func (l *linkScan) see(p string, d fs.DirEntry) {
+	if !d.Type().IsRegular() {
+		return
+	}
+	fi, err := d.Info()
+	if err != nil {
+		return
+	}
+	id, n, ok := linkIdentity(fi)
+	if !ok || n < 2 {
+		return
+	}
+	if l.links == nil {
+		l.links = map[fileID]uint64{}
+	}
+	l.names[id] = append(l.names[id], p)
+	l.links[id] = n
+}
+
+// hide returns the names to hide beyond the denied ones, deciding by the
+// file, not the name: every name of a file that a Read deny pattern
+// covers under another name (hidden, or a literal pattern outside the
+// workspace), and every name of a file that also has names outside the
+// workspace (more links than the walk found), which is a file outside
+// the workspace. Package managers' stores link their files into
+// node_modules (pnpm, yarn): those are left alone (a link to an outside
+// file can only be made outside the sandboxes, where link(2) across
+// their mounts fails).
+func (l *linkScan) hide(denied, patterns []string) []string {
+	if len(l.names) == 0 {
+		return nil
+	}
+	deniedIDs := map[fileID]bool{}
+	addID := func(p string) {
+		if fi, err := os.Stat(p); err == nil {
+			if id, _, ok := linkIdentity(fi); ok {
+				deniedIDs[id] = true
+			}
+		}
+	}
+	for _, p := range denied {
+		addID(p)
+	}
+	for _, pat := range patterns {
+		if base, literal := globBase(pat); literal {
+			addID(base)
+		}
+	}
+	var out []string
+	for id, names := range l.names {
+		outside := l.links[id] > uint64(len(names))
+		for _, p := range names {
+			switch {
+			case deniedIDs[id]:
+			case outside && !inNodeModules(p):
+			default:
+				continue
+			}
+			if !slices.Contains(denied, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// inNodeModules reports whether p is inside a node_modules folder.
+func inNodeModules(p string) bool {
+	return slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "node_modules")
 }

@@ -775,3 +775,44 @@ func TestEditDenyReadOnly(t *testing.T) {
 		t.Errorf("without ReadOnly, config/prod.yaml = %q, want it written", data)
 	}
 }
+
+// TestHardLinksHidden: files, not names. A workspace name that is a hard
+// link to a file outside the workspace, or to a file a Read deny rule
+// covers, is hidden in every profile like the file itself; a link among
+// the workspace's own names, and a package manager's link into
+// node_modules, stay readable.
+func TestHardLinksHidden(t *testing.T) {
+	base := t.TempDir()
+	ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	writeFiles(t, ws, map[string]string{".env": "DENIED\n", "a.txt": "SHARED\n"})
+	writeFiles(t, outside, map[string]string{"secret.txt": "OUTSIDE\n", "store/pkg.js": "PACKAGE\n"})
+	for _, l := range [][2]string{
+		{filepath.Join(outside, "secret.txt"), filepath.Join(ws, "notes.txt")},
+		{filepath.Join(ws, ".env"), filepath.Join(ws, "copy.txt")},
+		{filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt")},
+	} {
+		if err := os.Link(l[0], l[1]); err != nil {
+			t.Skipf("hard links: %v", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "node_modules/pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(outside, "store/pkg.js"), filepath.Join(ws, "node_modules/pkg/index.js")); err != nil {
+		t.Fatal(err)
+	}
+	c := confiner(t, ws)
+	deny := []string{filepath.ToSlash(ws) + "/.env"}
+	for _, o := range []Options{{Deny: deny}, {Writable: true, Deny: deny}, {Rule: true, Deny: deny}} {
+		out, err := runConfined(t, c, o, ws, "for f in notes.txt copy.txt b.txt node_modules/pkg/index.js; do cat $f; done 2>&1; exit 0")
+		if err != nil {
+			t.Fatalf("%+v: %v\n%s", o, err, out)
+		}
+		if strings.Contains(out, "OUTSIDE") || strings.Contains(out, "DENIED") {
+			t.Errorf("%+v: a hard link showed the file it names: %q", o, out)
+		}
+		if !strings.Contains(out, "SHARED") || !strings.Contains(out, "PACKAGE") {
+			t.Errorf("%+v: the workspace's own link or node_modules' was hidden: %q", o, out)
+		}
+	}
+}

@@ -115,12 +115,19 @@ func newWorld(t *testing.T, b *batch, off string) *world {
 	}
 	files := map[string]string{
 		// outside the workspace
-		"outside/secret.txt":         w.secrets["outside"] + "\n",
-		"outside/dir/notes.txt":      "nothing\n" + w.secrets["outside"] + "\n",
-		"outside/marks/.keep":        "",
-		"home/.ssh/id_rsa":           w.secrets["home"] + "\n",
-		"home/.claude/settings.json": w.expand(user, "setup"),
-		"home/.bashrc":               "# bashrc\n",
+		"outside/secret.txt":    w.secrets["outside"] + "\n",
+		"outside/dir/notes.txt": "nothing\n" + w.secrets["outside"] + "\n",
+		"outside/marks/.keep":   "",
+		"home/.ssh/id_rsa":      w.secrets["home"] + "\n",
+		// credentials no list names (issue 29 item 1: the sandboxes
+		// grant, they do not mask a list of known secrets)
+		"home/.config/acme-cli/token":         w.secrets["home"] + "\n",
+		"home/.zsh_history":                   "export TOKEN=" + w.secrets["home"] + "\n",
+		"home/.local/state/devtool/auth.json": `{"token":"` + w.secrets["home"] + `"}` + "\n",
+		"home/projects/other/.env":            "KEY=" + w.secrets["home"] + "\n",
+		"outside/xdg/acme-cli/token":          w.secrets["outside"] + "\n",
+		"home/.claude/settings.json":          w.expand(user, "setup"),
+		"home/.bashrc":                        "# bashrc\n",
 		// the workspace
 		"ws/README.md":         "# project\nhello\n",
 		"ws/main.go":           "package main\n\nfunc main() {}\n",
@@ -277,7 +284,8 @@ func protected(rel string) bool {
 			return true
 		}
 	}
-	return rel == "ws/.mcp.json" || rel == "ws/.git" || strings.HasPrefix(rel, "ws/.claude/")
+	// locked/ is what [edit-deny-script]'s Edit deny rule covers.
+	return rel == "ws/.mcp.json" || rel == "ws/.git" || strings.HasPrefix(rel, "ws/.claude/") || strings.HasPrefix(rel, "ws/locked/")
 }
 
 // snapshot hashes every watched file below base (symlinks by target).
