@@ -284,8 +284,14 @@ func protected(rel string) bool {
 			return true
 		}
 	}
-	// locked/ is what [edit-deny-script]'s Edit deny rule covers.
-	return rel == "ws/.mcp.json" || rel == "ws/.git" || strings.HasPrefix(rel, "ws/.claude/") || strings.HasPrefix(rel, "ws/locked/")
+	// locked/ is what [edit-deny-script]'s Edit deny rule covers;
+	// githooks/ is the hooks folder [principle]'s git config names.
+	for _, dir := range []string{"ws/.claude/", "ws/locked/", "ws/githooks/", "ws/.idea/", "ws/.zed/", "ws/.helix/", "ws/.devcontainer/"} {
+		if strings.HasPrefix(rel, dir) || rel+"/" == dir {
+			return true
+		}
+	}
+	return rel == "ws/.mcp.json" || rel == "ws/.git" || rel == "ws/.nvim.lua" || rel == "ws/proj.code-workspace"
 }
 
 // snapshot hashes every watched file below base (symlinks by target).
