@@ -133,5 +133,5 @@ func (s *Session) hookStop(out hooks.Outcome) {
 	if !out.Stop {
 		return
 	}
-	s.turn.requestStop(firstNonEmpty(out.StopReason, "a hook stopped the session"))
+	s.turn.requestStop("Stopped by a hook: " + firstNonEmpty(out.StopReason, "a hook stopped the session"))
 }

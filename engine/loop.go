@@ -125,7 +125,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 			return schema.StopCancelled, nil
 		}
 		if reason := s.turn.takeStop(); reason != "" {
-			s.say(ctx, "Stopped by a hook: "+reason)
+			s.say(ctx, reason)
 			return schema.StopEndTurn, nil
 		}
 	}

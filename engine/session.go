@@ -127,7 +127,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	s.env.WrapCommand = s.wrapCommand
 	// env.Code is not set yet: the Diagnostics and LSP tools are not
 	// built-ins but a group that follows what answers (setCode).
-	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
+	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s}, &exitPlanModeTool{s}, &enterPlanModeTool{s})
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})
 	}

@@ -147,15 +147,16 @@ func (t *turnState) dequeue(st *steered) {
 	t.queue = slices.DeleteFunc(t.queue, func(q *steered) bool { return q == st })
 }
 
-// requestStop records a hook's request to end the turn after the current
-// tool calls.
+// requestStop records a request (a hook's, the user's answer to a plan)
+// to end the turn after the current tool calls; reason is said to the
+// user then.
 func (t *turnState) requestStop(reason string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.stop = reason
 }
 
-// takeStop returns and clears a hook's request to end the turn.
+// takeStop returns and clears a request to end the turn.
 func (t *turnState) takeStop() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

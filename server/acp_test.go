@@ -631,6 +631,46 @@ func TestACPPermission(t *testing.T) {
 	}
 }
 
+// TestACPPlanReview: ExitPlanMode reaches an ACP client as Claude Code's
+// adapter sends it (a switch_mode question holding the plan, options
+// acceptEdits, default, plan), then a current_mode_update.
+func TestACPPlanReview(t *testing.T) {
+	c := newACP(t, func(cfg *engine.Config) { cfg.Mode = "plan" },
+		fake.Turn{fake.ToolUse("toolu_1", "ExitPlanMode", `{"plan":"1. Add the flag."}`)},
+		fake.Turn{fake.Text("coding")},
+	)
+	c.initialize(false)
+	sid := c.newSession().SessionID
+	c.mu.Lock()
+	c.answer = func(p *schema.RequestPermissionParams) schema.RequestPermissionResult {
+		return schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: "acceptEdits"}}
+	}
+	c.mu.Unlock()
+	c.prompt(sid, "plan it")
+	c.mu.Lock()
+	perms := append([]schema.RequestPermissionParams(nil), c.perms...)
+	c.mu.Unlock()
+	if len(perms) != 1 {
+		t.Fatalf("permission requests = %d, want the plan's", len(perms))
+	}
+	q := perms[0]
+	if q.ToolCall.Kind != schema.KindSwitchMode || q.ToolCall.Title != "Ready to code?" || len(q.ToolCall.Content) != 1 || q.ToolCall.Content[0].Content.Text != "1. Add the flag." {
+		t.Errorf("the plan question = %+v", q.ToolCall)
+	}
+	if len(q.Options) != 3 || q.Options[0].OptionID != "acceptEdits" || q.Options[0].Kind != schema.AllowAlways || q.Options[2].OptionID != "plan" || q.Options[2].Kind != schema.RejectOnce {
+		t.Errorf("options = %+v", q.Options)
+	}
+	switched := false
+	for _, u := range c.updates(sid) {
+		if u.SessionUpdate == schema.UpdateCurrentMode && u.CurrentModeID == "acceptEdits" {
+			switched = true
+		}
+	}
+	if !switched {
+		t.Error("no current_mode_update to acceptEdits after the approval")
+	}
+}
+
 // TestACPCancel cancels a prompt mid-stream with session/cancel and with
 // $/cancel_request, and a prompt waiting on a permission request.
 func TestACPCancel(t *testing.T) {

@@ -22,6 +22,9 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	if engine.IsTrustRequest(p) {
 		return c.requestTrust(ctx, p)
 	}
+	if p.ToolCall.Kind == schema.KindSwitchMode {
+		return c.requestChoice(ctx, p)
+	}
 	msg := approvalText(c.d.lsp.workspaceRoots(), p.ToolCall)
 	titles := map[string]string{"Allow": "", "Always allow": "", "Reject": ""}
 	buttons := []string{"Allow", "Always allow"}
@@ -54,6 +57,42 @@ func (c *plainClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	}
 	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: titles[res.Title]}}, nil
 }
+
+// requestChoice asks a question whose options are choices of their own
+// (the plan's review: each option a mode) with window/showMessageRequest:
+// the title and the text content (the plan), a button per option named
+// as the agent names it. Dismissing it picks the rejecting option.
+func (c *plainClient) requestChoice(ctx context.Context, p *schema.RequestPermissionParams) (*schema.RequestPermissionResult, error) {
+	msg := "agent: " + p.ToolCall.Title
+	for _, tc := range p.ToolCall.Content {
+		if tc.Type == "content" && tc.Content != nil && tc.Content.Text != "" {
+			msg += "\n\n" + truncateLines(tc.Content.Text, choiceLines)
+		}
+	}
+	var titles []string
+	ids := map[string]string{}
+	reject := ""
+	for _, o := range p.Options {
+		titles = append(titles, o.Name)
+		ids[o.Name] = o.OptionID
+		if o.Kind == schema.RejectOnce || o.Kind == schema.RejectAlways {
+			reject = o.OptionID
+		}
+	}
+	res, err := c.ask(ctx, msg, titles...)
+	if err != nil {
+		return nil, err
+	}
+	choice := reject
+	if res != nil && ids[res.Title] != "" {
+		choice = ids[res.Title]
+	}
+	return &schema.RequestPermissionResult{Outcome: schema.PermissionOutcome{Outcome: "selected", OptionID: choice}}, nil
+}
+
+// choiceLines bounds the lines of text a choice shows (the transcript
+// holds all of it).
+const choiceLines = 40
 
 // requestTrust asks to trust a folder with window/showMessageRequest:
 // "Trust" or "Not now". Dismissing it is "not now".

@@ -216,6 +216,60 @@ func TestPlainTurnEnd(t *testing.T) {
 	}
 }
 
+// TestPlainPlanReview: on the plain door the plan's review is a
+// showMessageRequest holding the plan, one button per choice as the agent
+// names it; the choice switches the mode and the model goes on.
+func TestPlainPlanReview(t *testing.T) {
+	e := newEnv(t, nil,
+		fake.Turn{fake.ToolUse("toolu_1", "EnterPlanMode", `{}`)},
+		fake.Turn{fake.ToolUse("toolu_2", "ExitPlanMode", `{"plan":"1. Add the flag.\n2. Test it."}`)},
+		fake.Turn{fake.Text("Coding now.")},
+	)
+	var mu sync.Mutex
+	var asked []string
+	var buttons [][]string
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if method == "window/showMessageRequest" {
+			var p struct {
+				Message string `json:"message"`
+				Actions []struct {
+					Title string `json:"title"`
+				} `json:"actions"`
+			}
+			json.Unmarshal(params, &p)
+			var titles []string
+			for _, a := range p.Actions {
+				titles = append(titles, a.Title)
+			}
+			mu.Lock()
+			asked = append(asked, p.Message)
+			buttons = append(buttons, titles)
+			mu.Unlock()
+			return map[string]string{"title": "Yes, and manually approve edits"}, nil
+		}
+		return nil, jsonrpc2.ErrNotHandled
+	})
+	plainEditor(e, false)
+	e.editor.MustCall("workspace/executeCommand", map[string]any{"command": "agent.prompt", "arguments": []string{"plan a flag"}}, nil)
+	e.editor.WaitFor("the turn's end", func() bool { return noted(e, "window/showMessage", "agent: done") })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "Ready to code?") || !strings.Contains(asked[0], "2. Test it.") {
+		t.Fatalf("questions = %q, want the plan's review holding the plan", asked)
+	}
+	if got := strings.Join(buttons[0], "|"); got != "Yes, and auto-accept edits|Yes, and manually approve edits|No, keep planning" {
+		t.Errorf("buttons = %s", got)
+	}
+	var last struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	reqs := e.model.Requests()
+	reqs[len(reqs)-1].Decode(&last)
+	if got := string(last.Messages[len(last.Messages)-1]); !strings.Contains(got, "approved the plan") || !strings.Contains(got, "default mode") {
+		t.Errorf("the model's last request does not carry the approval: %s", got)
+	}
+}
+
 // TestPlainApprovalsShowWhatTheyApprove: the showMessageRequest text names
 // the tool and shows the changed lines of an edit, and the command of
 // Bash rather than the model's description of it.
