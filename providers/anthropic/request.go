@@ -95,7 +95,32 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 			}}
 		}
 	}
+	if e := effortFor(model, req.Effort); e != "" {
+		params.OutputConfig.Effort = anthropic.OutputConfigEffort(e)
+	}
 	return params, nil
+}
+
+// effortFor is the output_config.effort to send model for the effort
+// asked, or "" when the model takes none. Claude Opus 4.5 is the one
+// budget-thinking model that takes an effort, up to "high"; older models
+// answer one with a 400. Unknown models are taken to be new.
+func effortFor(model, effort string) string {
+	switch effort {
+	case "low", "medium", "high", "xhigh", "max":
+	default:
+		return ""
+	}
+	if !takesThinkingBudget(model) {
+		return effort
+	}
+	if strings.HasPrefix(model, "claude-opus-4-5") {
+		if effort == "xhigh" || effort == "max" {
+			return "high"
+		}
+		return effort
+	}
+	return ""
 }
 
 // takesThinkingBudget reports whether model takes extended thinking with
