@@ -191,6 +191,7 @@ func compactJSON(raw json.RawMessage) string {
 var slashCommands = []schema.Command{
 	{Name: "compact", Description: "Summarize the conversation so far to free context"},
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
+	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -214,9 +215,11 @@ func (s *Session) AnnounceCommands(ctx context.Context) {
 // It reports false when the prompt is not one.
 func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock) (string, bool, error) {
 	text := strings.TrimSpace(promptText(prompt))
-	name, _, _ := strings.Cut(text, " ")
+	name, arg, _ := strings.Cut(text, " ")
 	say := func(msg string) { s.say(ctx, msg) }
 	switch name {
+	case "/effort":
+		return s.effortCommand(ctx, arg)
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)

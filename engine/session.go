@@ -86,6 +86,8 @@ type Session struct {
 	startSettings *settings.Settings
 	startModel    string
 	skillDirs     []string // folders of the skills loaded
+
+	effort effortChoice // what /effort chose (thinking.go); guards itself
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {

@@ -215,6 +215,8 @@ type layer struct {
 	baseURL     *string
 	keyHelper   *string
 	env         map[string]string
+	thinking    *bool
+	effort      *string
 	enableAll   *bool
 	enabledMCP  []string
 	disabledMCP []string
@@ -412,6 +414,12 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("baseURL", &lay.baseURL)
 	decode("apiKeyHelper", &lay.keyHelper)
 	decode("env", &lay.env)
+	decode("alwaysThinkingEnabled", &lay.thinking)
+	decode("effortLevel", &lay.effort)
+	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
+		report("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
+		lay.effort = nil
+	}
 	decode("enableAllProjectMcpServers", &lay.enableAll)
 	decode("enabledMcpjsonServers", &lay.enabledMCP)
 	decode("disabledMcpjsonServers", &lay.disabledMCP)
@@ -521,6 +529,8 @@ func merge(layers []*layer) *Settings {
 	s.Provider = first(func(l *layer) *string { return l.provider })
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
+	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
+	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
 	s.LSP = mergeLSP(layers)
 	return s

@@ -39,6 +39,13 @@ type Settings struct {
 	// Env holds environment variables for the session's commands.
 	Env map[string]string
 
+	// AlwaysThinkingEnabled is Claude Code's thinking switch: false turns
+	// extended thinking off; nil (unset) and true leave it on.
+	AlwaysThinkingEnabled *bool
+	// EffortLevel is the effort asked of models that take one ("low",
+	// "medium", "high", "xhigh", "max"); empty when no layer sets it.
+	EffortLevel string
+
 	// EnableAllProjectMcpServers approves every server of the project's
 	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve
 	// or refuse them by name.
@@ -194,3 +201,6 @@ type SandboxFilesystem struct {
 	// sandbox, inside writable folders too.
 	DenyWrite []string
 }
+
+// EffortLevels are the values of effortLevel, lowest first.
+var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}

@@ -115,7 +115,7 @@ func TestStream(t *testing.T) {
 // cache breakpoints, tools, thinking, and a history with a signed thinking
 // block, tool_use and tool_result.
 func TestRequestMapping(t *testing.T) {
-	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")})
+	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")})
 	req := &providers.Request{
 		Model: "claude-sonnet-4-5-20250929",
 		System: []providers.SystemBlock{
@@ -182,6 +182,14 @@ func TestRequestMapping(t *testing.T) {
 	}
 	if th := srv.Requests()[1].JSON["thinking"].(map[string]any); th["type"] != "adaptive" || th["budget_tokens"] != nil {
 		t.Errorf("thinking for claude-sonnet-5-5 = %v", th)
+	}
+	// Claude 3.5 models cannot think: no thinking for them.
+	req.Model = "claude-3-5-haiku-20241022"
+	if _, err := newProvider(srv).Stream(context.Background(), req, func(providers.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if th, ok := srv.Requests()[2].JSON["thinking"]; ok {
+		t.Errorf("thinking for claude-3-5-haiku = %v, want none", th)
 	}
 	asst := body.Messages[1].Content
 	if asst[0]["type"] != "thinking" || asst[0]["signature"] != "sig" || asst[1]["data"] != "opaque" || asst[2]["id"] != "toolu_1" {

@@ -82,7 +82,7 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 			Content: blocks,
 		})
 	}
-	if req.ThinkingBudget > 0 {
+	if req.ThinkingBudget > 0 && thinks(model) {
 		if takesThinkingBudget(model) {
 			budget := int64(req.ThinkingBudget)
 			params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
@@ -121,6 +121,17 @@ func effortFor(model, effort string) string {
 		return effort
 	}
 	return ""
+}
+
+// thinks reports whether model can think at all: Claude 3 models before
+// Claude 3.7 Sonnet answer a thinking request with a 400.
+func thinks(model string) bool {
+	for _, prefix := range []string{"claude-2", "claude-instant", "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5"} {
+		if strings.HasPrefix(model, prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // takesThinkingBudget reports whether model takes extended thinking with
