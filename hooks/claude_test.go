@@ -149,7 +149,9 @@ func TestEventPayloadsAndOutputs(t *testing.T) {
 			`echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"run make first"}}'`, func(o Outcome) bool { return o.AdditionalContext == "run make first" }},
 		{PermissionRequest, "Bash", Input{ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"make"}`)}, map[string]any{"tool_name": "Bash"},
 			`echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"make -j2"}}}}'`,
-			func(o Outcome) bool { return o.Decision == "allow" && string(o.UpdatedInput) == `{"command":"make -j2"}` }},
+			func(o Outcome) bool {
+				return o.Decision == "allow" && string(o.UpdatedInput) == `{"command":"make -j2"}`
+			}},
 		{PermissionRequest, "Bash", Input{ToolName: "Bash"}, map[string]any{"tool_name": "Bash"},
 			`echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on Fridays","interrupt":true}}}'`,
 			func(o Outcome) bool { return o.Decision == "deny" && o.Block && o.Reason == "not on Fridays" && o.Stop }},
