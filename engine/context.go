@@ -81,15 +81,22 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	if cut == 0 {
 		return nil
 	}
+	trigger := session.TriggerAuto
+	if all {
+		trigger = session.TriggerManual
+	}
+	if why := s.preCompactHooks(ctx, string(trigger), ""); why != "" {
+		s.status(ctx, Status{Kind: StatusWarning, Message: "not compacted: " + why})
+		return nil
+	}
 	summary, err := s.summarize(ctx, p, hist[:cut])
 	if err != nil {
 		return fmt.Errorf("compacting the conversation: %w", err)
 	}
 	kept := hist[cut:]
 	head := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(summaryPreamble + summary)}}
-	trigger := session.TriggerAuto
-	if all {
-		trigger = session.TriggerManual
+	if extra := s.postCompactHooks(ctx, string(trigger), summary); extra != "" {
+		head.Content = append(head.Content, providers.TextBlock(extra))
 	}
 	if err := s.conv.compacted(head, kept, trigger); err != nil {
 		s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
@@ -224,6 +231,7 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 		}
+		s.cleared(ctx)
 		say("Conversation cleared.")
 		return schema.StopEndTurn, true, nil
 	case "/compact":
