@@ -241,3 +241,24 @@ func TestSubagentHooks(t *testing.T) {
 		t.Errorf("Agent result %q", res)
 	}
 }
+
+// TestPromptStopHook: a Stop prompt hook asks the model; its {"ok":
+// false} sends the model back to work with the reason, its {"ok": true}
+// lets the turn end.
+func TestPromptStopHook(t *testing.T) {
+	model := newScript(t, say("first"), say(`{"ok": false, "reason": "run the tests"}`), say("ran them"), say(`{"ok": true}`))
+	h := newHarness(t, model, nil, func(c *Config) {
+		c.Settings.Hooks = map[string][]settings.HookMatcher{hooks.Stop: {{Hooks: []settings.Hook{{Type: "prompt", Prompt: "Did the agent test its work? $ARGUMENTS"}}}}}
+	})
+	h.prompt(t, "fix it")
+	reqs := model.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls, want 4", len(reqs))
+	}
+	if !strings.Contains(requestText(reqs[1]), "Did the agent test its work?") || !strings.Contains(requestText(reqs[1]), `"hook_event_name":"Stop"`) {
+		t.Errorf("the hook's question: %s", requestText(reqs[1]))
+	}
+	if !strings.Contains(requestText(reqs[2]), "run the tests") {
+		t.Errorf("the model was not sent back with the reason: %s", requestText(reqs[2]))
+	}
+}

@@ -30,6 +30,9 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 		in.TranscriptPath = s.conv.log.Path()
 	}
 	in.Status = func(msg string) { s.status(ctx, Status{Kind: StatusInfo, Message: msg}) }
+	in.Ask = func(ctx context.Context, prompt string) (string, error) {
+		return s.ask(ctx, hooks.PromptSystem, prompt)
+	}
 	out := s.pipe.hooks.Run(ctx, event, in)
 	for _, e := range out.Errors {
 		s.svc.cfg.Logf("session %s: %s hook: %s", s.ID, event, e)

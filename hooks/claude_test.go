@@ -187,3 +187,39 @@ func TestEventPayloadsAndOutputs(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptHook: a prompt hook asks the model with the event's JSON in
+// place of $ARGUMENTS; {"ok": false} blocks with its reason, {"ok":
+// true} passes, anything else is an error that blocks nothing.
+func TestPromptHook(t *testing.T) {
+	tests := []struct {
+		name, answer string
+		block        bool
+		reason       string
+		errs         int
+	}{
+		{"ok", `{"ok": true}`, false, "", 0},
+		{"not ok", "Here you go: {\"ok\": false, \"reason\": \"tests still fail\"}", true, "tests still fail", 0},
+		{"nonsense", "sure", false, "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked string
+			ask := func(_ context.Context, prompt string) (string, error) { asked = prompt; return tt.answer, nil }
+			h := settings.Hook{Type: "prompt", Prompt: "Is the work done? Input: $ARGUMENTS"}
+			r := runner(t.TempDir(), Stop, settings.HookMatcher{Hooks: []settings.Hook{h}})
+			o := r.Run(context.Background(), Stop, Input{SessionID: "s9", Ask: ask})
+			if !strings.HasPrefix(asked, "Is the work done? Input: {") || !strings.Contains(asked, `"session_id":"s9"`) {
+				t.Errorf("asked %q", asked)
+			}
+			if o.Block != tt.block || o.Reason != tt.reason || len(o.Errors) != tt.errs {
+				t.Errorf("outcome %+v", o)
+			}
+		})
+	}
+	// Without a model the hook fails without blocking.
+	r := runner(t.TempDir(), Stop, settings.HookMatcher{Hooks: []settings.Hook{{Type: "prompt", Prompt: "x"}}})
+	if o := r.Run(context.Background(), Stop, Input{}); o.Block || len(o.Errors) != 1 {
+		t.Errorf("outcome without a model %+v", o)
+	}
+}

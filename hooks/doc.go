@@ -33,8 +33,10 @@
 // tool calls the rule covers, as the permission package matches it. A
 // command hook with "args" runs its command as a program with those
 // arguments, without a shell. An "http" hook POSTs the JSON to its url
-// and reads the answer's body as stdout. "statusMessage" is shown while
-// the hook runs.
+// and reads the answer's body as stdout. A "prompt" hook asks a model
+// (Input.Ask) its prompt with the event's JSON for $ARGUMENTS; {"ok":
+// false, "reason": ...} blocks. "statusMessage" is shown while the hook
+// runs.
 //
 // The hooks matching an event run in parallel. Each runs in its own
 // process group with a timeout (the hook's "timeout" in seconds, 60 by

@@ -109,6 +109,9 @@ type Input struct {
 	Matches func(rule string) bool `json:"-"`
 	// Status, when set, shows a hook's statusMessage while it runs.
 	Status func(message string) `json:"-"`
+	// Ask answers a prompt hook's question with a model; without it,
+	// prompt hooks fail without blocking.
+	Ask func(ctx context.Context, prompt string) (string, error) `json:"-"`
 }
 
 // payload is the JSON a hook reads for event.
@@ -373,8 +376,12 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Outcome {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if h.Type == "http" {
+			switch h.Type {
+			case "http":
 				results[i] = r.post(ctx, h, payload, s.Env)
+				return
+			case "prompt":
+				results[i] = askModel(ctx, h, payload, in.Ask)
 				return
 			}
 			results[i] = r.runOne(ctx, h, payload, cwd, env)
@@ -511,8 +518,11 @@ func appendLine(dst *string, s string) {
 // add folds one hook's result into the outcome.
 func (o *Outcome) add(event string, h settings.Hook, res result) {
 	name := h.Command
-	if h.Type == "http" {
+	switch h.Type {
+	case "http":
 		name = h.URL
+	case "prompt":
+		name = h.Prompt
 	}
 	if len(name) > 80 {
 		name = name[:77] + "..."

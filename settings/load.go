@@ -260,6 +260,9 @@ var knownHookEvents = []string{
 // "if" rule applies.
 var toolHookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
 
+// promptHookEvents are the events a prompt hook can decide.
+var promptHookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop"}
+
 // shorten cuts s to n characters with an ellipsis.
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -435,10 +438,15 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 							report(path+".if", fmt.Sprintf("hooks.%s: \"if\" %q is not a permission rule: %v; the hook never runs", event, h.If, err))
 						}
 					}
-				case h.Type == "prompt" || h.Type == "agent":
-					warn(path, fmt.Sprintf("hooks.%s: %s hooks are not supported by agent-lsp, so this one (%q) never runs", event, h.Type, shorten(h.Prompt, 60)))
+				case h.Type == "prompt" && strings.TrimSpace(h.Prompt) == "":
+					report(path, fmt.Sprintf("hooks.%s: prompt hook has no prompt", event))
+				case h.Type == "prompt" && !slices.Contains(promptHookEvents, event):
+					warn(path, fmt.Sprintf("hooks.%s: prompt hooks run on %s only, so this one (%q) never runs", event, strings.Join(promptHookEvents, ", "), shorten(h.Prompt, 60)))
+				case h.Type == "prompt":
+				case h.Type == "agent":
+					warn(path, fmt.Sprintf("hooks.%s: agent hooks are not supported by agent-lsp, so this one (%q) never runs", event, shorten(h.Prompt, 60)))
 				default:
-					report(path, fmt.Sprintf("hooks.%s: unknown hook type %q (want \"command\" or \"http\")", event, h.Type))
+					report(path, fmt.Sprintf("hooks.%s: unknown hook type %q (want \"command\", \"http\" or \"prompt\")", event, h.Type))
 				}
 				if h.Timeout < 0 {
 					report(path, fmt.Sprintf("hooks.%s: negative timeout", event))

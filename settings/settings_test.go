@@ -162,13 +162,13 @@ func TestTypeErrorsAndRuleCheck(t *testing.T) {
 	}
 	s, problems := Load(opts)
 	want := map[string]int{ // message fragment -> line
-		"model: expected string":         2,
-		"unbalanced parenthesis":         4,
-		"permissions.allow[2]":           4,
-		"permissions.deny: expected":     5,
-		"unknown mode \"yolo\"":          6,
-		"prompt hooks are not supported": 8,
-		"no Nope event":                  8,
+		"model: expected string":     2,
+		"unbalanced parenthesis":     4,
+		"permissions.allow[2]":       4,
+		"permissions.deny: expected": 5,
+		"unknown mode \"yolo\"":      6,
+		"prompt hook has no prompt":  8,
+		"no Nope event":              8,
 	}
 	for frag, line := range want {
 		found := false

@@ -67,12 +67,12 @@ func TestDoctor(t *testing.T) {
 			name: "claude code hooks", key: "k", exit: 0,
 			files: map[string]string{".claude/settings.json": `{"hooks": {
   "TeammateIdle": [{"hooks": [{"type": "command", "command": "notify"}]}],
-  "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"}]}],
+  "Stop": [{"hooks": [{"type": "agent", "prompt": "Is the work done?"}]}],
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard", "if": "Bash(rm *)", "statusMessage": "Guarding"}]}]
 }}`},
 			want: []want{
 				{name: "settings", status: "warning", message: "no TeammateIdle event, so its hook never runs"},
-				{name: "settings", status: "warning", message: `prompt hooks are not supported by agent-lsp, so this one ("Is the work done?") never runs`},
+				{name: "settings", status: "warning", message: `agent hooks are not supported by agent-lsp, so this one ("Is the work done?") never runs`},
 			},
 		},
 		{
