@@ -102,6 +102,7 @@ func TestSessionLifecycleHooks(t *testing.T) {
 	h.prompt(t, "second")
 	h.prompt(t, "/compact")
 	h.prompt(t, "third")
+	h.svc.Close() // the session ends
 	var got []string
 	for _, e := range events(t, log) {
 		s := e["hook_event_name"].(string)
@@ -115,7 +116,7 @@ func TestSessionLifecycleHooks(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	want := "SessionStart:startup SessionEnd:clear SessionStart:clear PreCompact:manual PostCompact:manual SessionStart:compact"
+	want := "SessionStart:startup SessionEnd:clear SessionStart:clear PreCompact:manual PostCompact:manual SessionStart:compact SessionEnd:other"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}

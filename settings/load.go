@@ -468,7 +468,7 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("alwaysThinkingEnabled", &lay.thinking)
 	decode("effortLevel", &lay.effort)
 	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
-		report("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
+		warn("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
 		lay.effort = nil
 	}
 	decode("enableAllProjectMcpServers", &lay.enableAll)

@@ -47,6 +47,11 @@ func TestThinkingSettings(t *testing.T) {
 			if joined := strings.Join(all, "\n"); (tt.wantProblem == "") != (joined == "") || !strings.Contains(joined, tt.wantProblem) {
 				t.Errorf("problems = %q, want %q", joined, tt.wantProblem)
 			}
+			for _, p := range problems {
+				if !p.Warning {
+					t.Errorf("%s is an error; an effort agent-lsp does not know is a warning", p)
+				}
+			}
 		})
 	}
 }
