@@ -263,3 +263,30 @@ func TestPromptStopHook(t *testing.T) {
 		t.Errorf("the model was not sent back with the reason: %s", requestText(reqs[2]))
 	}
 }
+
+// TestHookIfBash: a PreToolUse hook scoped to Bash(rm *) blocks an rm,
+// also inside a compound command, and leaves other commands alone.
+func TestHookIfBash(t *testing.T) {
+	tests := []struct {
+		command string
+		blocked bool
+	}{
+		{"rm -rf build", true},
+		{"ls && rm -f x", true},
+		{"echo hello", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			model := newScript(t, use("b1", "Bash", map[string]string{"command": tt.command}), say("done"))
+			h := newHarness(t, model, nil, func(c *Config) {
+				hook := settings.Hook{Type: "command", Command: "echo 'no rm here' >&2; exit 2", If: "Bash(rm *)"}
+				c.Settings.Hooks = map[string][]settings.HookMatcher{hooks.PreToolUse: {{Matcher: "Bash", Hooks: []settings.Hook{hook}}}}
+			})
+			h.prompt(t, "run it")
+			res := resultText(h.toolResult(t, "b1"))
+			if blocked := strings.Contains(res, "no rm here"); blocked != tt.blocked {
+				t.Errorf("blocked %v, want %v; result %q", blocked, tt.blocked, res)
+			}
+		})
+	}
+}

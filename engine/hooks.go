@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
@@ -136,16 +137,20 @@ func (s *Session) hookRule(name string, input json.RawMessage) func(string) bool
 	if !ok {
 		return nil
 	}
-	pc := permissionCall(t.Spec(), input, nil, s.cwd)
-	if pc.Tool == "Bash" && pc.Command == "" {
-		var in struct {
-			Command string `json:"command"`
+	// Built when a hook has "if": resolving paths costs.
+	call := sync.OnceValue(func() permission.Call {
+		pc := permissionCall(t.Spec(), input, nil, s.cwd)
+		if pc.Tool == "Bash" && pc.Command == "" {
+			var in struct {
+				Command string `json:"command"`
+			}
+			_ = json.Unmarshal(input, &in)
+			pc.Command = in.Command
 		}
-		_ = json.Unmarshal(input, &in)
-		pc.Command = in.Command
-	}
+		return pc
+	})
 	return func(rule string) bool {
-		ok, err := s.pipe.gate.policy.Matches(rule, pc)
+		ok, err := s.pipe.gate.policy.Matches(rule, call())
 		if err != nil {
 			s.svc.cfg.Logf("session %s: hook condition %q: %v", s.ID, rule, err)
 		}
