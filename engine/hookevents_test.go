@@ -290,3 +290,28 @@ func TestHookIfBash(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeEnvFile: what a SessionStart hook writes to CLAUDE_ENV_FILE
+// is in force in the session's Bash commands; the file goes when the
+// session closes.
+func TestClaudeEnvFile(t *testing.T) {
+	model := newScript(t, use("b1", "Bash", map[string]string{"command": "echo value=$HOOK_VAR"}), say("done"))
+	record := filepath.Join(t.TempDir(), "envfile")
+	h := newHarness(t, model, nil, func(c *Config) {
+		hook := settings.Hook{Type: "command", Command: `echo "$CLAUDE_ENV_FILE" > "` + record + `"; echo 'export HOOK_VAR=from-the-hook' >> "$CLAUDE_ENV_FILE"`}
+		c.Settings.Hooks = map[string][]settings.HookMatcher{hooks.SessionStart: {{Hooks: []settings.Hook{hook}}}}
+	})
+	h.prompt(t, "show it")
+	if res := resultText(h.toolResult(t, "b1")); !strings.Contains(res, "value=from-the-hook") {
+		t.Errorf("Bash result %q, want the variable the hook exported", res)
+	}
+	data, _ := os.ReadFile(record)
+	path := strings.TrimSpace(string(data))
+	if path == "" {
+		t.Fatal("the hook got no CLAUDE_ENV_FILE")
+	}
+	h.svc.Close()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after the session closed: %v", path, err)
+	}
+}

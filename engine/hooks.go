@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -62,14 +65,73 @@ func (s *Session) startHooks(ctx context.Context) string {
 	if src := s.hookSt.takeStart(); src != "" {
 		source = src
 	}
-	return s.runHook(ctx, hooks.SessionStart, hooks.Input{Source: source, Model: s.requestModel()}).AdditionalContext
+	return s.runHook(ctx, hooks.SessionStart, hooks.Input{Source: source, Model: s.requestModel(), EnvFile: s.hookEnvFile()}).AdditionalContext
 }
 
 // hookState is what a session's hooks carry from one event to the
 // next. Its methods are safe for concurrent use.
 type hookState struct {
-	mu          sync.Mutex // guards startSource
+	mu          sync.Mutex // guards the fields below
 	startSource string     // the source of the next SessionStart ("clear"), or ""
+	envDir      string     // holds the CLAUDE_ENV_FILE of SessionStart hooks, once made
+}
+
+// envFileName is the name of CLAUDE_ENV_FILE in hookState.envDir.
+const envFileName = "env.sh"
+
+// hookEnvFile returns the session's CLAUDE_ENV_FILE, making it (in a
+// private folder) when the session has SessionStart hooks; "" when it
+// has none or the file cannot be made.
+func (s *Session) hookEnvFile() string {
+	if s.pipe.hooks == nil || !s.pipe.hooks.Has(hooks.SessionStart) {
+		return ""
+	}
+	h := &s.hookSt
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.envDir == "" {
+		dir, err := os.MkdirTemp("", "agent-lsp-env-")
+		if err != nil {
+			s.svc.cfg.Logf("session %s: CLAUDE_ENV_FILE: %v", s.ID, err)
+			return ""
+		}
+		if err := os.WriteFile(filepath.Join(dir, envFileName), nil, 0o600); err != nil {
+			s.svc.cfg.Logf("session %s: CLAUDE_ENV_FILE: %v", s.ID, err)
+			os.RemoveAll(dir)
+			return ""
+		}
+		h.envDir = dir
+	}
+	return filepath.Join(h.envDir, envFileName)
+}
+
+// withHookEnv puts what SessionStart hooks wrote to CLAUDE_ENV_FILE in
+// front of a shell command's script (argv is sh -c script), as Claude
+// Code sources it before each Bash command: it runs in the command's own
+// shell, inside whatever holds the command.
+func (s *Session) withHookEnv(argv []string) []string {
+	s.hookSt.mu.Lock()
+	dir := s.hookSt.envDir
+	s.hookSt.mu.Unlock()
+	if dir == "" || len(argv) != 3 || argv[1] != "-c" {
+		return argv
+	}
+	data, err := os.ReadFile(filepath.Join(dir, envFileName))
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return argv
+	}
+	return []string{argv[0], "-c", string(data) + "\n" + argv[2]}
+}
+
+// removeHookEnv deletes the session's CLAUDE_ENV_FILE.
+func (s *Session) removeHookEnv() {
+	s.hookSt.mu.Lock()
+	dir := s.hookSt.envDir
+	s.hookSt.envDir = ""
+	s.hookSt.mu.Unlock()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 }
 
 func (h *hookState) takeStart() string {
@@ -104,6 +166,7 @@ func (s *Session) endHooks() {
 	ctx, cancel := context.WithTimeout(context.Background(), sessionEndTimeout)
 	defer cancel()
 	s.runHook(ctx, hooks.SessionEnd, hooks.Input{Reason: "other"})
+	s.removeHookEnv()
 }
 
 // compactHooks runs PreCompact before a compaction; it returns why a
@@ -121,7 +184,7 @@ func (s *Session) preCompactHooks(ctx context.Context, trigger, instructions str
 // conversation.
 func (s *Session) postCompactHooks(ctx context.Context, trigger, summary string) string {
 	s.runHook(ctx, hooks.PostCompact, hooks.Input{Trigger: trigger, CompactSummary: summary})
-	return s.runHook(ctx, hooks.SessionStart, hooks.Input{Source: "compact", Model: s.requestModel()}).AdditionalContext
+	return s.runHook(ctx, hooks.SessionStart, hooks.Input{Source: "compact", Model: s.requestModel(), EnvFile: s.hookEnvFile()}).AdditionalContext
 }
 
 // notifyHooks runs Notification, e.g. when the user is asked for a

@@ -20,7 +20,8 @@
 // of the event: tool_name, tool_input, tool_response, error, prompt,
 // stop_hook_active, source, reason, message, notification_type, trigger,
 // custom_instructions, compact_summary, agent_id, agent_type, ...) and
-// CLAUDE_PROJECT_DIR in its environment. Exit status 0 passes, and
+// CLAUDE_PROJECT_DIR in its environment (SessionStart hooks also
+// CLAUDE_ENV_FILE, Input.EnvFile). Exit status 0 passes, and
 // stdout may be a JSON object ({"decision": "block", "reason": ...},
 // {"continue": false}, hookSpecificOutput with permissionDecision,
 // updatedInput, additionalContext or PermissionRequest's decision);

@@ -109,6 +109,10 @@ type Input struct {
 	Matches func(rule string) bool `json:"-"`
 	// Status, when set, shows a hook's statusMessage while it runs.
 	Status func(message string) `json:"-"`
+	// EnvFile: SessionStart, the file given to the hook as
+	// CLAUDE_ENV_FILE, where it may write `export NAME=value` lines for
+	// the session's shell commands.
+	EnvFile string `json:"-"`
 	// Ask answers a prompt hook's question with a model; without it,
 	// prompt hooks fail without blocking.
 	Ask func(ctx context.Context, prompt string) (string, error) `json:"-"`
@@ -361,6 +365,9 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Outcome {
 	}
 	if s.Project != "" {
 		env = append(env, "CLAUDE_PROJECT_DIR="+s.Project)
+	}
+	if event == SessionStart && in.EnvFile != "" {
+		env = append(env, "CLAUDE_ENV_FILE="+in.EnvFile)
 	}
 
 	if in.Status != nil {
