@@ -148,7 +148,11 @@ func (s *Session) runAgent(ctx context.Context, def AgentDef, callID, prompt str
 	c := s.child(def, callID)
 	defer c.closeChild()
 	s.svc.cfg.Logf("session %s: subagent %s (%s) starts for call %s with tools %s", s.ID, c.agent.id, def.Name, callID, strings.Join(c.toolNames(), ","))
-	c.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(prompt)}})
+	first := []providers.Block{providers.TextBlock(prompt)}
+	if extra := s.subagentStartHooks(ctx, c.agent.id, def.Name); extra != "" {
+		first = append(first, providers.TextBlock(extra))
+	}
+	c.appendMessage(providers.Message{Role: providers.RoleUser, Content: first})
 	stop, err := c.loop(ctx)
 	s.svc.cfg.Logf("session %s: subagent %s ends: %s %v", s.ID, c.agent.id, stop, err)
 	switch {

@@ -81,15 +81,22 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	if cut == 0 {
 		return nil
 	}
+	trigger := session.TriggerAuto
+	if all {
+		trigger = session.TriggerManual
+	}
+	if why := s.preCompactHooks(ctx, string(trigger), ""); why != "" {
+		s.status(ctx, Status{Kind: StatusWarning, Message: "not compacted: " + why})
+		return nil
+	}
 	summary, err := s.summarize(ctx, p, hist[:cut])
 	if err != nil {
 		return fmt.Errorf("compacting the conversation: %w", err)
 	}
 	kept := hist[cut:]
 	head := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(summaryPreamble + summary)}}
-	trigger := session.TriggerAuto
-	if all {
-		trigger = session.TriggerManual
+	if extra := s.postCompactHooks(ctx, string(trigger), summary); extra != "" {
+		head.Content = append(head.Content, providers.TextBlock(extra))
 	}
 	if err := s.conv.compacted(head, kept, trigger); err != nil {
 		s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
@@ -191,6 +198,7 @@ func compactJSON(raw json.RawMessage) string {
 var slashCommands = []schema.Command{
 	{Name: "compact", Description: "Summarize the conversation so far to free context"},
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
+	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -214,13 +222,16 @@ func (s *Session) AnnounceCommands(ctx context.Context) {
 // It reports false when the prompt is not one.
 func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock) (string, bool, error) {
 	text := strings.TrimSpace(promptText(prompt))
-	name, _, _ := strings.Cut(text, " ")
+	name, arg, _ := strings.Cut(text, " ")
 	say := func(msg string) { s.say(ctx, msg) }
 	switch name {
+	case "/effort":
+		return s.effortCommand(ctx, arg)
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 		}
+		s.cleared(ctx)
 		say("Conversation cleared.")
 		return schema.StopEndTurn, true, nil
 	case "/compact":

@@ -37,6 +37,9 @@ type verdict struct {
 	// confine says how the call must be held; its zero value is the
 	// read-only sandbox, so running unconfined is always set by name.
 	confine permission.Confinement
+	// input, when set, replaces the call's input (a PermissionRequest
+	// hook's updatedInput).
+	input json.RawMessage
 }
 
 // Permission option ids offered in session/request_permission.
@@ -84,6 +87,11 @@ func (s *Session) authorize(ctx context.Context, t tools.Tool, call *schema.Tool
 		return verdict{refusal: tools.Errorf("the user rejected %s for this session; do not try again, ask the user what to do instead", key)}
 	}
 
+	if v, updated, done := s.permissionRequestHooks(ctx, call.ToolCallID, spec.Name, input, pc.Command); done {
+		v.input = updated
+		return v
+	}
+	s.notifyHooks(ctx, "permission_prompt", "Claude needs your permission to use "+spec.Name)
 	q := s.question(call, input, pc.Command, d.AlwaysRule, key)
 	options := q.Options
 	res, err := s.client.RequestPermission(ctx, q)

@@ -142,6 +142,11 @@ func (s *Session) mayEnd(ctx context.Context, resp *providers.Response, stopBloc
 		return "", false // the user said more while the model answered
 	}
 	if s.agent != nil {
+		if again := s.subagentStopHooks(ctx, *stopBlocks); again != "" && endTurn {
+			*stopBlocks++
+			s.appendMessage(providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(again)}})
+			return "", false
+		}
 		return stopReason(resp.StopReason), true
 	}
 	if again := s.stopHooks(ctx, *stopBlocks); again != "" && endTurn {

@@ -77,7 +77,7 @@ func (s *Session) runTool(ctx context.Context, use providers.Block) providers.Bl
 // showCall to report once the editor has seen the call.
 func (s *Session) preToolUse(next pipeline.Handler) pipeline.Handler {
 	return func(ctx context.Context, c *pipeline.Call) *tools.Result {
-		c.Input, c.HookDecision, c.Refusal = s.preToolHooks(ctx, c.ID, c.Name, c.Input)
+		c.Input, c.HookDecision, c.HookContext, c.Refusal = s.preToolHooks(ctx, c.ID, c.Name, c.Input)
 		return next(ctx, c)
 	}
 }
@@ -111,6 +111,9 @@ func (s *Session) gateCall(next pipeline.Handler) pipeline.Handler {
 		if v.refusal != nil {
 			return v.refusal
 		}
+		if v.input != nil {
+			c.Input = v.input // a PermissionRequest hook's updatedInput
+		}
 		c.Confine, c.Edited = v.confine, v.edited
 		return next(ctx, c)
 	}
@@ -124,7 +127,7 @@ func (s *Session) postToolUse(next pipeline.Handler) pipeline.Handler {
 		if ctx.Err() != nil && res.IsError {
 			return tools.Errorf("the user cancelled this tool call: %s", res.Content)
 		}
-		s.postToolHooks(ctx, c.ID, c.Name, c.Input, res)
+		s.postToolHooks(ctx, c.ID, c.Name, c.Input, res, c.HookContext)
 		return res
 	}
 }

@@ -65,7 +65,7 @@ func confinementOf(ctx context.Context) permission.Confinement {
 // wrapCommand is the Bash tool's runner (tools.Env.WrapCommand): it
 // runs argv held as the plan of the tool call that runs with ctx says.
 func (s *Session) wrapCommand(ctx context.Context, argv []string) ([]string, func(), error) {
-	return s.wrapConfined(confinementOf(ctx), argv)
+	return s.wrapConfined(confinementOf(ctx), s.withHookEnv(argv))
 }
 
 // wrapConfined runs a shell command's argv the way its tool call was

@@ -41,6 +41,10 @@ type Config struct {
 	MaxTurns int
 	// MaxTokens bounds each response (default 16384).
 	MaxTokens int
+	// MaxThinkingTokens is MAX_THINKING_TOKENS as the environment gave
+	// it: a thinking budget, "0" to think not at all, empty for the
+	// default (see thinking.go). The settings' env overrides it.
+	MaxThinkingTokens string
 	// Window is the model's context window in tokens (default 200,000).
 	Window int64
 	// ResultBudget is the most characters of one tool result sent to the

@@ -86,6 +86,9 @@ type Session struct {
 	startSettings *settings.Settings
 	startModel    string
 	skillDirs     []string // folders of the skills loaded
+
+	effort effortChoice // what /effort chose (thinking.go); guards itself
+	hookSt hookState    // what hooks carry between events (hooks.go); guards itself
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -192,6 +195,7 @@ const stopWait = 5 * time.Second
 
 // close cancels the running prompt and stops what the session started.
 func (s *Session) close() {
+	s.endHooks()
 	if s.turn.close() {
 		// Let the turn stop its tools (killing their process groups)
 		// and save what happened before the session goes away.

@@ -24,12 +24,15 @@ func (s *Session) request() *providers.Request {
 		sp := t.Spec()
 		specs = append(specs, providers.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
 	}
+	budget, effort := s.thinking()
 	return &providers.Request{
-		Model:     s.requestModel(),
-		System:    s.systemPrompt(),
-		Messages:  s.History(),
-		Tools:     specs,
-		MaxTokens: s.svc.cfg.MaxTokens,
+		Model:          s.requestModel(),
+		System:         s.systemPrompt(),
+		Messages:       s.History(),
+		Tools:          specs,
+		MaxTokens:      s.svc.cfg.MaxTokens,
+		ThinkingBudget: budget,
+		Effort:         effort,
 	}
 }
 

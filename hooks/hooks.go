@@ -19,12 +19,30 @@ import (
 
 // The events hooks run for.
 const (
-	PreToolUse       = "PreToolUse"
-	PostToolUse      = "PostToolUse"
-	UserPromptSubmit = "UserPromptSubmit"
-	Stop             = "Stop"
-	SessionStart     = "SessionStart"
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	PermissionRequest  = "PermissionRequest"
+	UserPromptSubmit   = "UserPromptSubmit"
+	Stop               = "Stop"
+	SessionStart       = "SessionStart"
+	SessionEnd         = "SessionEnd"
+	Notification       = "Notification"
+	PreCompact         = "PreCompact"
+	PostCompact        = "PostCompact"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
 )
+
+// toolEvent reports whether event is about one tool call: its matcher
+// selects tool names and a hook's "if" rule applies.
+func toolEvent(event string) bool {
+	switch event {
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
+		return true
+	}
+	return false
+}
 
 // defaultTimeout is how long a hook may run when its settings give no
 // timeout.
@@ -59,6 +77,45 @@ type Input struct {
 	StopHookActive bool
 	// Source: SessionStart, one of startup, resume, clear, compact.
 	Source string
+	// Model: SessionStart, the model the session asks.
+	Model string
+	// Error and IsInterrupt: PostToolUseFailure, what went wrong and
+	// whether the user interrupted the call.
+	Error       string
+	IsInterrupt bool
+	// Reason: SessionEnd, why it ended (clear, logout,
+	// prompt_input_exit, other).
+	Reason string
+	// Message, Title and NotificationType: Notification
+	// (permission_prompt, idle_prompt, ...).
+	Message          string
+	Title            string
+	NotificationType string
+	// Trigger: PreCompact and PostCompact, manual or auto;
+	// CustomInstructions, what the user asked of a manual /compact;
+	// CompactSummary, PostCompact's summary.
+	Trigger            string
+	CustomInstructions string
+	CompactSummary     string
+	// AgentID, AgentType: SubagentStart and SubagentStop;
+	// AgentTranscriptPath and LastAssistantMessage: SubagentStop.
+	AgentID              string
+	AgentType            string
+	AgentTranscriptPath  string
+	LastAssistantMessage string
+
+	// Matches reports whether a hook's "if" permission rule covers the
+	// tool call (tool events). Without it, hooks with "if" do not run.
+	Matches func(rule string) bool `json:"-"`
+	// Status, when set, shows a hook's statusMessage while it runs.
+	Status func(message string) `json:"-"`
+	// EnvFile: SessionStart, the file given to the hook as
+	// CLAUDE_ENV_FILE, where it may write `export NAME=value` lines for
+	// the session's shell commands.
+	EnvFile string `json:"-"`
+	// Ask answers a prompt hook's question with a model; without it,
+	// prompt hooks fail without blocking.
+	Ask func(ctx context.Context, prompt string) (string, error) `json:"-"`
 }
 
 // payload is the JSON a hook reads for event.
@@ -79,21 +136,51 @@ func (in Input) payload(event, cwd string) ([]byte, error) {
 		return r
 	}
 	switch event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		m["tool_name"] = in.ToolName
 		m["tool_input"] = raw(in.ToolInput)
 		if in.ToolUseID != "" {
 			m["tool_use_id"] = in.ToolUseID
 		}
-		if event == PostToolUse {
+		switch event {
+		case PostToolUse:
 			m["tool_response"] = raw(in.ToolResponse)
+		case PostToolUseFailure:
+			m["error"] = in.Error
+			m["is_interrupt"] = in.IsInterrupt
 		}
 	case UserPromptSubmit:
 		m["prompt"] = in.Prompt
 	case Stop:
 		m["stop_hook_active"] = in.StopHookActive
+	case SubagentStop:
+		m["stop_hook_active"] = in.StopHookActive
+		m["agent_id"] = in.AgentID
+		m["agent_type"] = in.AgentType
+		m["agent_transcript_path"] = in.AgentTranscriptPath
+		m["last_assistant_message"] = in.LastAssistantMessage
+	case SubagentStart:
+		m["agent_id"] = in.AgentID
+		m["agent_type"] = in.AgentType
 	case SessionStart:
 		m["source"] = in.Source
+		if in.Model != "" {
+			m["model"] = in.Model
+		}
+	case SessionEnd:
+		m["reason"] = in.Reason
+	case Notification:
+		m["message"] = in.Message
+		m["notification_type"] = in.NotificationType
+		if in.Title != "" {
+			m["title"] = in.Title
+		}
+	case PreCompact:
+		m["trigger"] = in.Trigger
+		m["custom_instructions"] = in.CustomInstructions
+	case PostCompact:
+		m["trigger"] = in.Trigger
+		m["compact_summary"] = in.CompactSummary
 	}
 	return json.Marshal(m)
 }
@@ -213,14 +300,22 @@ func (r *Runner) selected(event string, in Input) (hooks []settings.Hook, s *set
 	}
 	subject := ""
 	switch event {
-	case PreToolUse, PostToolUse:
+	case PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest:
 		subject = in.ToolName
 	case SessionStart:
 		subject = in.Source
+	case SessionEnd:
+		subject = in.Reason
+	case Notification:
+		subject = in.NotificationType
+	case PreCompact, PostCompact:
+		subject = in.Trigger
+	case SubagentStart, SubagentStop:
+		subject = in.AgentType
 	}
 	seen := map[string]bool{}
 	for _, m := range s.Hooks[event] {
-		if subject != "" || event == PreToolUse || event == PostToolUse {
+		if subject != "" || toolEvent(event) {
 			ok, why := r.match(m.Matcher, subject)
 			if why != "" {
 				errs = append(errs, why)
@@ -230,10 +325,16 @@ func (r *Runner) selected(event string, in Input) (hooks []settings.Hook, s *set
 			}
 		}
 		for _, h := range m.Hooks {
-			if seen[h.Type+"\x00"+h.Command] {
+			// "if" narrows a tool event's hook to the calls its
+			// permission rule covers; elsewhere it never matches.
+			if h.If != "" && (!toolEvent(event) || in.Matches == nil || !in.Matches(h.If)) {
 				continue
 			}
-			seen[h.Type+"\x00"+h.Command] = true
+			key := strings.Join(append([]string{h.Type, h.Command, h.URL, h.If}, h.Args...), "\x00")
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			hooks = append(hooks, h)
 		}
 	}
@@ -265,13 +366,31 @@ func (r *Runner) Run(ctx context.Context, event string, in Input) Outcome {
 	if s.Project != "" {
 		env = append(env, "CLAUDE_PROJECT_DIR="+s.Project)
 	}
+	if event == SessionStart && in.EnvFile != "" {
+		env = append(env, "CLAUDE_ENV_FILE="+in.EnvFile)
+	}
 
+	if in.Status != nil {
+		for _, h := range hooks {
+			if msg := strings.TrimSpace(h.StatusMessage); msg != "" {
+				in.Status(msg)
+			}
+		}
+	}
 	results := make([]result, len(hooks))
 	var wg sync.WaitGroup
 	for i, h := range hooks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			switch h.Type {
+			case "http":
+				results[i] = r.post(ctx, h, payload, s.Env)
+				return
+			case "prompt":
+				results[i] = askModel(ctx, h, payload, in.Ask)
+				return
+			}
 			results[i] = r.runOne(ctx, h, payload, cwd, env)
 		}()
 	}
@@ -294,14 +413,15 @@ func (r *Runner) runOne(ctx context.Context, h settings.Hook, payload []byte, cw
 	if h.Type != "command" {
 		return result{err: fmt.Sprintf("hook type %q is not supported", h.Type)}
 	}
-	timeout := defaultTimeout
-	if h.Timeout > 0 {
-		timeout = time.Duration(h.Timeout * float64(time.Second))
-	}
+	timeout := hookTimeout(h)
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	cmd := exec.CommandContext(hctx, r.shell, "-c", h.Command)
+	if len(h.Args) > 0 {
+		// A program and its arguments: no shell between them.
+		cmd = exec.CommandContext(hctx, h.Command, h.Args...)
+	}
 	cmd.Dir = cwd
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(payload)
@@ -354,7 +474,32 @@ type hookOutput struct {
 		PermissionDecisionReason string          `json:"permissionDecisionReason"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		AdditionalContext        string          `json:"additionalContext"`
+		// Decision is PermissionRequest's answer.
+		Decision *struct {
+			Behavior     string          `json:"behavior"`
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+			Message      string          `json:"message"`
+			Interrupt    bool            `json:"interrupt"`
+		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
+}
+
+// blocking reports whether exit status 2 of an event's hook blocks
+// something (the call, the prompt, the end of the turn, the compaction)
+// or feeds stderr back to the model. For the other events stderr is
+// shown to the user only.
+func blocking(event string) bool {
+	switch event {
+	case SessionStart, SessionEnd, Notification, SubagentStart, PostCompact:
+		return false
+	}
+	return true
+}
+
+// contextEvent reports whether plain stdout of an event's hook is
+// context for the model.
+func contextEvent(event string) bool {
+	return event == UserPromptSubmit || event == SessionStart || event == SubagentStart
 }
 
 // decisionRank orders permission decisions: deny beats ask beats allow.
@@ -380,6 +525,12 @@ func appendLine(dst *string, s string) {
 // add folds one hook's result into the outcome.
 func (o *Outcome) add(event string, h settings.Hook, res result) {
 	name := h.Command
+	switch h.Type {
+	case "http":
+		name = h.URL
+	case "prompt":
+		name = h.Prompt
+	}
 	if len(name) > 80 {
 		name = name[:77] + "..."
 	}
@@ -394,13 +545,13 @@ func (o *Outcome) add(event string, h settings.Hook, res result) {
 		if reason == "" {
 			reason = fmt.Sprintf("blocked by the %s hook %q", event, name)
 		}
-		if event == SessionStart {
+		if !blocking(event) {
 			o.Errors = append(o.Errors, fmt.Sprintf("%s hook %q: %s", event, name, reason))
 			return
 		}
 		o.Block = true
 		appendLine(&o.Reason, reason)
-		if event == PreToolUse {
+		if event == PreToolUse || event == PermissionRequest {
 			o.decide("deny")
 		}
 		return
@@ -415,7 +566,7 @@ func (o *Outcome) add(event string, h settings.Hook, res result) {
 
 	text := strings.TrimSpace(res.stdout)
 	if !strings.HasPrefix(text, "{") {
-		if event == UserPromptSubmit || event == SessionStart {
+		if contextEvent(event) {
 			appendLine(&o.AdditionalContext, text)
 		}
 		return
@@ -432,6 +583,9 @@ func (o *Outcome) add(event string, h settings.Hook, res result) {
 	appendLine(&o.SystemMessage, ho.SystemMessage)
 	switch ho.Decision {
 	case "block":
+		if !blocking(event) {
+			break
+		}
 		o.Block = true
 		appendLine(&o.Reason, ho.Reason)
 		if o.Reason == "" {
@@ -450,6 +604,10 @@ func (o *Outcome) add(event string, h settings.Hook, res result) {
 		return
 	}
 	appendLine(&o.AdditionalContext, hs.AdditionalContext)
+	if event == PermissionRequest {
+		o.permissionRequest(name, hs.Decision)
+		return
+	}
 	if event != PreToolUse {
 		return
 	}
@@ -503,4 +661,56 @@ func (b *limitedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// permissionRequest folds a PermissionRequest hook's decision into the
+// outcome: allow answers the question (with the input it may update),
+// deny refuses the call with its message, and interrupt stops the turn.
+func (o *Outcome) permissionRequest(name string, d *struct {
+	Behavior     string          `json:"behavior"`
+	UpdatedInput json.RawMessage `json:"updatedInput"`
+	Message      string          `json:"message"`
+	Interrupt    bool            `json:"interrupt"`
+}) {
+	if d == nil {
+		return
+	}
+	switch d.Behavior {
+	case "allow":
+		o.decide("allow")
+		if in := bytes.TrimSpace(d.UpdatedInput); len(in) > 0 && string(in) != "null" {
+			if !bytes.HasPrefix(in, []byte("{")) {
+				o.Errors = append(o.Errors, fmt.Sprintf("PermissionRequest hook %q: updatedInput must be an object", name))
+			} else {
+				o.UpdatedInput = d.UpdatedInput
+			}
+		}
+	case "deny":
+		o.decide("deny")
+		o.Block = true
+		appendLine(&o.Reason, firstNonEmpty(d.Message, fmt.Sprintf("denied by the PermissionRequest hook %q", name)))
+		if d.Interrupt {
+			o.Stop = true
+			appendLine(&o.StopReason, firstNonEmpty(d.Message, "a PermissionRequest hook stopped the turn"))
+		}
+	default:
+		o.Errors = append(o.Errors, fmt.Sprintf("PermissionRequest hook %q: unknown decision behavior %q", name, d.Behavior))
+	}
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// hookTimeout is how long a hook may run.
+func hookTimeout(h settings.Hook) time.Duration {
+	if h.Timeout > 0 {
+		return time.Duration(h.Timeout * float64(time.Second))
+	}
+	return defaultTimeout
 }

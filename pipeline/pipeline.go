@@ -26,6 +26,9 @@ type Call struct {
 	// hook refused the call, to be reported once the editor has seen it.
 	HookDecision string
 	Refusal      *tools.Result
+	// HookContext is what PreToolUse hooks added for the model; it
+	// follows the call's result.
+	HookContext string
 
 	// Preview is what the tool says the call would do, if it can tell;
 	// Display is the call as the editor sees it.

@@ -13,8 +13,15 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
-	// ThinkingBudget enables extended thinking when > 0.
+	// ThinkingBudget enables extended thinking when > 0: adaptive
+	// thinking on models that think adaptively, else thinking with this
+	// many tokens.
 	ThinkingBudget int
+	// Effort is how much the model may spend on the answer: "low",
+	// "medium", "high", "xhigh" or "max" (Anthropic's output_config.effort,
+	// OpenAI's reasoning_effort). Providers send it only to models known
+	// to take it; empty sends none.
+	Effort string
 	// WebSearch, when set, offers the provider's server-side web search
 	// (Anthropic's web_search tool). Its results come back as
 	// BlockWebSearchResult blocks. Only providers that have one accept it.

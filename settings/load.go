@@ -215,6 +215,8 @@ type layer struct {
 	baseURL     *string
 	keyHelper   *string
 	env         map[string]string
+	thinking    *bool
+	effort      *string
 	enableAll   *bool
 	enabledMCP  []string
 	disabledMCP []string
@@ -248,7 +250,27 @@ type rawSandbox struct {
 var knownModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
 
 // knownHookEvents are the hook events agent-lsp runs.
-var knownHookEvents = []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"}
+var knownHookEvents = []string{
+	"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
+	"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "Notification",
+	"PreCompact", "PostCompact", "SubagentStart", "SubagentStop",
+}
+
+// toolHookEvents are the events about one tool call, where a hook's
+// "if" rule applies.
+var toolHookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
+
+// promptHookEvents are the events a prompt hook can decide.
+var promptHookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop"}
+
+// shorten cuts s to n characters with an ellipsis.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
 
 // parseLayer parses one layer. ok is false when data is not a JSON object;
 // the last problem then says why.
@@ -383,19 +405,50 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	lay.permissions.AdditionalDirectories = resolveDirs(lay.permissions.AdditionalDirectories, project, home)
 
 	decode("hooks", &lay.hooks)
+	warn := func(path, msg string) {
+		report(path, msg)
+		problems[len(problems)-1].Warning = true
+	}
 	for _, event := range sortedKeys(lay.hooks) {
+		n := 0
+		for _, m := range lay.hooks[event] {
+			n += len(m.Hooks)
+		}
 		if !slices.Contains(knownHookEvents, event) {
-			report("hooks."+event, fmt.Sprintf("hooks: event %q is not supported (supported: %s); its hooks never run", event, strings.Join(knownHookEvents, ", ")))
+			what := "its hook never runs"
+			if n != 1 {
+				what = fmt.Sprintf("its %d hooks never run", n)
+			}
+			warn("hooks."+event, fmt.Sprintf("hooks: agent-lsp has no %s event, so %s (events that run: %s)", event, what, strings.Join(knownHookEvents, ", ")))
+			continue
 		}
 		for i, m := range lay.hooks[event] {
 			for j, h := range m.Hooks {
 				path := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
 				switch {
-				case h.Type != "command":
-					report(path, fmt.Sprintf("hooks.%s: hook type %q is not supported (only \"command\")", event, h.Type))
-				case strings.TrimSpace(h.Command) == "":
+				case h.Type == "command" && strings.TrimSpace(h.Command) == "":
 					report(path, fmt.Sprintf("hooks.%s: hook has no command", event))
-				case h.Timeout < 0:
+				case h.Type == "http" && strings.TrimSpace(h.URL) == "":
+					report(path, fmt.Sprintf("hooks.%s: http hook has no url", event))
+				case h.Type == "command" || h.Type == "http":
+					if h.If != "" && !slices.Contains(toolHookEvents, event) {
+						warn(path+".if", fmt.Sprintf("hooks.%s: \"if\" applies to tool events only (%s), so this hook never runs", event, strings.Join(toolHookEvents, ", ")))
+					} else if h.If != "" && check != nil {
+						if err := check(h.If); err != nil {
+							report(path+".if", fmt.Sprintf("hooks.%s: \"if\" %q is not a permission rule: %v; the hook never runs", event, h.If, err))
+						}
+					}
+				case h.Type == "prompt" && strings.TrimSpace(h.Prompt) == "":
+					report(path, fmt.Sprintf("hooks.%s: prompt hook has no prompt", event))
+				case h.Type == "prompt" && !slices.Contains(promptHookEvents, event):
+					warn(path, fmt.Sprintf("hooks.%s: prompt hooks run on %s only, so this one (%q) never runs", event, strings.Join(promptHookEvents, ", "), shorten(h.Prompt, 60)))
+				case h.Type == "prompt":
+				case h.Type == "agent":
+					warn(path, fmt.Sprintf("hooks.%s: agent hooks are not supported by agent-lsp, so this one (%q) never runs", event, shorten(h.Prompt, 60)))
+				default:
+					report(path, fmt.Sprintf("hooks.%s: unknown hook type %q (want \"command\", \"http\" or \"prompt\")", event, h.Type))
+				}
+				if h.Timeout < 0 {
 					report(path, fmt.Sprintf("hooks.%s: negative timeout", event))
 				}
 			}
@@ -412,6 +465,12 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("baseURL", &lay.baseURL)
 	decode("apiKeyHelper", &lay.keyHelper)
 	decode("env", &lay.env)
+	decode("alwaysThinkingEnabled", &lay.thinking)
+	decode("effortLevel", &lay.effort)
+	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
+		warn("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
+		lay.effort = nil
+	}
 	decode("enableAllProjectMcpServers", &lay.enableAll)
 	decode("enabledMcpjsonServers", &lay.enabledMCP)
 	decode("disabledMcpjsonServers", &lay.disabledMCP)
@@ -521,6 +580,8 @@ func merge(layers []*layer) *Settings {
 	s.Provider = first(func(l *layer) *string { return l.provider })
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
+	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
+	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
 	s.LSP = mergeLSP(layers)
 	return s

@@ -39,6 +39,13 @@ type Settings struct {
 	// Env holds environment variables for the session's commands.
 	Env map[string]string
 
+	// AlwaysThinkingEnabled is Claude Code's thinking switch: false turns
+	// extended thinking off; nil (unset) and true leave it on.
+	AlwaysThinkingEnabled *bool
+	// EffortLevel is the effort asked of models that take one ("low",
+	// "medium", "high", "xhigh", "max"); empty when no layer sets it.
+	EffortLevel string
+
 	// EnableAllProjectMcpServers approves every server of the project's
 	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve
 	// or refuse them by name.
@@ -118,6 +125,10 @@ type Problem struct {
 	Line    int
 	Column  int
 	Message string
+	// Warning marks a setting that is valid (Claude Code reads it) but
+	// that agent-lsp does not honour: the rest of the file applies and
+	// the message names what will not happen.
+	Warning bool
 }
 
 // String formats the problem as file:line:column: message.
@@ -134,13 +145,28 @@ type HookMatcher struct {
 	Hooks   []Hook `json:"hooks"`
 }
 
-// Hook is one hook command.
+// Hook is one hook handler.
 type Hook struct {
-	// Type is "command"; other types are not supported and are reported
-	// when they would run.
+	// Type is "command" or "http"; other types ("prompt", "agent") are
+	// reported as not supported and never run.
 	Type string `json:"type"`
-	// Command is run by the shell with the event as JSON on stdin.
-	Command string `json:"command"`
+	// Command is run by the shell with the event as JSON on stdin; with
+	// Args, it is the program, run with those arguments and no shell.
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// URL receives the event as a JSON POST (type "http"), with Headers,
+	// whose $VAR and ${VAR} are expanded from the environment for the
+	// variables AllowedEnvVars names only.
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
+	// Prompt is the text of a "prompt" or "agent" hook.
+	Prompt string `json:"prompt,omitempty"`
+	// If is a permission rule ("Bash(rm *)", "Edit(src/**)"): the hook
+	// runs only for tool calls the rule covers. Tool events only.
+	If string `json:"if,omitempty"`
+	// StatusMessage is shown to the user while the hook runs.
+	StatusMessage string `json:"statusMessage,omitempty"`
 	// Timeout is in seconds; 0 means the default (60 s).
 	Timeout float64 `json:"timeout,omitempty"`
 }
@@ -194,3 +220,6 @@ type SandboxFilesystem struct {
 	// sandbox, inside writable folders too.
 	DenyWrite []string
 }
+
+// EffortLevels are the values of effortLevel, lowest first.
+var EffortLevels = []string{"low", "medium", "high", "xhigh", "max"}

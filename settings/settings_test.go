@@ -167,8 +167,8 @@ func TestTypeErrorsAndRuleCheck(t *testing.T) {
 		"permissions.allow[2]":       4,
 		"permissions.deny: expected": 5,
 		"unknown mode \"yolo\"":      6,
-		"hook type \"prompt\"":       8,
-		"event \"Nope\"":             8,
+		"prompt hook has no prompt":  8,
+		"no Nope event":              8,
 	}
 	for frag, line := range want {
 		found := false

@@ -392,11 +392,17 @@ func restrict(lay *layer, file string) HeldBack {
 	for _, p := range []struct {
 		name string
 		v    **string
-	}{{"baseURL", &lay.baseURL}, {"provider", &lay.provider}, {"model", &lay.model}} {
+	}{{"baseURL", &lay.baseURL}, {"provider", &lay.provider}, {"model", &lay.model}, {"effortLevel", &lay.effort}} {
 		if *p.v != nil {
 			other(p.name)
 			*p.v = nil
 		}
+	}
+	// Thinking, like the model, spends the user's tokens: the project
+	// may turn it off, not on.
+	if t := lay.thinking; t != nil && *t {
+		other("alwaysThinkingEnabled")
+		lay.thinking = nil
 	}
 	if n := len(lay.allow); n > 0 {
 		other(plural(n, "allow rule"))

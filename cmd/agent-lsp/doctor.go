@@ -247,9 +247,18 @@ func checkSettings(st *settings.Settings, problems []settings.Problem) []doctorC
 	}
 	var out []doctorCheck
 	for _, p := range problems {
+		if p.Warning {
+			// Valid for Claude Code, not run here: the session runs.
+			out = append(out, doctorCheck{Name: "settings", Status: statusWarning, Message: p.String()})
+			continue
+		}
+		off := "that setting is ignored until then"
+		if strings.HasPrefix(p.Message, "invalid JSON") || strings.HasPrefix(p.Message, "settings must be") {
+			off = "the file's settings are off until then"
+		}
 		out = append(out, doctorCheck{
 			Name: "settings", Status: statusError, Message: p.String(),
-			Fix: "correct " + p.File + " at the line and column shown (the rest of the file's settings are off until then)",
+			Fix: "correct " + p.File + " at the line and column shown (" + off + ")",
 		})
 	}
 	return out

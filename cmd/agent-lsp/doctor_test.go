@@ -62,6 +62,20 @@ func TestDoctor(t *testing.T) {
 			want:  []want{{name: "settings", status: "error", message: "settings.local.json:2:", fix: "correct"}},
 		},
 		{
+			// A valid Claude Code file whose hooks agent-lsp does not all
+			// run: warnings naming what will not run, exit 0.
+			name: "claude code hooks", key: "k", exit: 0,
+			files: map[string]string{".claude/settings.json": `{"hooks": {
+  "TeammateIdle": [{"hooks": [{"type": "command", "command": "notify"}]}],
+  "Stop": [{"hooks": [{"type": "agent", "prompt": "Is the work done?"}]}],
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard", "if": "Bash(rm *)", "statusMessage": "Guarding"}]}]
+}}`},
+			want: []want{
+				{name: "settings", status: "warning", message: "no TeammateIdle event, so its hook never runs"},
+				{name: "settings", status: "warning", message: `agent hooks are not supported by agent-lsp, so this one ("Is the work done?") never runs`},
+			},
+		},
+		{
 			name: "missing rg", key: "k", path: noRG, exit: 0,
 			want: []want{{name: "ripgrep", status: "warning", message: "rg is not on PATH", fix: "install ripgrep"}},
 		},

@@ -123,6 +123,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
+	cfg.MaxThinkingTokens = os.Getenv("MAX_THINKING_TOKENS")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	resolved, rerr := config.Resolve(ctx,

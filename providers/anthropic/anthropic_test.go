@@ -115,7 +115,7 @@ func TestStream(t *testing.T) {
 // cache breakpoints, tools, thinking, and a history with a signed thinking
 // block, tool_use and tool_result.
 func TestRequestMapping(t *testing.T) {
-	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")})
+	srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")})
 	req := &providers.Request{
 		Model: "claude-sonnet-4-5-20250929",
 		System: []providers.SystemBlock{
@@ -182,6 +182,14 @@ func TestRequestMapping(t *testing.T) {
 	}
 	if th := srv.Requests()[1].JSON["thinking"].(map[string]any); th["type"] != "adaptive" || th["budget_tokens"] != nil {
 		t.Errorf("thinking for claude-sonnet-5-5 = %v", th)
+	}
+	// Claude 3.5 models cannot think: no thinking for them.
+	req.Model = "claude-3-5-haiku-20241022"
+	if _, err := newProvider(srv).Stream(context.Background(), req, func(providers.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if th, ok := srv.Requests()[2].JSON["thinking"]; ok {
+		t.Errorf("thinking for claude-3-5-haiku = %v, want none", th)
 	}
 	asst := body.Messages[1].Content
 	if asst[0]["type"] != "thinking" || asst[0]["signature"] != "sig" || asst[1]["data"] != "opaque" || asst[2]["id"] != "toolu_1" {
@@ -331,5 +339,39 @@ func TestConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestEffort checks output_config.effort per model: sent to the models
+// that take it (adaptive thinkers and Claude Opus 4.5, which stops at
+// high), left out for the older ones, which answer it with a 400.
+func TestEffort(t *testing.T) {
+	tests := []struct {
+		model, effort, want string
+	}{
+		{"claude-opus-4-7", "medium", "medium"},
+		{"claude-sonnet-4-6", "max", "max"},
+		{"claude-opus-4-5-20251101", "low", "low"},
+		{"claude-opus-4-5-20251101", "max", "high"},
+		{"claude-sonnet-4-5-20250929", "high", ""},
+		{"claude-haiku-4-5", "low", ""},
+		{"claude-opus-4-7", "", ""},
+		{"claude-opus-4-7", "extreme", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model+"/"+tt.effort, func(t *testing.T) {
+			srv := fake.NewAnthropic(t, fake.Turn{fake.Text("ok")})
+			req := &providers.Request{Model: tt.model, Effort: tt.effort, Messages: []providers.Message{{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("hi")}}}}
+			if _, err := newProvider(srv).Stream(context.Background(), req, func(providers.Event) {}); err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if oc, ok := srv.Requests()[0].JSON["output_config"].(map[string]any); ok {
+				got, _ = oc["effort"].(string)
+			}
+			if got != tt.want {
+				t.Errorf("output_config.effort = %q, want %q (body %s)", got, tt.want, srv.Requests()[0].Body)
+			}
+		})
 	}
 }

@@ -82,7 +82,7 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 			Content: blocks,
 		})
 	}
-	if req.ThinkingBudget > 0 {
+	if req.ThinkingBudget > 0 && thinks(model) {
 		if takesThinkingBudget(model) {
 			budget := int64(req.ThinkingBudget)
 			params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
@@ -95,7 +95,43 @@ func (p *Provider) params(req *providers.Request) (anthropic.MessageNewParams, e
 			}}
 		}
 	}
+	if e := effortFor(model, req.Effort); e != "" {
+		params.OutputConfig.Effort = anthropic.OutputConfigEffort(e)
+	}
 	return params, nil
+}
+
+// effortFor is the output_config.effort to send model for the effort
+// asked, or "" when the model takes none. Claude Opus 4.5 is the one
+// budget-thinking model that takes an effort, up to "high"; older models
+// answer one with a 400. Unknown models are taken to be new.
+func effortFor(model, effort string) string {
+	switch effort {
+	case "low", "medium", "high", "xhigh", "max":
+	default:
+		return ""
+	}
+	if !takesThinkingBudget(model) {
+		return effort
+	}
+	if strings.HasPrefix(model, "claude-opus-4-5") {
+		if effort == "xhigh" || effort == "max" {
+			return "high"
+		}
+		return effort
+	}
+	return ""
+}
+
+// thinks reports whether model can think at all: Claude 3 models before
+// Claude 3.7 Sonnet answer a thinking request with a 400.
+func thinks(model string) bool {
+	for _, prefix := range []string{"claude-2", "claude-instant", "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5"} {
+		if strings.HasPrefix(model, prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // takesThinkingBudget reports whether model takes extended thinking with

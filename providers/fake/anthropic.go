@@ -126,6 +126,9 @@ func (w anthropicWire) stream(p *plan, req map[string]any, seq int) ([]event, er
 				delta("thinking_delta", map[string]any{"thinking": f})
 			}
 			delta("signature_delta", map[string]any{"signature": b.signature})
+		case kindRedactedThinking:
+			add("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "redacted_thinking", "data": b.joined()}})
 		case kindToolUse:
 			if !json.Valid([]byte(b.joined())) {
 				return nil, fmt.Errorf("tool_use %s input is not valid JSON: %s", b.id, b.joined())
@@ -155,6 +158,8 @@ func (w anthropicWire) message(p *plan, req map[string]any, seq int) ([]byte, er
 			content = append(content, map[string]any{"type": "text", "text": b.joined()})
 		case kindThinking:
 			content = append(content, map[string]any{"type": "thinking", "thinking": b.joined(), "signature": b.signature})
+		case kindRedactedThinking:
+			content = append(content, map[string]any{"type": "redacted_thinking", "data": b.joined()})
 		case kindToolUse:
 			if !json.Valid([]byte(b.joined())) {
 				return nil, fmt.Errorf("tool_use %s input is not valid JSON: %s", b.id, b.joined())

@@ -81,6 +81,7 @@ const (
 	kindThinking
 	kindToolUse
 	kindWebSearch
+	kindRedactedThinking
 )
 
 type block struct {
@@ -109,6 +110,12 @@ func Text(fragments ...string) Part {
 // signature is dropped.
 func Thinking(text, signature string) Part {
 	return block{kind: kindThinking, fragments: splitWords(text), signature: signature}
+}
+
+// RedactedThinking is thinking the API returns encrypted, as data, in
+// one content_block_start. The OpenAI wire sends nothing for it.
+func RedactedThinking(data string) Part {
+	return block{kind: kindRedactedThinking, fragments: []string{data}}
 }
 
 // ToolUse is a tool call whose JSON input is streamed in fragments of a few

@@ -301,3 +301,48 @@ func TestOfficialAPIWantsKey(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// redirect sends every request to srv, whatever host it names, so a
+// provider configured for api.openai.com talks to the fake.
+type redirect struct{ host string }
+
+func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host = "http", r.host
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestReasoningEffort: a request's effort goes out as reasoning_effort
+// only to api.openai.com's reasoning models; local servers and other
+// models never see the field.
+func TestReasoningEffort(t *testing.T) {
+	tests := []struct {
+		name, baseURL, model, effort, want string
+	}{
+		{"official reasoning model", "https://api.openai.com/v1", "gpt-5", "medium", "medium"},
+		{"max is high", "https://api.openai.com/v1", "o3", "max", "high"},
+		{"official chat model", "https://api.openai.com/v1", "gpt-4o", "high", ""},
+		{"local server", "", "gpt-5", "high", ""},
+		{"no effort", "https://api.openai.com/v1", "gpt-5", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fake.NewOpenAI(t, fake.Turn{fake.Text("ok")})
+			opts := openai.Options{BaseURL: tt.baseURL, APIKey: "k", Model: tt.model}
+			if tt.baseURL == "" {
+				opts.BaseURL = srv.BaseURL()
+			} else {
+				opts.HTTPClient = &http.Client{Transport: redirect{host: strings.TrimPrefix(srv.URL, "http://")}}
+			}
+			req := request()
+			req.Effort = tt.effort
+			if _, err := openai.New(opts).Stream(context.Background(), req, func(providers.Event) {}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := srv.Requests()[0].JSON["reasoning_effort"].(string)
+			if got != tt.want {
+				t.Errorf("reasoning_effort = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
@@ -37,6 +38,8 @@ func (p *Provider) params(req *providers.Request) (openai.ChatCompletionNewParam
 	}
 	if p.opts.ReasoningEffort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(p.opts.ReasoningEffort)
+	} else if e := p.reasoningEffort(model, req.Effort); e != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(e)
 	}
 	for _, t := range req.Tools {
 		fn := shared.FunctionDefinitionParam{Name: t.Name}
@@ -177,4 +180,35 @@ func imagePart(b providers.Block) (openai.ChatCompletionContentPartUnionParam, e
 	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
 		URL: "data:" + b.Source.MediaType + ";base64," + b.Source.Data,
 	}), nil
+}
+
+// reasoningEffort is the reasoning_effort to send for the effort a
+// request asks, or "". Only api.openai.com's reasoning models (the o
+// series and gpt-5) are known to take it: compatible servers and other
+// models may answer an unknown field with a 400, so they get none (set
+// Options.ReasoningEffort for a server known to take it). Claude's
+// "xhigh" and "max" become "high", the highest every reasoning model
+// takes.
+func (p *Provider) reasoningEffort(model, effort string) string {
+	if !p.official || !reasoningModel(model) {
+		return ""
+	}
+	switch effort {
+	case "low", "medium", "high":
+		return effort
+	case "xhigh", "max":
+		return "high"
+	}
+	return ""
+}
+
+// reasoningModel reports whether model is one of OpenAI's reasoning
+// models.
+func reasoningModel(model string) bool {
+	for _, prefix := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, prefix) {
+			return true
+		}
+	}
+	return false
 }
