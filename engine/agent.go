@@ -189,7 +189,7 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		pipe: s.pipe,
 	}
 	c.conv.titled = true
-	c.client = &agentClient{parent: s, run: run}
+	c.client = newSessionClient(s.ID, &agentClient{parent: s.client, run: run}, s.svc.cfg.Logf)
 	s.mu.Lock()
 	c.model, c.startModel, c.startSettings = s.model, s.startModel, s.startSettings
 	s.mu.Unlock()
@@ -308,7 +308,7 @@ const (
 // usage stay inside (the parent gets its final report). Its permission
 // requests are labelled with the agent.
 type agentClient struct {
-	parent *Session
+	parent *sessionClient // the parent session's, shared by pointer
 	run    *agentRun
 
 	mu    sync.Mutex
@@ -339,14 +339,14 @@ func (c *agentClient) Update(ctx context.Context, sessionID string, u schema.Upd
 		return nil
 	}
 	u.Meta = c.meta(u.Meta)
-	if err := c.parent.client.Update(ctx, sessionID, u); err != nil {
+	if err := c.parent.Update(ctx, sessionID, u); err != nil {
 		return err
 	}
 	if c.run.callID == "" {
 		return nil
 	}
 	progress := c.progress(u.ToolCall)
-	return c.parent.client.Update(ctx, sessionID, schema.Update{
+	return c.parent.Update(ctx, sessionID, schema.Update{
 		SessionUpdate: schema.UpdateToolCallUpdate,
 		ToolCall:      &schema.ToolCall{ToolCallID: c.run.callID, Status: schema.StatusInProgress, Content: []schema.ToolCallContent{schema.TextContent(progress)}},
 	})
@@ -388,12 +388,12 @@ func (c *agentClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	q := *p
 	q.ToolCall.Title = fmt.Sprintf("[%s agent] %s", c.run.def.Name, p.ToolCall.Title)
 	q.Meta = c.meta(p.Meta)
-	return c.parent.client.RequestPermission(ctx, &q)
+	return c.parent.RequestPermission(ctx, &q)
 }
 
 func (c *agentClient) Status(ctx context.Context, sessionID string, st Status) error {
 	st.Message = fmt.Sprintf("%s agent: %s", c.run.def.Name, st.Message)
-	if sc, ok := c.parent.client.(StatusClient); ok {
+	if sc, ok := c.parent.Client.(StatusClient); ok {
 		return sc.Status(ctx, sessionID, st)
 	}
 	return nil

@@ -71,16 +71,3 @@ func settingsEnv(st *settings.Settings) []string {
 	}
 	return env
 }
-
-// notice shows a status notice once the editor knows the session (after
-// AnnounceCommands); until then it is queued.
-func (s *Session) notice(st Status) {
-	s.mu.Lock()
-	if !s.announced {
-		s.notices = append(s.notices, st)
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	s.status(context.Background(), st)
-}

@@ -44,9 +44,10 @@ type Session struct {
 	// shared and read-only after.
 	overrides Overrides
 
-	svc    *Service
-	cwd    string
-	client Client
+	svc *Service
+	cwd string
+	// client is the editor as the session reaches it (client.go).
+	client *sessionClient
 	env    *tools.Env
 	tools  *toolset
 	// pipe is what every tool call goes through: the permission gate,
@@ -69,12 +70,9 @@ type Session struct {
 	resumed bool
 
 	// mu guards the session's settings as they change, below.
-	mu      sync.Mutex
-	model   string // the model asked
-	started bool   // SessionStart hooks ran
-	// notices are queued until AnnounceCommands, which sets announced.
-	notices   []Status
-	announced bool
+	mu        sync.Mutex
+	model     string                  // the model asked
+	started   bool                    // SessionStart hooks ran
 	stopWatch context.CancelFunc      // stops the workspace watcher
 	watchDone chan struct{}           // closed when the watcher has stopped; set before it is shared
 	system    []providers.SystemBlock // cached system prompt
@@ -100,7 +98,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		ID:     id,
 		svc:    svc,
 		cwd:    roots[0],
-		client: opts.Client,
+		client: newSessionClient(id, opts.Client, svc.cfg.Logf),
 		model:  opts.Model,
 		pipe:   &callPipe{},
 	}
@@ -273,25 +271,15 @@ func (s *Session) say(ctx context.Context, text string) {
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
 }
 
-// update sends a session update, logging a failure: a lost notification
-// must not stop the turn.
-func (s *Session) update(ctx context.Context, u schema.Update) {
-	if err := s.client.Update(ctx, s.ID, u); err != nil && ctx.Err() == nil {
-		s.svc.cfg.Logf("session %s: sending %s: %v", s.ID, u.SessionUpdate, err)
-	}
-}
+// update sends a session update (see sessionClient.update).
+func (s *Session) update(ctx context.Context, u schema.Update) { s.client.update(ctx, u) }
 
-// status sends a status notice.
-func (s *Session) status(ctx context.Context, st Status) {
-	if sc, ok := s.client.(StatusClient); ok {
-		if err := sc.Status(ctx, s.ID, st); err != nil && ctx.Err() == nil {
-			s.svc.cfg.Logf("session %s: sending status: %v", s.ID, err)
-		}
-		return
-	}
-	b := schema.TextBlock(st.Message + "\n")
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &b})
-}
+// status sends a status notice (see sessionClient.status).
+func (s *Session) status(ctx context.Context, st Status) { s.client.status(ctx, st) }
+
+// notice shows a status notice once the editor knows the session (see
+// sessionClient.notice).
+func (s *Session) notice(st Status) { s.client.notice(st) }
 
 func (s *Session) onPlan(entries []schema.PlanEntry) {
 	s.update(context.Background(), schema.Update{SessionUpdate: schema.UpdatePlan, Entries: entries})
