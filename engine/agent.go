@@ -176,12 +176,11 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 	env.Reads = tools.NewReadTracker()
 	env.OnPlan = func([]schema.PlanEntry) {} // the plan shown is the parent's
 	c := &Session{
-		ID:      s.ID,
-		svc:     s.svc,
-		cwd:     s.cwd,
-		env:     &env,
-		agent:   run,
-		started: true,
+		ID:    s.ID,
+		svc:   s.svc,
+		cwd:   s.cwd,
+		env:   &env,
+		agent: run,
 		// The parent's gate, hooks and confinement, by one pointer:
 		// without the confiner the gate would run rule-allowed commands
 		// unsandboxed, and git would not ask in a repository holding a
@@ -189,13 +188,15 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		pipe: s.pipe,
 	}
 	c.conv.titled = true
+	c.turn.started = true // SessionStart ran for the parent
 	c.client = newSessionClient(s.ID, &agentClient{parent: s.client, run: run}, s.svc.cfg.Logf)
 	s.mu.Lock()
-	c.model, c.startModel, c.startSettings = s.model, s.startModel, s.startSettings
+	c.startSettings = s.startSettings
 	s.mu.Unlock()
-	c.model = s.svc.agentModel(def.Model, c.model)
+	c.conv.startModel = s.conv.startModel
+	c.conv.model = s.svc.agentModel(def.Model, s.Model())
 	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
-	c.system = c.agentSystemPrompt(def)
+	c.conv.system = c.agentSystemPrompt(def)
 	if s.conv.log != nil {
 		if l, err := s.conv.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)

@@ -41,11 +41,7 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 // startHooks runs SessionStart once, before the first model call, and
 // returns context the hooks add.
 func (s *Session) startHooks(ctx context.Context) string {
-	s.mu.Lock()
-	done := s.started
-	s.started = true
-	s.mu.Unlock()
-	if done {
+	if s.turn.markStarted() {
 		return ""
 	}
 	source := "startup"

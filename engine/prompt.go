@@ -36,10 +36,7 @@ When you are done, say briefly what you changed and how you checked it.`
 // (marked for prompt caching), then the project's instructions and the
 // environment, which change more often.
 func (s *Session) systemPrompt() []providers.SystemBlock {
-	s.mu.Lock()
-	cached := s.system
-	s.mu.Unlock()
-	if cached != nil {
+	if cached := s.conv.systemPrompt(); cached != nil {
 		return cached
 	}
 	blocks := []providers.SystemBlock{{Text: identity}}
@@ -52,18 +49,14 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
 	blocks = s.overrideSystem(blocks)
-	s.mu.Lock()
-	s.system = blocks
-	s.mu.Unlock()
+	s.conv.setSystemPrompt(blocks)
 	return blocks
 }
 
 // ReloadInstructions makes the next model call re-read CLAUDE.md and
 // AGENTS.md files.
 func (s *Session) ReloadInstructions() {
-	s.mu.Lock()
-	s.system = nil
-	s.mu.Unlock()
+	s.conv.setSystemPrompt(nil)
 }
 
 // instructionFiles are read walking up from the cwd, outermost first.

@@ -71,18 +71,13 @@ type Session struct {
 
 	// mu guards the session's settings as they change, below.
 	mu        sync.Mutex
-	model     string                  // the model asked
-	started   bool                    // SessionStart hooks ran
-	stopWatch context.CancelFunc      // stops the workspace watcher
-	watchDone chan struct{}           // closed when the watcher has stopped; set before it is shared
-	system    []providers.SystemBlock // cached system prompt
+	stopWatch context.CancelFunc // stops the workspace watcher
+	watchDone chan struct{}      // closed when the watcher has stopped; set before it is shared
 	// trustedMCP are the servers started once the folder was trusted.
 	trustedMCP *mcp.Manager
-	// startSettings and startModel are the settings and default model the
-	// session started with; startSettings becomes the trusted folder's
-	// settings once they apply.
+	// startSettings are the settings the session started with; they
+	// become the trusted folder's settings once those apply.
 	startSettings *settings.Settings
-	startModel    string
 	skillDirs     []string // folders of the skills loaded
 }
 
@@ -99,12 +94,12 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		svc:    svc,
 		cwd:    roots[0],
 		client: newSessionClient(id, opts.Client, svc.cfg.Logf),
-		model:  opts.Model,
 		pipe:   &callPipe{},
 	}
-	s.startModel = svc.defaultModel()
-	if s.model == "" {
-		s.model = s.startModel
+	s.conv.startModel = svc.defaultModel()
+	s.conv.model = opts.Model
+	if s.conv.model == "" {
+		s.conv.model = s.conv.startModel
 	}
 	s.startSettings = st
 
@@ -145,20 +140,14 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 func (s *Session) Cwd() string { return s.cwd }
 
 // Model returns the model the session asks.
-func (s *Session) Model() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.model
-}
+func (s *Session) Model() string { return s.conv.asked() }
 
 // SetModel changes the model for the next model call.
 func (s *Session) SetModel(model string) error {
 	if model == "" {
 		return fmt.Errorf("model is empty")
 	}
-	s.mu.Lock()
-	s.model = model
-	s.mu.Unlock()
+	s.conv.setModel(model)
 	s.saveState()
 	return nil
 }

@@ -359,9 +359,8 @@ func (s *Session) trusted(st *settings.Settings) bool {
 		return false
 	}
 	s.startSettings = st
-	startModel := s.startModel
 	s.mu.Unlock()
-	old := Config{Mode: s.svc.cfg.Mode, Settings: start, Model: startModel}
+	old := Config{Mode: s.svc.cfg.Mode, Settings: start}
 	ctx := context.Background()
 	s.pipe.gate.policy.Update(st)
 	s.pipe.hooks.Update(st)
@@ -377,11 +376,7 @@ func (s *Session) trusted(st *settings.Settings) bool {
 	s.svc.mu.Lock()
 	model := s.svc.cfg.Model
 	s.svc.mu.Unlock()
-	s.mu.Lock()
-	if s.model == old.Model {
-		s.model = model
-	}
-	s.mu.Unlock()
+	s.conv.followDefault(model)
 	// The MCP servers held back (settings mcpServers, .mcp.json) start.
 	servers, errs := s.collectMCP(st, s.editorMCP)
 	for _, err := range errs {

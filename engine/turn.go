@@ -35,6 +35,9 @@ type turnState struct {
 	tools   map[string]bool
 	toolsBy string
 	model   string
+	// started is set by the first turn, which runs the SessionStart
+	// hooks; it is never forgotten.
+	started bool
 
 	wg sync.WaitGroup // the running turn, for close to wait on
 }
@@ -207,4 +210,13 @@ func (t *turnState) chosenModel() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.model
+}
+
+// markStarted records that the session's first turn started; it reports
+// whether one had already.
+func (t *turnState) markStarted() (already bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	already, t.started = t.started, true
+	return already
 }
