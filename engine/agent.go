@@ -167,36 +167,34 @@ func (s *Session) runAgent(ctx context.Context, def AgentDef, callID, prompt str
 	return &tools.Result{Content: report, Title: fmt.Sprintf("%s: done", def.Name)}
 }
 
-// child builds the session a subagent runs in: its own history, system
-// prompt and tools; the parent's permission gate, hooks, sandbox and
-// editor (through agentClient, which labels what it sends).
+// child builds the session a subagent runs in from its parent's parts:
+// the parent's pipe (gate, hooks, sandbox) by pointer; a toolset of its
+// own built-ins that shares the parent's groups of tools; a client that
+// sends through the parent's (agentClient labels what it sends); and a
+// conversation and turn of its own.
 func (s *Session) child(def AgentDef, callID string) *Session {
 	run := &agentRun{parent: s, def: def, id: strings.ReplaceAll(uuid.NewString(), "-", "")[:16], callID: callID}
-	env := *s.env
+	env := *s.tools.env
 	env.Reads = tools.NewReadTracker()
 	env.OnPlan = func([]schema.PlanEntry) {} // the plan shown is the parent's
 	c := &Session{
 		ID:    s.ID,
 		svc:   s.svc,
 		cwd:   s.cwd,
-		env:   &env,
 		agent: run,
+		tools: s.tools.forAgent(&env, def.Tools, tools.New(&env)),
 		// The parent's gate, hooks and confinement, by one pointer:
 		// without the confiner the gate would run rule-allowed commands
 		// unsandboxed, and git would not ask in a repository holding a
 		// Read-denied file.
-		pipe: s.pipe,
+		pipe:   s.pipe,
+		client: newSessionClient(s.ID, &agentClient{parent: s.client, run: run}, s.svc.cfg.Logf),
 	}
 	c.conv.titled = true
-	c.turn.started = true // SessionStart ran for the parent
-	c.client = newSessionClient(s.ID, &agentClient{parent: s.client, run: run}, s.svc.cfg.Logf)
-	s.mu.Lock()
-	c.startSettings = s.startSettings
-	s.mu.Unlock()
 	c.conv.startModel = s.conv.startModel
 	c.conv.model = s.svc.agentModel(def.Model, s.Model())
-	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
 	c.conv.system = c.agentSystemPrompt(def)
+	c.turn.started = true // SessionStart ran for the parent
 	if s.conv.log != nil {
 		if l, err := s.conv.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)
@@ -205,27 +203,6 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		}
 	}
 	return c
-}
-
-// agentTools returns a subagent's tools: those of its definition that the
-// parent has (fresh built-ins bound to the subagent's environment, the
-// parent's MCP tools), never Agent itself.
-func (s *Session) agentTools(def AgentDef, builtin []tools.Tool) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range s.tools.all() {
-		name := t.Spec().Name
-		if name == agentToolName || name == taskToolName {
-			continue
-		}
-		if def.Tools != nil && !slices.Contains(def.Tools, name) {
-			continue
-		}
-		if own := tools.Find(builtin, name); own != nil {
-			t = own
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // agentModel resolves a definition's model: an alias names the first

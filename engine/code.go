@@ -326,9 +326,9 @@ func (s *Session) setCode(client Client) {
 		return settings.LSP{}
 	}
 	c := newCodeIntel(s.svc.langServers, editor, s.cwd, conf)
-	s.code = c
-	s.env.Code = c
-	c.tools = tools.CodeTools(s.env)
+	s.tools.code = c
+	s.tools.env.Code = c
+	c.tools = tools.CodeTools(s.tools.env)
 	s.syncCodeTools()
 }
 
@@ -338,15 +338,15 @@ const codeGroup = "code"
 // syncCodeTools offers the Diagnostics and LSP tools when something
 // answers for files now, and takes them away when nothing does: trusting
 // the folder, or settings that turn language servers on or off, change
-// the next model request's tools. A subagent's tools are fixed when it
-// starts.
+// the next model request's tools, in the session and in the subagents
+// it runs.
 func (s *Session) syncCodeTools() {
-	if s.code == nil {
+	if s.tools.code == nil {
 		return
 	}
 	var list []tools.Tool
-	if s.code.available() {
-		list = s.code.tools
+	if s.tools.code.available() {
+		list = s.tools.code.tools
 	}
 	s.tools.setGroup(codeGroup, list)
 }
@@ -354,23 +354,23 @@ func (s *Session) syncCodeTools() {
 // noteEdit records the files a successful file-changing call touched,
 // for the stop check.
 func (s *Session) noteEdit(t tools.Tool, res *tools.Result) {
-	if s.code == nil || t.Spec().Access != tools.AccessEdit {
+	if s.tools.code == nil || t.Spec().Access != tools.AccessEdit {
 		return
 	}
 	for _, l := range res.Locations {
-		s.code.noteEdit(l.Path)
+		s.tools.code.noteEdit(l.Path)
 	}
 }
 
 // checkOnStop is the stop check of lsp.checkOnStop: what to tell the
 // model when its turn ends with new errors in files it edited.
 func (s *Session) checkOnStop(ctx context.Context) string {
-	if s.code == nil {
+	if s.tools.code == nil {
 		return ""
 	}
 	st, _ := s.svc.settings()
 	if st == nil || !st.LSP.CheckOnStop {
 		return ""
 	}
-	return s.code.stopCheck(ctx, s.env.Files)
+	return s.tools.code.stopCheck(ctx, s.tools.env.Files)
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
-	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -21,21 +19,28 @@ import (
 // of the same session is running (other prompts steer the running turn).
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
-// Session is one conversation with the model in one workspace. It is
-// made of five parts, each with its own rules:
-//   - what the session can do: its workspace, tools, MCP servers and
-//     code intelligence, set up by newSession (and updated when the
-//     folder becomes trusted);
-//   - pipe, what its tool calls go through: the permission gate, hooks
-//     and sandboxes (callpipe.go), shared with its subagents; run.go
-//     chains them as middleware around the tool (package pipeline);
-//   - conv, what was said: the history, its usage and cost, compaction
-//     and the session file (conversation.go);
-//   - turn, the running turn: its cancel, the prompts that steer it, a
-//     hook's stop request and what a command narrowed for it (turn.go,
-//     steer.go);
-//   - its settings as they change (model, cached system prompt, notices,
-//     loaded skills), under mu.
+// Session is one conversation with the model in one workspace. Besides
+// its identity (ID, the workspace, the client's options) it is made of
+// five parts, each a type in its own file with the mutex that guards it:
+//   - tools, what it can do (toolset.go): the built-in tools and their
+//     environment, the groups of tools that come and go (MCP servers,
+//     code intelligence), the MCP servers and the workspace watcher,
+//     set up by newSession and updated when the folder becomes trusted;
+//   - pipe, what its tool calls go through (callpipe.go): the
+//     permission gate, hooks and sandboxes; run.go chains them as
+//     middleware around the tool (package pipeline);
+//   - client, the editor as it reaches it (client.go), and the notices
+//     held until the editor knows the session;
+//   - conv, what was said (conversation.go): the history, the model
+//     asked and the system prompt, usage and cost, compaction and the
+//     session file;
+//   - turn, the running turn (turn.go, steer.go): its cancel, the
+//     prompts that steer it, a hook's stop request and what a command
+//     narrowed for it.
+//
+// A subagent's session (child, agent.go) shares its parent's pipe and
+// the toolset's groups by pointer, and reaches the editor through its
+// parent's client; it has its own conversation and turn.
 //
 // The loop (loop.go) runs a turn: prepare, stream, run tools, persist.
 type Session struct {
@@ -46,39 +51,18 @@ type Session struct {
 
 	svc *Service
 	cwd string
-	// client is the editor as the session reaches it (client.go).
-	client *sessionClient
-	env    *tools.Env
-	tools  *toolset
-	// pipe is what every tool call goes through: the permission gate,
-	// hooks and sandbox. A subagent shares its parent's.
-	pipe *callPipe
-	mcp  *mcp.Manager // nil when the session has no MCP servers
-	code *codeIntel   // nil when no language server covers anything
-	// editorMCP are the MCP servers the editor passed; mcpNames the
-	// servers started (or reported) so far.
-	editorMCP []schema.MCPServer
-	mcpNames  map[string]bool
-	// conv is what was said and its file; turn is the running turn.
-	// Each guards itself.
-	conv conversation
-	turn turnState
 	// agent is set in a subagent's session (see agent.go).
 	agent *agentRun
 	// resumed is set when the session was reopened from storage,
 	// before it is shared.
 	resumed bool
 
-	// mu guards the session's settings as they change, below.
-	mu        sync.Mutex
-	stopWatch context.CancelFunc // stops the workspace watcher
-	watchDone chan struct{}      // closed when the watcher has stopped; set before it is shared
-	// trustedMCP are the servers started once the folder was trusted.
-	trustedMCP *mcp.Manager
-	// startSettings are the settings the session started with; they
-	// become the trusted folder's settings once those apply.
-	startSettings *settings.Settings
-	skillDirs     []string // folders of the skills loaded
+	tools  *toolset
+	pipe   *callPipe // shared with subagents
+	client *sessionClient
+	// conv and turn guard themselves.
+	conv conversation
+	turn turnState
 }
 
 func newSession(svc *Service, id string, opts SessionOptions) *Session {
@@ -101,9 +85,8 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	if s.conv.model == "" {
 		s.conv.model = s.conv.startModel
 	}
-	s.startSettings = st
 
-	s.env = &tools.Env{
+	env := &tools.Env{
 		Cwd:      s.cwd,
 		Roots:    roots,
 		Files:    opts.Files,
@@ -112,24 +95,25 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		OnPlan:   s.onPlan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 		Ask:      s.ask,
-		// Read may read the folders of the skills loaded.
-		ReadOnlyRoots: s.readableSkillDirs,
 	}
+	s.tools = newToolset(env)
+	s.tools.settings = st
+	// Read may read the folders of the skills loaded.
+	env.ReadOnlyRoots = s.tools.readableSkillDirs
 	s.setSandbox(st)
 	s.setConfiner(policy)
-	s.env.WrapCommand = s.wrapCommand
+	env.WrapCommand = s.wrapCommand
 	// env.Code is not set yet: the Diagnostics and LSP tools are not
 	// built-ins but a group that follows what answers (setCode).
-	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s})
+	builtin := append(tools.New(env), &agentTool{s: s}, &skillTool{s})
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})
 	}
-	s.tools = newToolset(builtin)
+	s.tools.setBuiltin(builtin)
 	s.setCode(opts.Client)
 	s.pipe.gate = newGate(policy)
 	s.applyOverrides(opts.Overrides)
 	s.pipe.hooks = hooks.NewRunner(st)
-	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
 	s.noticeHeldBack(st)
 	s.startWatching()
@@ -161,7 +145,7 @@ func (s *Session) History() []providers.Message { return s.conv.messages() }
 func (s *Session) Cancel() {
 	s.turn.cancelRunning()
 	// Background shells are part of the work being cancelled.
-	s.env.KillShells()
+	s.tools.env.KillShells()
 }
 
 // begin starts a turn (see turnState.begin).
@@ -195,16 +179,8 @@ func (s *Session) close() {
 			c.Close()
 		}
 	}
-	if s.mcp != nil {
-		s.mcp.Close()
-	}
-	s.mu.Lock()
-	trusted := s.trustedMCP
-	s.mu.Unlock()
-	if trusted != nil {
-		trusted.Close()
-	}
-	s.stopWatching()
+	s.tools.mcp.close()
+	s.tools.watch.close()
 	if s.conv.log != nil {
 		if err := s.conv.log.Close(); err != nil {
 			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
