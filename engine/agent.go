@@ -243,10 +243,8 @@ func (c *Session) agentSystemPrompt(def AgentDef) []providers.SystemBlock {
 // closeChild ends a subagent's session: its transcript is closed; its
 // tools share the parent's background shells, which stay the parent's.
 func (c *Session) closeChild() {
-	if c.conv.log != nil {
-		if err := c.conv.log.Close(); err != nil {
-			c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
-		}
+	if err := c.conv.close(); err != nil {
+		c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
 	}
 }
 

@@ -106,3 +106,8 @@ func (c *sessionClient) announce(ctx context.Context) {
 		c.status(ctx, st)
 	}
 }
+
+// plan shows the agent's plan (TodoWrite's entries).
+func (c *sessionClient) plan(entries []schema.PlanEntry) {
+	c.update(context.Background(), schema.Update{SessionUpdate: schema.UpdatePlan, Entries: entries})
+}

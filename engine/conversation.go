@@ -294,3 +294,11 @@ func (c *conversation) setSystemPrompt(blocks []providers.SystemBlock) {
 	c.system = blocks
 	c.mu.Unlock()
 }
+
+// close closes the session file, if any.
+func (c *conversation) close() error {
+	if c.log == nil {
+		return nil
+	}
+	return c.log.Close()
+}

@@ -92,7 +92,7 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		Files:    opts.Files,
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
-		OnPlan:   s.onPlan,
+		OnPlan:   s.client.plan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 		Ask:      s.ask,
 	}
@@ -174,17 +174,9 @@ func (s *Session) close() {
 			s.svc.cfg.Logf("session %s: the running prompt did not stop within %s", s.ID, stopWait)
 		}
 	}
-	for _, t := range s.tools.all() {
-		if c, ok := t.(interface{ Close() }); ok {
-			c.Close()
-		}
-	}
-	s.tools.mcp.close()
-	s.tools.watch.close()
-	if s.conv.log != nil {
-		if err := s.conv.log.Close(); err != nil {
-			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
-		}
+	s.tools.close()
+	if err := s.conv.close(); err != nil {
+		s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
 	}
 }
 
@@ -245,7 +237,3 @@ func (s *Session) status(ctx context.Context, st Status) { s.client.status(ctx, 
 // notice shows a status notice once the editor knows the session (see
 // sessionClient.notice).
 func (s *Session) notice(st Status) { s.client.notice(st) }
-
-func (s *Session) onPlan(entries []schema.PlanEntry) {
-	s.update(context.Background(), schema.Update{SessionUpdate: schema.UpdatePlan, Entries: entries})
-}

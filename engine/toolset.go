@@ -239,6 +239,19 @@ func (ts *toolset) trust(st *settings.Settings) (was *settings.Settings) {
 	return was
 }
 
+// close stops what the session's toolset started: the built-in tools'
+// background shells, the MCP servers and the workspace watcher. A
+// subagent's toolset is not closed: its tools share its parent's shells.
+func (ts *toolset) close() {
+	for _, t := range ts.all() {
+		if c, ok := t.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
+	ts.mcp.close()
+	ts.watch.close()
+}
+
 // SetTools adds, replaces (or, with nil, removes) a named group of tools,
 // such as one MCP server's. The next model call sees the change, in the
 // session and in the subagents it runs.
