@@ -217,7 +217,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 			r = rec.Record(use.Input, res)
 		}
 		s.conv.remember(use.ID, r)
-		s.noteEdit(t, res)
+		s.tools.noteEdit(t, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 

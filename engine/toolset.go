@@ -30,8 +30,8 @@ type toolset struct {
 	// shared are the groups of tools, shared with subagents.
 	shared *toolGroups
 
-	// code is the session's code intelligence; nil in a subagent's
-	// toolset (its edits are not checked at its stop).
+	// code is the session's code intelligence, which checks its edits
+	// at its stop; nil in a subagent's toolset.
 	code *codeIntel
 	// mcp are the session's MCP servers; zero in a subagent's toolset.
 	mcp mcpServers
@@ -75,6 +75,10 @@ type toolGroups struct {
 	byName    map[string]tools.Tool   // the groups' tools, first group by name first
 	hidden    map[string]bool         // tools the client disallowed
 	skillDirs []string                // folders of the skills loaded
+	// code is the parent session's code intelligence, whose Diagnostics
+	// and LSP tools are the code group while it answers; set before the
+	// toolset is shared.
+	code *codeIntel
 }
 
 func newToolset(env *tools.Env) *toolset {
