@@ -20,12 +20,15 @@ import (
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
 // Session is one conversation with the model in one workspace. Besides
-// its identity (ID, the workspace, the client's options) it is made of
-// five parts, each a type in its own file with the mutex that guards it:
+// its identity (ID, the workspace, the client's options, the subagent
+// run it serves) it is made of five parts, each a type in its own file
+// that guards its own fields:
 //   - tools, what it can do (toolset.go): the built-in tools and their
-//     environment, the groups of tools that come and go (MCP servers,
-//     code intelligence), the MCP servers and the workspace watcher,
-//     set up by newSession and updated when the folder becomes trusted;
+//     environment, the groups of tools that come and go (each MCP
+//     server's, the Diagnostics and LSP tools), the MCP servers
+//     (mcp.go), code intelligence (code.go) and the workspace watcher
+//     (watch.go), set up by newSession and updated when the folder
+//     becomes trusted;
 //   - pipe, what its tool calls go through (callpipe.go): the
 //     permission gate, hooks and sandboxes; run.go chains them as
 //     middleware around the tool (package pipeline);
@@ -38,9 +41,10 @@ var ErrBusy = errors.New("a prompt is already running in this session; wait for 
 //     prompts that steer it, a hook's stop request and what a command
 //     narrowed for it.
 //
-// A subagent's session (child, agent.go) shares its parent's pipe and
-// the toolset's groups by pointer, and reaches the editor through its
-// parent's client; it has its own conversation and turn.
+// A subagent's session (child, agent.go) is built from its parent's
+// parts by pointer: it shares the parent's pipe and the toolset's groups,
+// and its client sends through the parent's; it has its own built-ins,
+// conversation and turn.
 //
 // The loop (loop.go) runs a turn: prepare, stream, run tools, persist.
 type Session struct {

@@ -17,8 +17,8 @@ var errClosed = errors.New("the session is closed")
 // turnState is the running turn of a session: whether one runs and how
 // to cancel it, the prompts that steer it (steer.go), a hook's request to
 // stop it, and what a command or skill narrowed for it. Everything but
-// the steering prompts' answers is forgotten when the turn ends. Its
-// methods are safe for concurrent use.
+// the steering prompts' answers, and that a first turn ran, is forgotten
+// when the turn ends. Its methods are safe for concurrent use.
 type turnState struct {
 	mu      sync.Mutex         // guards the fields below
 	running bool               // a turn runs
@@ -212,8 +212,8 @@ func (t *turnState) chosenModel() string {
 	return t.model
 }
 
-// markStarted records that the session's first turn started; it reports
-// whether one had already.
+// markStarted records that the session's first turn started (and ran
+// the SessionStart hooks); it reports whether one had already.
 func (t *turnState) markStarted() (already bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
