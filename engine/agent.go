@@ -171,35 +171,34 @@ func (s *Session) runAgent(ctx context.Context, def AgentDef, callID, prompt str
 	return &tools.Result{Content: report, Title: fmt.Sprintf("%s: done", def.Name)}
 }
 
-// child builds the session a subagent runs in: its own history, system
-// prompt and tools; the parent's permission gate, hooks, sandbox and
-// editor (through agentClient, which labels what it sends).
+// child builds the session a subagent runs in from its parent's parts:
+// the parent's pipe (gate, hooks, sandbox) by pointer; a toolset of its
+// own built-ins that shares the parent's groups of tools; a client that
+// sends through the parent's (agentClient labels what it sends); and a
+// conversation and turn of its own.
 func (s *Session) child(def AgentDef, callID string) *Session {
 	run := &agentRun{parent: s, def: def, id: strings.ReplaceAll(uuid.NewString(), "-", "")[:16], callID: callID}
-	env := *s.env
+	env := *s.tools.env
 	env.Reads = tools.NewReadTracker()
 	env.OnPlan = func([]schema.PlanEntry) {} // the plan shown is the parent's
 	c := &Session{
-		ID:      s.ID,
-		svc:     s.svc,
-		cwd:     s.cwd,
-		env:     &env,
-		agent:   run,
-		started: true,
+		ID:    s.ID,
+		svc:   s.svc,
+		cwd:   s.cwd,
+		agent: run,
+		tools: s.tools.forAgent(&env, def.Tools, tools.New(&env)),
 		// The parent's gate, hooks and confinement, by one pointer:
 		// without the confiner the gate would run rule-allowed commands
 		// unsandboxed, and git would not ask in a repository holding a
 		// Read-denied file.
-		pipe: s.pipe,
+		pipe:   s.pipe,
+		client: newSessionClient(s.ID, &agentClient{parent: s.client, run: run}, s.svc.cfg.Logf),
 	}
 	c.conv.titled = true
-	c.client = &agentClient{parent: s, run: run}
-	s.mu.Lock()
-	c.model, c.startModel, c.startSettings = s.model, s.startModel, s.startSettings
-	s.mu.Unlock()
-	c.model = s.svc.agentModel(def.Model, c.model)
-	c.tools = newToolset(s.agentTools(def, tools.New(&env)))
-	c.system = c.agentSystemPrompt(def)
+	c.conv.startModel = s.conv.startModel
+	c.conv.model = s.svc.agentModel(def.Model, s.Model())
+	c.conv.system = c.agentSystemPrompt(def)
+	c.turn.started = true // SessionStart ran for the parent
 	if s.conv.log != nil {
 		if l, err := s.conv.log.Sidechain(run.id, session.AgentMeta{AgentType: def.Name, IsBuiltIn: def.Source == generalPurpose.Source}); err != nil {
 			s.svc.cfg.Logf("session %s: subagent %s: %v; its transcript is not saved", s.ID, run.id, err)
@@ -208,27 +207,6 @@ func (s *Session) child(def AgentDef, callID string) *Session {
 		}
 	}
 	return c
-}
-
-// agentTools returns a subagent's tools: those of its definition that the
-// parent has (fresh built-ins bound to the subagent's environment, the
-// parent's MCP tools), never Agent itself.
-func (s *Session) agentTools(def AgentDef, builtin []tools.Tool) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range s.tools.all() {
-		name := t.Spec().Name
-		if name == agentToolName || name == taskToolName {
-			continue
-		}
-		if def.Tools != nil && !slices.Contains(def.Tools, name) {
-			continue
-		}
-		if own := tools.Find(builtin, name); own != nil {
-			t = own
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // agentModel resolves a definition's model: an alias names the first
@@ -269,10 +247,8 @@ func (c *Session) agentSystemPrompt(def AgentDef) []providers.SystemBlock {
 // closeChild ends a subagent's session: its transcript is closed; its
 // tools share the parent's background shells, which stay the parent's.
 func (c *Session) closeChild() {
-	if c.conv.log != nil {
-		if err := c.conv.log.Close(); err != nil {
-			c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
-		}
+	if err := c.conv.close(); err != nil {
+		c.svc.cfg.Logf("session %s: closing subagent transcript: %v", c.ID, err)
 	}
 }
 
@@ -312,7 +288,7 @@ const (
 // usage stay inside (the parent gets its final report). Its permission
 // requests are labelled with the agent.
 type agentClient struct {
-	parent *Session
+	parent *sessionClient // the parent session's, shared by pointer
 	run    *agentRun
 
 	mu    sync.Mutex
@@ -343,14 +319,14 @@ func (c *agentClient) Update(ctx context.Context, sessionID string, u schema.Upd
 		return nil
 	}
 	u.Meta = c.meta(u.Meta)
-	if err := c.parent.client.Update(ctx, sessionID, u); err != nil {
+	if err := c.parent.Update(ctx, sessionID, u); err != nil {
 		return err
 	}
 	if c.run.callID == "" {
 		return nil
 	}
 	progress := c.progress(u.ToolCall)
-	return c.parent.client.Update(ctx, sessionID, schema.Update{
+	return c.parent.Update(ctx, sessionID, schema.Update{
 		SessionUpdate: schema.UpdateToolCallUpdate,
 		ToolCall:      &schema.ToolCall{ToolCallID: c.run.callID, Status: schema.StatusInProgress, Content: []schema.ToolCallContent{schema.TextContent(progress)}},
 	})
@@ -392,12 +368,12 @@ func (c *agentClient) RequestPermission(ctx context.Context, p *schema.RequestPe
 	q := *p
 	q.ToolCall.Title = fmt.Sprintf("[%s agent] %s", c.run.def.Name, p.ToolCall.Title)
 	q.Meta = c.meta(p.Meta)
-	return c.parent.client.RequestPermission(ctx, &q)
+	return c.parent.RequestPermission(ctx, &q)
 }
 
 func (c *agentClient) Status(ctx context.Context, sessionID string, st Status) error {
 	st.Message = fmt.Sprintf("%s agent: %s", c.run.def.Name, st.Message)
-	if sc, ok := c.parent.client.(StatusClient); ok {
+	if sc, ok := c.parent.Client.(StatusClient); ok {
 		return sc.Status(ctx, sessionID, st)
 	}
 	return nil

@@ -72,7 +72,7 @@ func (s *Session) agentDefs() []AgentDef {
 			if i == 0 && !s.projectFileOK(dir, p) {
 				continue
 			}
-			b, err := readInstructionFile(p, s.env.Roots)
+			b, err := readInstructionFile(p, s.tools.env.Roots)
 			if err == nil && len(b) >= maxAgentFileBytes {
 				err = fmt.Errorf("larger than %d bytes", maxAgentFileBytes)
 			}

@@ -312,7 +312,7 @@ func (c *codeIntel) stopCheck(ctx context.Context, files tools.FileSystem) strin
 // language servers and the editor's diagnostics. It is there from the
 // start even when nothing answers yet (an untrusted folder, no server
 // configured or found), so that what starts later reaches the session;
-// syncCodeTools offers the Diagnostics and LSP tools while something
+// toolset.syncCode offers the Diagnostics and LSP tools while something
 // answers. Call it after the toolset is made.
 func (s *Session) setCode(client Client) {
 	editor, _ := client.(EditorDiagnostics)
@@ -326,51 +326,52 @@ func (s *Session) setCode(client Client) {
 		return settings.LSP{}
 	}
 	c := newCodeIntel(s.svc.langServers, editor, s.cwd, conf)
-	s.code = c
-	s.env.Code = c
-	c.tools = tools.CodeTools(s.env)
-	s.syncCodeTools()
+	s.tools.code, s.tools.shared.code = c, c
+	s.tools.env.Code = c
+	c.tools = tools.CodeTools(s.tools.env)
+	s.tools.syncCode()
 }
 
 // codeGroup is the toolset group of the Diagnostics and LSP tools.
 const codeGroup = "code"
 
-// syncCodeTools offers the Diagnostics and LSP tools when something
-// answers for files now, and takes them away when nothing does: trusting
-// the folder, or settings that turn language servers on or off, change
-// the next model request's tools. A subagent's tools are fixed when it
-// starts.
-func (s *Session) syncCodeTools() {
-	if s.code == nil {
+// syncCode offers the Diagnostics and LSP tools when something answers
+// for files now, and takes them away when nothing does: trusting the
+// folder, or settings that turn language servers on or off, change the
+// next model request's tools, in the session and in the subagents it
+// runs.
+func (ts *toolset) syncCode() {
+	c := ts.shared.code
+	if c == nil {
 		return
 	}
 	var list []tools.Tool
-	if s.code.available() {
-		list = s.code.tools
+	if c.available() {
+		list = c.tools
 	}
-	s.tools.setGroup(codeGroup, list)
+	ts.setGroup(codeGroup, list)
 }
 
 // noteEdit records the files a successful file-changing call touched,
 // for the stop check.
-func (s *Session) noteEdit(t tools.Tool, res *tools.Result) {
-	if s.code == nil || t.Spec().Access != tools.AccessEdit {
+func (ts *toolset) noteEdit(t tools.Tool, res *tools.Result) {
+	if ts.code == nil || t.Spec().Access != tools.AccessEdit {
 		return
 	}
 	for _, l := range res.Locations {
-		s.code.noteEdit(l.Path)
+		ts.code.noteEdit(l.Path)
 	}
 }
 
 // checkOnStop is the stop check of lsp.checkOnStop: what to tell the
 // model when its turn ends with new errors in files it edited.
 func (s *Session) checkOnStop(ctx context.Context) string {
-	if s.code == nil {
+	if s.tools.code == nil {
 		return ""
 	}
 	st, _ := s.svc.settings()
 	if st == nil || !st.LSP.CheckOnStop {
 		return ""
 	}
-	return s.code.stopCheck(ctx, s.env.Files)
+	return s.tools.code.stopCheck(ctx, s.tools.env.Files)
 }

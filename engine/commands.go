@@ -96,7 +96,7 @@ func (s *Session) readExtensionFile(dir, scope, path string) (string, bool) {
 	if scope == "project" && !s.projectFileOK(dir, path) {
 		return "", false
 	}
-	b, err := readInstructionFile(path, s.env.Roots)
+	b, err := readInstructionFile(path, s.tools.env.Roots)
 	if err != nil {
 		s.svc.cfg.Logf("session %s: %v", s.ID, err)
 		return "", false
@@ -341,13 +341,13 @@ func (s *Session) expandFileRefs(body string) string {
 	seen := map[string]bool{}
 	for _, m := range fileRef().FindAllStringSubmatch(body, -1) {
 		ref := strings.TrimRight(m[2], ".,;:")
-		path, err := s.env.Resolve(ref)
+		path, err := s.tools.env.Resolve(ref)
 		if err != nil || seen[path] {
 			continue
 		}
 		seen[path] = true
 		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			if !s.env.Files.IsOpen(path) {
+			if !s.tools.env.Files.IsOpen(path) {
 				continue
 			}
 		}
@@ -356,14 +356,14 @@ func (s *Session) expandFileRefs(body string) string {
 			files = append(files, fmt.Sprintf("<file path=%q>(not included: the permission rules do not let it be read without asking)</file>", ref))
 			continue
 		}
-		content, err := s.env.Files.ReadFile(path)
+		content, err := s.tools.env.Files.ReadFile(path)
 		if err != nil {
 			continue
 		}
 		if len(content) > maxRefSize {
 			content = content[:maxRefSize]
 		}
-		s.env.Reads.Saw(path, content)
+		s.tools.env.Reads.Saw(path, content)
 		files = append(files, fmt.Sprintf("<file path=%q>\n%s\n</file>", ref, strings.TrimRight(string(content), "\n")))
 	}
 	if len(files) == 0 {

@@ -209,13 +209,7 @@ func (s *Session) AnnounceCommands(ctx context.Context) {
 	for _, n := range notices {
 		s.status(ctx, Status{Kind: StatusWarning, Message: n})
 	}
-	s.mu.Lock()
-	queued := s.notices
-	s.notices, s.announced = nil, true
-	s.mu.Unlock()
-	for _, st := range queued {
-		s.status(ctx, st)
-	}
+	s.client.announce(ctx)
 }
 
 // slashCommand runs a prompt that is one of the session's own commands.

@@ -17,6 +17,9 @@ type conversation struct {
 	// log is the session file; nil when sessions are not persisted.
 	// Set before the session is shared, read-only after.
 	log *session.Log
+	// startModel is the service's default model when the session
+	// started, set before it is shared.
+	startModel string
 
 	mu       sync.Mutex          // guards the fields below
 	history  []providers.Message // what the model is sent, in order
@@ -27,8 +30,12 @@ type conversation struct {
 	// shown are what finished file-changing calls did (toolUseResult),
 	// by tool_use_id, until their results are saved.
 	shown      map[string]json.RawMessage
-	titled     bool // the session has a title
-	saveFailed bool // the last write to the session file failed
+	titled     bool   // the session has a title
+	saveFailed bool   // the last write to the session file failed
+	model      string // the model asked
+	// system is the system prompt as last built; nil until it is
+	// built again (the instructions changed).
+	system []providers.SystemBlock
 
 	stateMu    sync.Mutex     // serializes saveState; guards savedState
 	savedState *session.State // what the file holds last
@@ -246,4 +253,52 @@ func (c *conversation) restoredState(st session.State) {
 	c.stateMu.Lock()
 	defer c.stateMu.Unlock()
 	c.savedState = &st
+}
+
+// asked returns the model the conversation asks.
+func (c *conversation) asked() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.model
+}
+
+// setModel changes the model asked from the next model call on.
+func (c *conversation) setModel(model string) {
+	c.mu.Lock()
+	c.model = model
+	c.mu.Unlock()
+}
+
+// followDefault makes the conversation ask model, the new default, when
+// it still asks the default it started with.
+func (c *conversation) followDefault(model string) {
+	c.mu.Lock()
+	if c.model == c.startModel {
+		c.model = model
+	}
+	c.mu.Unlock()
+}
+
+// systemPrompt returns the system prompt as last built, nil when it must
+// be built again.
+func (c *conversation) systemPrompt() []providers.SystemBlock {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.system
+}
+
+// setSystemPrompt keeps the system prompt built; nil makes the next
+// model call build it again.
+func (c *conversation) setSystemPrompt(blocks []providers.SystemBlock) {
+	c.mu.Lock()
+	c.system = blocks
+	c.mu.Unlock()
+}
+
+// close closes the session file, if any.
+func (c *conversation) close() error {
+	if c.log == nil {
+		return nil
+	}
+	return c.log.Close()
 }

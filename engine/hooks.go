@@ -51,11 +51,7 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 // startHooks runs SessionStart once, before the first model call, and
 // returns context the hooks add.
 func (s *Session) startHooks(ctx context.Context) string {
-	s.mu.Lock()
-	done := s.started
-	s.started = true
-	s.mu.Unlock()
-	if done {
+	if s.turn.markStarted() {
 		return ""
 	}
 	source := "startup"
@@ -150,9 +146,7 @@ func (s *Session) cleared(ctx context.Context) {
 	s.hookSt.mu.Lock()
 	s.hookSt.startSource = "clear"
 	s.hookSt.mu.Unlock()
-	s.mu.Lock()
-	s.started = false
-	s.mu.Unlock()
+	s.turn.unmarkStarted()
 }
 
 // sessionEndTimeout bounds the SessionEnd hooks of a closing session.

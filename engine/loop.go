@@ -53,8 +53,8 @@ func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg
 	}
 	s.setTitle(prompt)
 	s.appendMessage(msg)
-	if s.code != nil {
-		s.code.beginTurn()
+	if s.tools.code != nil {
+		s.tools.code.beginTurn()
 	}
 	return s.loop(ctx)
 }

@@ -3,12 +3,48 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/settings"
 	"github.com/agent-lsp/agent-lsp/tools"
 )
+
+// mcpServers are a session's MCP servers: those it started with and
+// those it started once the folder was trusted.
+type mcpServers struct {
+	// editor are the servers the editor passed, names the servers
+	// started (or reported) so far and started their manager (nil when
+	// there are none); set before the session is shared.
+	editor  []schema.MCPServer
+	names   map[string]bool
+	started *mcp.Manager
+
+	mu      sync.Mutex   // guards trusted
+	trusted *mcp.Manager // the servers started once the folder was trusted
+}
+
+// setTrusted keeps the manager of the servers started once the folder
+// was trusted.
+func (m *mcpServers) setTrusted(trusted *mcp.Manager) {
+	m.mu.Lock()
+	m.trusted = trusted
+	m.mu.Unlock()
+}
+
+// close stops the servers.
+func (m *mcpServers) close() {
+	if m.started != nil {
+		m.started.Close()
+	}
+	m.mu.Lock()
+	trusted := m.trusted
+	m.mu.Unlock()
+	if trusted != nil {
+		trusted.Close()
+	}
+}
 
 // startMCP starts the session's MCP servers (from the editor, the settings
 // and the project's .mcp.json) in the background. Their tools join the
@@ -21,11 +57,13 @@ func (s *Session) startMCP(st *settings.Settings, fromEditor []schema.MCPServer)
 	for _, err := range errs {
 		s.notice(Status{Kind: StatusWarning, Message: fmt.Sprintf("MCP configuration: %v", err)})
 	}
-	s.mcpNames = make(map[string]bool)
+	m := &s.tools.mcp
+	m.editor = fromEditor
+	m.names = make(map[string]bool)
 	for _, srv := range servers {
-		s.mcpNames[srv.Name] = true
+		m.names[srv.Name] = true
 	}
-	s.mcp = s.runMCP(st, servers)
+	m.started = s.runMCP(st, servers)
 }
 
 // collectMCP gathers the session's MCP servers from the editor, the
@@ -45,7 +83,7 @@ func (s *Session) runMCP(st *settings.Settings, servers []mcp.Server) *mcp.Manag
 	}
 	return mcp.Start(context.Background(), servers, mcp.Options{
 		Dir:          s.cwd,
-		Roots:        s.env.Roots,
+		Roots:        s.tools.env.Roots,
 		ResultBudget: s.svc.cfg.ResultBudget,
 		Logf:         s.svc.cfg.Logf,
 		Env:          settingsEnv(st),
@@ -70,17 +108,4 @@ func settingsEnv(st *settings.Settings) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
-}
-
-// notice shows a status notice once the editor knows the session (after
-// AnnounceCommands); until then it is queued.
-func (s *Session) notice(st Status) {
-	s.mu.Lock()
-	if !s.announced {
-		s.notices = append(s.notices, st)
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	s.status(context.Background(), st)
 }

@@ -49,7 +49,7 @@ func (s *Session) plan(pc permission.Call, input json.RawMessage) callPlan {
 	if d.Verdict == permission.Allow && d.Confine != permission.NotConfined {
 		why, linked := "", ""
 		if d.Confine != permission.ConfineReadOnly && s.pipe.confiner.Available() {
-			linked = sandbox.LinkedProtectedPath(s.env.Roots)
+			linked = sandbox.LinkedProtectedPath(s.tools.env.Roots)
 		}
 		switch {
 		case tools.DisablesSandbox(input):

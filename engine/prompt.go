@@ -36,10 +36,7 @@ When you are done, say briefly what you changed and how you checked it.`
 // (marked for prompt caching), then the project's instructions and the
 // environment, which change more often.
 func (s *Session) systemPrompt() []providers.SystemBlock {
-	s.mu.Lock()
-	cached := s.system
-	s.mu.Unlock()
-	if cached != nil {
+	if cached := s.conv.systemPrompt(); cached != nil {
 		return cached
 	}
 	blocks := []providers.SystemBlock{{Text: identity}}
@@ -52,18 +49,14 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
 	blocks = s.overrideSystem(blocks)
-	s.mu.Lock()
-	s.system = blocks
-	s.mu.Unlock()
+	s.conv.setSystemPrompt(blocks)
 	return blocks
 }
 
 // ReloadInstructions makes the next model call re-read CLAUDE.md and
 // AGENTS.md files.
 func (s *Session) ReloadInstructions() {
-	s.mu.Lock()
-	s.system = nil
-	s.mu.Unlock()
+	s.conv.setSystemPrompt(nil)
 }
 
 // instructionFiles are read walking up from the cwd, outermost first.
@@ -73,7 +66,7 @@ var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"}
 func (s *Session) instructions() string {
 	var parts []string
 	add := func(path string) {
-		b, err := readInstructionFile(path, s.env.Roots)
+		b, err := readInstructionFile(path, s.tools.env.Roots)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				s.svc.cfg.Logf("instructions: %v", err)
@@ -102,7 +95,7 @@ func (s *Session) instructions() string {
 			if !s.projectFileOK(dirs[i], p) {
 				continue
 			}
-			inWorkspace := slices.ContainsFunc(s.env.Roots, func(r string) bool { return pathres.Within(r, dirs[i]) })
+			inWorkspace := slices.ContainsFunc(s.tools.env.Roots, func(r string) bool { return pathres.Within(r, dirs[i]) })
 			if !inWorkspace && !repoFileOK(repo, dirs[i], p) {
 				s.svc.cfg.Logf("session %s: %s is a link in the repository above the workspace: not read as instructions", s.ID, p)
 				continue
@@ -168,8 +161,8 @@ func readInstructionFile(path string, roots []string) ([]byte, error) {
 func (s *Session) environment() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Environment:\n- Working directory: %s\n", s.cwd)
-	if len(s.env.Roots) > 1 {
-		fmt.Fprintf(&b, "- Workspace folders: %s\n", strings.Join(s.env.Roots, ", "))
+	if len(s.tools.env.Roots) > 1 {
+		fmt.Fprintf(&b, "- Workspace folders: %s\n", strings.Join(s.tools.env.Roots, ", "))
 	}
 	fmt.Fprintf(&b, "- Platform: %s/%s\n- Today's date: %s\n", runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"))
 	if branch, status, ok := gitState(s.pipe.confiner, s.cwd); ok {

@@ -42,7 +42,7 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 		git:       gitWord().MatchString(command),
 	}
 	if sandboxed {
-		w.linked = sandbox.LinkedProtectedPath(s.env.Roots)
+		w.linked = sandbox.LinkedProtectedPath(s.tools.env.Roots)
 	}
 	if tools.DisablesSandbox(input) {
 		var in struct {

@@ -178,7 +178,7 @@ func TestReplayOfClaudeCodeFiles(t *testing.T) {
 		}},
 	}
 	client := &recordingClient{t: t}
-	h.sess.client = client
+	h.sess.client.Client = client
 	h.sess.replay(context.Background(), msgs, &session.History{ToolUseResults: stored, Usage: []session.ResponseUsage{{Usage: providers.Usage{InputTokens: 100, OutputTokens: 20}}}})
 	rows := toolRows(t, client.all())
 	e, b := rows["e1"], rows["b1"]
@@ -241,7 +241,7 @@ func TestReplayOfClaudeCodeFixture(t *testing.T) {
 	}
 	h := newHarness(t, newScript(t), nil, nil)
 	client := &recordingClient{t: t}
-	h.sess.client = client
+	h.sess.client.Client = client
 	h.sess.replay(context.Background(), hist.Messages, hist)
 	rows := toolRows(t, client.all())
 	b := rows["toolu_02Ab"]

@@ -220,7 +220,7 @@ func (s *Session) finish(ctx context.Context, use providers.Block, call *schema.
 			r = rec.Record(use.Input, res)
 		}
 		s.conv.remember(use.ID, r)
-		s.noteEdit(t, res)
+		s.tools.noteEdit(t, res)
 	}
 	s.update(context.WithoutCancel(ctx), schema.Update{SessionUpdate: schema.UpdateToolCallUpdate, ToolCall: upd})
 
@@ -244,10 +244,10 @@ func (s *Session) applyEdited(ctx context.Context, p *tools.Preview, text string
 	if !e.Created {
 		before = []byte(e.Old)
 	}
-	if err := s.env.Files.WriteFile(ctx, e.Path, before, []byte(text)); err != nil {
+	if err := s.tools.env.Files.WriteFile(ctx, e.Path, before, []byte(text)); err != nil {
 		return tools.Errorf("writing %s: %v", e.Path, err)
 	}
-	s.env.Reads.Saw(e.Path, []byte(text))
+	s.tools.env.Reads.Saw(e.Path, []byte(text))
 	return &tools.Result{
 		Content:   fmt.Sprintf("The user changed your proposed edit of %s before accepting it. The file now differs from your proposal: Read it again before editing it further.", e.Path),
 		Display:   []schema.ToolCallContent{schema.DiffContent(e.Path, e.Old, text, e.Created)},

@@ -12,7 +12,7 @@ import (
 // setSandbox prepares the sandbox shell commands run in, from the
 // settings. A sandbox that cannot run is reported once per process.
 func (s *Session) setSandbox(st *settings.Settings) {
-	sb, warning := sandbox.New(st.Sandbox, s.env.Roots)
+	sb, warning := sandbox.New(st.Sandbox, s.tools.env.Roots)
 	s.pipe.sandbox.Store(sb)
 	if warning != "" {
 		s.svc.warnOnce("sandbox: "+warning, func(msg string) {
@@ -26,7 +26,7 @@ func (s *Session) setSandbox(st *settings.Settings) {
 // can rely on it. That bubblewrap is missing is reported once per
 // process.
 func (s *Session) setConfiner(policy *permission.Policy) {
-	c, warning := sandbox.NewConfiner(s.env.Roots)
+	c, warning := sandbox.NewConfiner(s.tools.env.Roots)
 	s.pipe.confiner = c
 	policy.SetUnconfined(!c.Available())
 	// AGENT_LSP_CLASSIFIER=off is for testing the sandbox alone (issue

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
-	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
@@ -21,21 +19,32 @@ import (
 // of the same session is running (other prompts steer the running turn).
 var ErrBusy = errors.New("a prompt is already running in this session; wait for it to end or cancel it before running a command")
 
-// Session is one conversation with the model in one workspace. It is
-// made of five parts, each with its own rules:
-//   - what the session can do: its workspace, tools, MCP servers and
-//     code intelligence, set up by newSession (and updated when the
-//     folder becomes trusted);
-//   - pipe, what its tool calls go through: the permission gate, hooks
-//     and sandboxes (callpipe.go), shared with its subagents; run.go
-//     chains them as middleware around the tool (package pipeline);
-//   - conv, what was said: the history, its usage and cost, compaction
-//     and the session file (conversation.go);
-//   - turn, the running turn: its cancel, the prompts that steer it, a
-//     hook's stop request and what a command narrowed for it (turn.go,
-//     steer.go);
-//   - its settings as they change (model, cached system prompt, notices,
-//     loaded skills), under mu.
+// Session is one conversation with the model in one workspace. Besides
+// its identity (ID, the workspace, the client's options, the subagent
+// run it serves) it is made of five parts, each a type in its own file
+// that guards its own fields:
+//   - tools, what it can do (toolset.go): the built-in tools and their
+//     environment, the groups of tools that come and go (each MCP
+//     server's, the Diagnostics and LSP tools), the MCP servers
+//     (mcp.go), code intelligence (code.go) and the workspace watcher
+//     (watch.go), set up by newSession and updated when the folder
+//     becomes trusted;
+//   - pipe, what its tool calls go through (callpipe.go): the
+//     permission gate, hooks and sandboxes; run.go chains them as
+//     middleware around the tool (package pipeline);
+//   - client, the editor as it reaches it (client.go), and the notices
+//     held until the editor knows the session;
+//   - conv, what was said (conversation.go): the history, the model
+//     asked and the system prompt, usage and cost, compaction and the
+//     session file;
+//   - turn, the running turn (turn.go, steer.go): its cancel, the
+//     prompts that steer it, a hook's stop request and what a command
+//     narrowed for it.
+//
+// A subagent's session (child, agent.go) is built from its parent's
+// parts by pointer: it shares the parent's pipe and the toolset's groups,
+// and its client sends through the parent's; it has its own built-ins,
+// conversation and turn.
 //
 // The loop (loop.go) runs a turn: prepare, stream, run tools, persist.
 type Session struct {
@@ -44,48 +53,20 @@ type Session struct {
 	// shared and read-only after.
 	overrides Overrides
 
-	svc    *Service
-	cwd    string
-	client Client
-	env    *tools.Env
-	tools  *toolset
-	// pipe is what every tool call goes through: the permission gate,
-	// hooks and sandbox. A subagent shares its parent's.
-	pipe *callPipe
-	mcp  *mcp.Manager // nil when the session has no MCP servers
-	code *codeIntel   // nil when no language server covers anything
-	// editorMCP are the MCP servers the editor passed; mcpNames the
-	// servers started (or reported) so far.
-	editorMCP []schema.MCPServer
-	mcpNames  map[string]bool
-	// conv is what was said and its file; turn is the running turn.
-	// Each guards itself.
-	conv conversation
-	turn turnState
+	svc *Service
+	cwd string
 	// agent is set in a subagent's session (see agent.go).
 	agent *agentRun
 	// resumed is set when the session was reopened from storage,
 	// before it is shared.
 	resumed bool
 
-	// mu guards the session's settings as they change, below.
-	mu      sync.Mutex
-	model   string // the model asked
-	started bool   // SessionStart hooks ran
-	// notices are queued until AnnounceCommands, which sets announced.
-	notices   []Status
-	announced bool
-	stopWatch context.CancelFunc      // stops the workspace watcher
-	watchDone chan struct{}           // closed when the watcher has stopped; set before it is shared
-	system    []providers.SystemBlock // cached system prompt
-	// trustedMCP are the servers started once the folder was trusted.
-	trustedMCP *mcp.Manager
-	// startSettings and startModel are the settings and default model the
-	// session started with; startSettings becomes the trusted folder's
-	// settings once they apply.
-	startSettings *settings.Settings
-	startModel    string
-	skillDirs     []string // folders of the skills loaded
+	tools  *toolset
+	pipe   *callPipe // shared with subagents
+	client *sessionClient
+	// conv and turn guard themselves.
+	conv conversation
+	turn turnState
 
 	effort effortChoice // what /effort chose (thinking.go); guards itself
 	hookSt hookState    // what hooks carry between events (hooks.go); guards itself
@@ -103,43 +84,43 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		ID:     id,
 		svc:    svc,
 		cwd:    roots[0],
-		client: opts.Client,
-		model:  opts.Model,
+		client: newSessionClient(id, opts.Client, svc.cfg.Logf),
 		pipe:   &callPipe{},
 	}
-	s.startModel = svc.defaultModel()
-	if s.model == "" {
-		s.model = s.startModel
+	s.conv.startModel = svc.defaultModel()
+	s.conv.model = opts.Model
+	if s.conv.model == "" {
+		s.conv.model = s.conv.startModel
 	}
-	s.startSettings = st
 
-	s.env = &tools.Env{
+	env := &tools.Env{
 		Cwd:      s.cwd,
 		Roots:    roots,
 		Files:    opts.Files,
 		Terminal: opts.Terminal,
 		Reads:    tools.NewReadTracker(),
-		OnPlan:   s.onPlan,
+		OnPlan:   s.client.plan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 		Ask:      s.ask,
-		// Read may read the folders of the skills loaded.
-		ReadOnlyRoots: s.readableSkillDirs,
 	}
+	s.tools = newToolset(env)
+	s.tools.settings = st
+	// Read may read the folders of the skills loaded.
+	env.ReadOnlyRoots = s.tools.readableSkillDirs
 	s.setSandbox(st)
 	s.setConfiner(policy)
-	s.env.WrapCommand = s.wrapCommand
+	env.WrapCommand = s.wrapCommand
 	// env.Code is not set yet: the Diagnostics and LSP tools are not
 	// built-ins but a group that follows what answers (setCode).
-	builtin := append(tools.New(s.env), &agentTool{s: s}, &skillTool{s}, &exitPlanModeTool{s}, &enterPlanModeTool{s})
+	builtin := append(tools.New(env), &agentTool{s: s}, &skillTool{s}, &exitPlanModeTool{s}, &enterPlanModeTool{s})
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})
 	}
-	s.tools = newToolset(builtin)
+	s.tools.setBuiltin(builtin)
 	s.setCode(opts.Client)
 	s.pipe.gate = newGate(policy)
 	s.applyOverrides(opts.Overrides)
 	s.pipe.hooks = hooks.NewRunner(st)
-	s.editorMCP = opts.MCPServers
 	s.startMCP(st, opts.MCPServers)
 	s.noticeHeldBack(st)
 	s.startWatching()
@@ -150,20 +131,14 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 func (s *Session) Cwd() string { return s.cwd }
 
 // Model returns the model the session asks.
-func (s *Session) Model() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.model
-}
+func (s *Session) Model() string { return s.conv.asked() }
 
 // SetModel changes the model for the next model call.
 func (s *Session) SetModel(model string) error {
 	if model == "" {
 		return fmt.Errorf("model is empty")
 	}
-	s.mu.Lock()
-	s.model = model
-	s.mu.Unlock()
+	s.conv.setModel(model)
 	s.saveState()
 	return nil
 }
@@ -177,7 +152,7 @@ func (s *Session) History() []providers.Message { return s.conv.messages() }
 func (s *Session) Cancel() {
 	s.turn.cancelRunning()
 	// Background shells are part of the work being cancelled.
-	s.env.KillShells()
+	s.tools.env.KillShells()
 }
 
 // begin starts a turn (see turnState.begin).
@@ -207,25 +182,9 @@ func (s *Session) close() {
 			s.svc.cfg.Logf("session %s: the running prompt did not stop within %s", s.ID, stopWait)
 		}
 	}
-	for _, t := range s.tools.all() {
-		if c, ok := t.(interface{ Close() }); ok {
-			c.Close()
-		}
-	}
-	if s.mcp != nil {
-		s.mcp.Close()
-	}
-	s.mu.Lock()
-	trusted := s.trustedMCP
-	s.mu.Unlock()
-	if trusted != nil {
-		trusted.Close()
-	}
-	s.stopWatching()
-	if s.conv.log != nil {
-		if err := s.conv.log.Close(); err != nil {
-			s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
-		}
+	s.tools.close()
+	if err := s.conv.close(); err != nil {
+		s.svc.cfg.Logf("session %s: closing session file: %v", s.ID, err)
 	}
 }
 
@@ -277,26 +236,12 @@ func (s *Session) say(ctx context.Context, text string) {
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentMessageChunk, Content: &b})
 }
 
-// update sends a session update, logging a failure: a lost notification
-// must not stop the turn.
-func (s *Session) update(ctx context.Context, u schema.Update) {
-	if err := s.client.Update(ctx, s.ID, u); err != nil && ctx.Err() == nil {
-		s.svc.cfg.Logf("session %s: sending %s: %v", s.ID, u.SessionUpdate, err)
-	}
-}
+// update sends a session update (see sessionClient.update).
+func (s *Session) update(ctx context.Context, u schema.Update) { s.client.update(ctx, u) }
 
-// status sends a status notice.
-func (s *Session) status(ctx context.Context, st Status) {
-	if sc, ok := s.client.(StatusClient); ok {
-		if err := sc.Status(ctx, s.ID, st); err != nil && ctx.Err() == nil {
-			s.svc.cfg.Logf("session %s: sending status: %v", s.ID, err)
-		}
-		return
-	}
-	b := schema.TextBlock(st.Message + "\n")
-	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateAgentThoughtChunk, Content: &b})
-}
+// status sends a status notice (see sessionClient.status).
+func (s *Session) status(ctx context.Context, st Status) { s.client.status(ctx, st) }
 
-func (s *Session) onPlan(entries []schema.PlanEntry) {
-	s.update(context.Background(), schema.Update{SessionUpdate: schema.UpdatePlan, Entries: entries})
-}
+// notice shows a status notice once the editor knows the session (see
+// sessionClient.notice).
+func (s *Session) notice(st Status) { s.client.notice(st) }

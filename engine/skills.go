@@ -100,22 +100,10 @@ func (s *Session) activateSkill(ctx context.Context, k *skill) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	s.mu.Lock()
-	if !slices.Contains(s.skillDirs, dir) {
-		s.skillDirs = append(s.skillDirs, dir)
-	}
-	s.mu.Unlock()
+	s.tools.addSkillDir(dir)
 	if allowed := k.meta.list("allowed-tools"); len(allowed) > 0 {
 		s.restrictTools("the skill "+k.name, append(allowed, "Skill"))
 	}
-}
-
-// readableSkillDirs returns the folders of the skills loaded in the
-// session.
-func (s *Session) readableSkillDirs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.skillDirs)
 }
 
 // skillRead reports whether a Read call only reads files of loaded
@@ -126,8 +114,8 @@ func (s *Session) skillRead(tool string, paths []string) bool {
 	}
 	// Through env: a subagent's env shares its parent's skill folders.
 	var dirs []string
-	if s.env.ReadOnlyRoots != nil {
-		dirs = s.env.ReadOnlyRoots()
+	if s.tools.env.ReadOnlyRoots != nil {
+		dirs = s.tools.env.ReadOnlyRoots()
 	}
 	for _, p := range paths {
 		if !slices.ContainsFunc(dirs, func(d string) bool { return tools.Within(d, p) }) || s.pipe.gate.policy.Hides("Read", p) {
@@ -224,7 +212,7 @@ func (s *Session) userExtensionDirs() []string {
 				continue
 			}
 			real, err := filepath.EvalSymlinks(d.dir)
-			if err != nil || slices.ContainsFunc(s.env.Roots, func(r string) bool { return tools.Within(r, real) }) {
+			if err != nil || slices.ContainsFunc(s.tools.env.Roots, func(r string) bool { return tools.Within(r, real) }) {
 				continue
 			}
 			out = append(out, real)

@@ -43,9 +43,7 @@ func (s *Session) restoreState(st *session.State) {
 		return
 	}
 	if st.Model != "" {
-		s.mu.Lock()
-		s.model = st.Model
-		s.mu.Unlock()
+		s.conv.setModel(st.Model)
 	}
 	if st.Mode != "" {
 		m, err := permission.ParseMode(st.Mode)

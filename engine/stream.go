@@ -14,7 +14,7 @@ import (
 func (s *Session) request() *providers.Request {
 	// What the session may use now: language servers come with trust
 	// and settings (MCP servers' tools join and leave as they report).
-	s.syncCodeTools()
+	s.tools.syncCode()
 	all := s.tools.all()
 	specs := make([]providers.ToolSpec, 0, len(all))
 	for _, t := range all {

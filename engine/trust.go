@@ -352,16 +352,11 @@ func (s *Session) catchUp() {
 // started with the restricted ones; it reports false when the session
 // has them already.
 func (s *Session) trusted(st *settings.Settings) bool {
-	s.mu.Lock()
-	start := s.startSettings
-	if start == nil || !start.ProjectRestricted {
-		s.mu.Unlock()
+	start := s.tools.trust(st)
+	if start == nil {
 		return false
 	}
-	s.startSettings = st
-	startModel := s.startModel
-	s.mu.Unlock()
-	old := Config{Mode: s.svc.cfg.Mode, Settings: start, Model: startModel}
+	old := Config{Mode: s.svc.cfg.Mode, Settings: start}
 	ctx := context.Background()
 	s.pipe.gate.policy.Update(st)
 	s.pipe.hooks.Update(st)
@@ -377,26 +372,20 @@ func (s *Session) trusted(st *settings.Settings) bool {
 	s.svc.mu.Lock()
 	model := s.svc.cfg.Model
 	s.svc.mu.Unlock()
-	s.mu.Lock()
-	if s.model == old.Model {
-		s.model = model
-	}
-	s.mu.Unlock()
+	s.conv.followDefault(model)
 	// The MCP servers held back (settings mcpServers, .mcp.json) start.
-	servers, errs := s.collectMCP(st, s.editorMCP)
+	servers, errs := s.collectMCP(st, s.tools.mcp.editor)
 	for _, err := range errs {
 		s.status(ctx, Status{Kind: StatusWarning, Message: fmt.Sprintf("MCP configuration: %v", err)})
 	}
 	var fresh = servers[:0:0]
 	for _, srv := range servers {
-		if !s.mcpNames[srv.Name] {
+		if !s.tools.mcp.names[srv.Name] {
 			fresh = append(fresh, srv)
 		}
 	}
 	if m := s.runMCP(st, fresh); m != nil {
-		s.mu.Lock()
-		s.trustedMCP = m
-		s.mu.Unlock()
+		s.tools.mcp.setTrusted(m)
 		if s.turn.isClosed() {
 			m.Close()
 		}

@@ -17,8 +17,8 @@ var errClosed = errors.New("the session is closed")
 // turnState is the running turn of a session: whether one runs and how
 // to cancel it, the prompts that steer it (steer.go), a hook's request to
 // stop it, and what a command or skill narrowed for it. Everything but
-// the steering prompts' answers is forgotten when the turn ends. Its
-// methods are safe for concurrent use.
+// the steering prompts' answers, and that a first turn ran, is forgotten
+// when the turn ends. Its methods are safe for concurrent use.
 type turnState struct {
 	mu      sync.Mutex         // guards the fields below
 	running bool               // a turn runs
@@ -35,6 +35,9 @@ type turnState struct {
 	tools   map[string]bool
 	toolsBy string
 	model   string
+	// started is set by the first turn, which runs the SessionStart
+	// hooks; it is never forgotten.
+	started bool
 
 	wg sync.WaitGroup // the running turn, for close to wait on
 }
@@ -208,4 +211,21 @@ func (t *turnState) chosenModel() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.model
+}
+
+// markStarted records that the session's first turn started (and ran
+// the SessionStart hooks); it reports whether one had already.
+func (t *turnState) markStarted() (already bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	already, t.started = t.started, true
+	return already
+}
+
+// unmarkStarted makes the next turn run the SessionStart hooks again
+// (after /clear).
+func (t *turnState) unmarkStarted() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.started = false
 }

@@ -4,9 +4,18 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/agent-lsp/agent-lsp/watch"
 )
+
+// watcher is the watcher of a session's workspace.
+type watcher struct {
+	done chan struct{} // closed when it has stopped; set before the session is shared
+
+	mu   sync.Mutex         // guards stop
+	stop context.CancelFunc // stops it
+}
 
 // startWatching watches the session's workspace in the background, so
 // that instruction files (CLAUDE.md, AGENTS.md) edited while the session
@@ -14,13 +23,14 @@ import (
 // while: it never delays session/new.
 func (s *Session) startWatching() {
 	ctx, cancel := context.WithCancel(context.Background())
-	s.mu.Lock()
-	s.stopWatch = cancel
-	s.mu.Unlock()
-	s.watchDone = make(chan struct{})
+	wt := &s.tools.watch
+	wt.mu.Lock()
+	wt.stop = cancel
+	wt.mu.Unlock()
+	wt.done = make(chan struct{})
 	go func() {
-		defer close(s.watchDone)
-		w, err := watch.New(ctx, s.env.Roots, s.svc.cfg.Logf)
+		defer close(wt.done)
+		w, err := watch.New(ctx, s.tools.env.Roots, s.svc.cfg.Logf)
 		if err != nil {
 			s.svc.cfg.Logf("session %s: not watching the workspace: %v", s.ID, err)
 			return
@@ -46,13 +56,13 @@ func (s *Session) startWatching() {
 	}()
 }
 
-// stopWatching stops the workspace watcher and waits for it.
-func (s *Session) stopWatching() {
-	s.mu.Lock()
-	stop := s.stopWatch
-	s.mu.Unlock()
+// close stops the watcher and waits for it.
+func (wt *watcher) close() {
+	wt.mu.Lock()
+	stop := wt.stop
+	wt.mu.Unlock()
 	if stop != nil {
 		stop()
-		<-s.watchDone
+		<-wt.done
 	}
 }
