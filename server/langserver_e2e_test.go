@@ -35,6 +35,13 @@ func withGopls(t *testing.T) func(*engine.Config) {
 	langtest.GoEnv(t)
 	return func(c *engine.Config) {
 		c.LangServers = []langserver.ServerConfig{{Name: "go", Command: []string{gopls}, Filetypes: []string{"go"}}}
+		// gopls's first answer takes seconds on a loaded machine: wait
+		// for it as long as the other language-server tests do, not the
+		// default 1.5 s.
+		if c.Settings == nil {
+			c.Settings = &settings.Settings{}
+		}
+		c.Settings.LSP.DiagnosticsTimeoutMs = 30_000
 	}
 }
 
