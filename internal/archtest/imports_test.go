@@ -41,6 +41,10 @@ var forbidden = map[string][]string{
 	"settings":   {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
 	"hooks":      {"engine", "server", "rpc", "tools", "cmd"},
 	"sandbox":    {"engine", "server", "rpc", "tools", "cmd"},
+	// The network proxy knows hosts and streams, nothing of settings,
+	// rules or sessions: the engine hands it a Policy per command. It
+	// shares only the launcher's constants (sandbox/seccomp).
+	"netproxy": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "mcp", "watch", "langserver", "wrap", "cmd"},
 	"mcp":        {"engine", "server", "rpc", "cmd"},
 	"watch":      {"engine", "server", "rpc", "cmd"},
 	"server":     {"cmd", "wrap"},
