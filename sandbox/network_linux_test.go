@@ -21,7 +21,7 @@ import (
 // localProxy starts a proxy whose names all lead to a test HTTP server
 // on 127.0.0.1 (never the internet), which answers with the Host it was
 // asked for; it returns the proxy and the hosts that reached the server.
-func localProxy(t *testing.T) (*netproxy.Server, *httptest.Server, func() []string) {
+func localProxy(t testing.TB) (*netproxy.Server, *httptest.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var reached []string
@@ -160,4 +160,59 @@ func TestNetworkFailsClosed(t *testing.T) {
 	if len(reached()) != 0 {
 		t.Errorf("the server was reached for %q", reached())
 	}
+}
+
+// BenchmarkProxy is what the network proxy costs a command in the rule
+// sandbox: `true` when the settings grant no host (no proxy, no bridge:
+// the sandbox as before), `true` when they grant one (the launcher
+// connects to the proxy, the bridge starts and listens), and one curl
+// through the proxy to a granted host (a local server), beside the same
+// curl unconfined.
+func BenchmarkProxy(b *testing.B) {
+	if bwrap, _ := Probe(); bwrap == "" {
+		b.Skip("bubblewrap cannot run here")
+	}
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		b.Skip("curl is not installed")
+	}
+	ws := b.TempDir()
+	srv, web, _ := localProxy(b)
+	c, _ := NewConfiner([]string{ws})
+	ticket := srv.Register(netproxy.Policy{Allowed: []string{"registry.test"}}, nil)
+	defer ticket.Close()
+	proxy := &Proxy{Addr: ticket.Addr(), Token: ticket.Token()}
+	fetch := []string{curl, "-sSf", "-o", "/dev/null", "http://registry.test/pkg"}
+	run := func(b *testing.B, argv []string) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+	}
+	for _, bc := range []struct {
+		name  string
+		argv  []string
+		proxy *Proxy
+	}{
+		{"no-hosts-true", []string{"true"}, nil},
+		{"hosts-true", []string{"true"}, proxy},
+		{"hosts-curl", fetch, proxy},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				argv, release, err := c.Wrap(bc.argv, Options{Rule: true, Proxy: bc.proxy})
+				if err != nil {
+					b.Fatal(err)
+				}
+				run(b, argv)
+				release()
+			}
+		})
+	}
+	b.Run("unconfined-curl", func(b *testing.B) {
+		for b.Loop() {
+			run(b, []string{curl, "-sSf", "-o", "/dev/null", web.URL + "/pkg"})
+		}
+	})
 }
