@@ -40,3 +40,27 @@ func TestSandboxFilesystem(t *testing.T) {
 		t.Errorf("untrusted: filesystem = %+v\nwant %+v", s.Sandbox.Filesystem, want)
 	}
 }
+
+// TestSandboxNetwork: sandbox.network's allowedDomains and deniedDomains
+// are read from every layer and added up; an untrusted project keeps its
+// denials and loses its grants.
+func TestSandboxNetwork(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.home+"/.claude/settings.json", `{"sandbox": {"network": {"allowedDomains": ["registry.npmjs.org"], "deniedDomains": ["evil.example"]}}}`)
+	write(t, f.project+"/.claude/settings.json", `{"sandbox": {"network": {"allowedDomains": ["*.github.com"], "deniedDomains": ["gist.github.com"]}}}`)
+	s, problems := Load(f.opts())
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	want := SandboxNetwork{AllowedDomains: []string{"*.github.com", "registry.npmjs.org"}, DeniedDomains: []string{"gist.github.com", "evil.example"}}
+	if !reflect.DeepEqual(s.Sandbox.Network, want) {
+		t.Errorf("trusted: network = %+v\nwant %+v", s.Sandbox.Network, want)
+	}
+	opts := f.opts()
+	opts.TrustProject = false
+	s, _ = Load(opts)
+	want = SandboxNetwork{AllowedDomains: []string{"registry.npmjs.org"}, DeniedDomains: []string{"gist.github.com", "evil.example"}}
+	if !reflect.DeepEqual(s.Sandbox.Network, want) {
+		t.Errorf("untrusted: network = %+v\nwant %+v", s.Sandbox.Network, want)
+	}
+}
