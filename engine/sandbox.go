@@ -129,9 +129,10 @@ func (s *Session) wrapConfined(ctx context.Context, level permission.Confinement
 // settings grant (sandbox.network.allowedDomains less deniedDomains),
 // through the process's network proxy, and the function that ends it
 // once the command has ended; nil when the settings grant no host, or
-// every host (the sandbox then has the host's network). The ticket is
-// kept under the tool call's id for refusedNote. When the proxy cannot
-// start, the command runs without network.
+// every host (the sandbox then has the host's network). A host neither
+// granted nor denied is asked about while the command waits (askHost).
+// The ticket is kept under the tool call's id for refusedNote. When the
+// proxy cannot start, the command runs without network.
 func (s *Session) proxyFor(ctx context.Context, sb *sandbox.Sandbox) (*sandbox.Proxy, func()) {
 	if sb.AllowsAllHosts() || !sb.Hosts().Grants() {
 		return nil, func() {}
@@ -143,7 +144,7 @@ func (s *Session) proxyFor(ctx context.Context, sb *sandbox.Sandbox) (*sandbox.P
 		})
 		return nil, func() {}
 	}
-	t := srv.Register(sb.Hosts(), nil)
+	t := srv.Register(sb.Hosts(), s.askHost(ctx))
 	if id := toolCallID(ctx); id != "" {
 		s.pipe.tickets.Store(id, t)
 	}
@@ -162,7 +163,7 @@ func (s *Session) refusedNote(id string) string {
 	if len(hosts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("\n(The sandbox refused the connection to %s: only the hosts in the settings' %s reach the network from the sandbox. If the command needs it, the user can add it there; do not try to go around the proxy.)", strings.Join(hosts, ", "), netproxy.Setting)
+	return fmt.Sprintf("\n(The sandbox refused the connection to %s: only the hosts in the settings' %s reach the network from the sandbox (it was not granted, or the user refused it when asked). If the command needs it, the user can add it there; do not try to go around the proxy.)", strings.Join(hosts, ", "), netproxy.Setting)
 }
 
 // sandboxNote is what a failed Bash result adds so the model knows the

@@ -36,13 +36,11 @@ const dialTimeout = 30 * time.Second
 type Server struct {
 	addr string
 	ln   net.Listener
-	// Dial connects to an allowed host ("host:port"); nil is dialHost,
-	// which refuses the host's own loopback and link-local addresses
-	// unless the host was granted by that very name. Tests set it to
-	// reach local servers by made-up names.
-	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// dial connects to an allowed host ("host:port"); nil is dialHost
+	// (see SetDial); guarded by mu.
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	tickets map[string]*Ticket // by token; guarded by mu
 	closed  bool               // guarded by mu
 
@@ -88,6 +86,17 @@ func Shared() (*Server, error) {
 	return s, nil
 }
 
+// SetDial replaces how the proxy connects to an allowed host
+// ("host:port"); nil restores dialHost, which resolves the name and
+// refuses the machine's own loopback and link-local addresses unless
+// the host was granted by that very name. Tests use it to reach local
+// servers by made-up names, never the internet.
+func (s *Server) SetDial(f func(ctx context.Context, network, addr string) (net.Conn, error)) {
+	s.mu.Lock()
+	s.dial = f
+	s.mu.Unlock()
+}
+
 // Addr is the socket the launcher connects to ("@" and its abstract
 // name).
 func (s *Server) Addr() string { return s.addr }
@@ -109,19 +118,31 @@ type Ticket struct {
 	token  string
 	policy Policy
 	ask    func(ctx context.Context, host string) bool
+	// ctx ends when the ticket closes: a question still open is
+	// withdrawn.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// askMu makes the command's questions one at a time, so that two
+	// connections to one host ask once.
+	askMu   sync.Mutex
+	answers map[string]bool // the user's answers, by host; guarded by askMu
 
 	mu      sync.Mutex
-	refused []string // guarded by mu
-	conns   map[net.Conn]bool
-	closed  bool
+	refused []string          // guarded by mu
+	conns   map[net.Conn]bool // guarded by mu
+	closed  bool              // guarded by mu
 }
 
 // Register returns a new ticket for a command under policy. ask, when
 // not nil, is called for a host the policy neither allows nor denies,
-// while the command's connection waits; true lets it through.
-// Close the ticket once the command has ended.
+// while the command's connection waits, once per host and one at a
+// time; true lets it through for the rest of the command. Its context
+// ends when the ticket closes. Close the ticket once the command has
+// ended.
 func (s *Server) Register(p Policy, ask func(ctx context.Context, host string) bool) *Ticket {
-	t := &Ticket{srv: s, token: randomHex(16), policy: p, ask: ask, conns: map[net.Conn]bool{}}
+	t := &Ticket{srv: s, token: randomHex(16), policy: p, ask: ask, conns: map[net.Conn]bool{}, answers: map[string]bool{}}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.tickets[t.token] = t
 	s.mu.Unlock()
@@ -148,6 +169,7 @@ func (t *Ticket) Close() {
 	t.srv.mu.Lock()
 	delete(t.srv.tickets, t.token)
 	t.srv.mu.Unlock()
+	t.cancel()
 	t.mu.Lock()
 	t.closed = true
 	conns := t.conns
@@ -184,15 +206,26 @@ func (t *Ticket) refuse(host string) {
 	}
 }
 
-// allows decides for host: the policy, then the question.
-func (t *Ticket) allows(ctx context.Context, host string) bool {
+// allows decides for host: the policy, then the question (once per
+// host for the ticket's command). A denied host is never asked about.
+func (t *Ticket) allows(host string) bool {
 	if t.policy.Allows(host) {
 		return true
 	}
-	if t.ask != nil && !slices.ContainsFunc(t.policy.Denied, func(d string) bool { return MatchHost(host, d) }) && t.ask(ctx, normalHost(host)) {
-		return true
+	h := normalHost(host)
+	if h != "" && t.ask != nil && !slices.ContainsFunc(t.policy.Denied, func(d string) bool { return MatchHost(h, d) }) {
+		t.askMu.Lock()
+		yes, asked := t.answers[h]
+		if !asked {
+			yes = t.ask(t.ctx, h)
+			t.answers[h] = yes
+		}
+		t.askMu.Unlock()
+		if yes {
+			return true
+		}
 	}
-	t.refuse(normalHost(host))
+	t.refuse(h)
 	return false
 }
 
@@ -296,12 +329,12 @@ func (s *Server) tunnel(t *Ticket, c net.Conn, br *bufio.Reader, req *http.Reque
 		writeStatus(c, http.StatusBadRequest, fmt.Sprintf("agent-lsp: CONNECT needs host:port, not %q\n", req.Host))
 		return
 	}
-	if !t.allows(req.Context(), host) {
+	if !t.allows(host) {
 		writeStatus(c, http.StatusForbidden, refusal(host))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-	up, err := s.dial(ctx, t, host, port)
+	up, err := s.connect(ctx, t, host, port)
 	cancel()
 	if err != nil {
 		writeStatus(c, http.StatusBadGateway, fmt.Sprintf("agent-lsp: cannot reach %s: %v\n", req.Host, err))
@@ -329,12 +362,12 @@ func (s *Server) forward(t *Ticket, c net.Conn, req *http.Request) bool {
 	if port == "" {
 		port = "80"
 	}
-	if !t.allows(req.Context(), host) {
+	if !t.allows(host) {
 		writeStatus(c, http.StatusForbidden, refusal(host))
 		return req.Body == http.NoBody || req.ContentLength == 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-	up, err := s.dial(ctx, t, host, port)
+	up, err := s.connect(ctx, t, host, port)
 	cancel()
 	if err != nil {
 		writeStatus(c, http.StatusBadGateway, fmt.Sprintf("agent-lsp: cannot reach %s: %v\n", req.URL.Host, err))
@@ -395,10 +428,12 @@ func pipe(c net.Conn, br *bufio.Reader, up net.Conn) {
 	<-done
 }
 
-func (s *Server) dial(ctx context.Context, t *Ticket, host, port string) (net.Conn, error) {
-	addr := net.JoinHostPort(host, port)
-	if s.Dial != nil {
-		return s.Dial(ctx, "tcp", addr)
+func (s *Server) connect(ctx context.Context, t *Ticket, host, port string) (net.Conn, error) {
+	s.mu.Lock()
+	dial := s.dial
+	s.mu.Unlock()
+	if dial != nil {
+		return dial(ctx, "tcp", net.JoinHostPort(host, port))
 	}
 	return dialHost(ctx, host, port, t.policy.names(host))
 }

@@ -23,10 +23,10 @@ func serve(t *testing.T, web *httptest.Server, policy Policy, ask func(context.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.Dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+	s.SetDial(func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, web.Listener.Addr().String())
-	}
+	})
 	tk := s.Register(policy, ask)
 	t.Cleanup(tk.Close)
 	return tk, func() net.Conn {
@@ -60,7 +60,9 @@ func TestServeConn(t *testing.T) {
 		{"plain refused", "GET http://no.test/a HTTP/1.1\r\nHost: no.test\r\n\r\n", []string{"403 Forbidden", "refused no.test", "sandbox.network.allowedDomains"}},
 		{"connect allowed", "CONNECT x.cdn.test:443 HTTP/1.1\r\nHost: x.cdn.test:443\r\n\r\nGET /t HTTP/1.1\r\nHost: x.cdn.test\r\n\r\n", []string{"200 Connection established", "hello from x.cdn.test/t"}},
 		{"connect denied", "CONNECT bad.cdn.test:443 HTTP/1.1\r\nHost: bad.cdn.test:443\r\n\r\n", []string{"403 Forbidden", "refused bad.cdn.test"}},
+		{"asked again: refused without a question", "GET http://no.test/b HTTP/1.1\r\nHost: no.test\r\n\r\n", []string{"403 Forbidden"}},
 		{"connect asked and granted", "CONNECT granted-now.test:80 HTTP/1.1\r\nHost: granted-now.test:80\r\n\r\nGET / HTTP/1.1\r\nHost: granted-now.test\r\n\r\n", []string{"200 Connection established", "hello from granted-now.test/"}},
+		{"granted now, again without a question", "GET http://granted-now.test/again HTTP/1.1\r\nHost: granted-now.test\r\n\r\n", []string{"hello from granted-now.test/again"}},
 		{"connect without port", "CONNECT ok.test HTTP/1.1\r\nHost: ok.test\r\n\r\n", []string{"400 Bad Request"}},
 		{"origin-form request", "GET /a HTTP/1.1\r\nHost: ok.test\r\n\r\n", []string{"400 Bad Request", "absolute http:// URL"}},
 	}

@@ -37,10 +37,10 @@ func localProxy(t testing.TB) (*netproxy.Server, *httptest.Server, func() []stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	srv.Dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+	srv.SetDial(func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, web.Listener.Addr().String())
-	}
+	})
 	return srv, web, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
