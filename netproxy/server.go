@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,8 +49,12 @@ type Server struct {
 }
 
 // Start listens on a new abstract unix socket and serves it until
-// Close.
+// Close. Linux only.
 func Start() (*Server, error) {
+	if runtime.GOOS != "linux" {
+		// Abstract sockets are Linux's, as are the sandboxes.
+		return nil, fmt.Errorf("netproxy: the network proxy runs on Linux only")
+	}
 	name := "@agent-lsp-net-" + randomHex(12)
 	ln, err := net.Listen("unix", name)
 	if err != nil {
