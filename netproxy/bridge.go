@@ -14,14 +14,18 @@ const BridgeArg = "__agent-lsp-net-bridge"
 // own network namespace.
 const Port = 3128
 
-// Env returns the variables that point a command's HTTP clients at the
-// bridge: HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (and their lowercase
-// forms), and NO_PROXY for the sandbox's own loopback.
+// Env returns the variables that point a command's clients at the
+// bridge: HTTP_PROXY and HTTPS_PROXY (and their lowercase forms) for
+// HTTP, ALL_PROXY as SOCKS5 with names resolved by the proxy
+// (socks5h://, as Claude Code's sandbox runtime sets it; the one port
+// speaks both), and NO_PROXY for the sandbox's own loopback.
 func Env() []string {
 	url := fmt.Sprintf("http://127.0.0.1:%d", Port)
 	var env []string
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY"} {
 		env = append(env, k+"="+url, strings.ToLower(k)+"="+url)
 	}
+	socks := fmt.Sprintf("socks5h://127.0.0.1:%d", Port)
+	env = append(env, "ALL_PROXY="+socks, "all_proxy="+socks)
 	return append(env, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
 }

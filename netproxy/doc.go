@@ -16,8 +16,9 @@
 // The sandbox keeps a network namespace of its own: nothing in it can
 // reach the host's network, loopback included. Inside, a bridge (this
 // program started with BridgeArg, as the command's parent) listens on
-// 127.0.0.1:Port and the command gets HTTP_PROXY, HTTPS_PROXY and
-// ALL_PROXY (and their lowercase forms) pointing there (Env). The
+// 127.0.0.1:Port and the command gets HTTP_PROXY and HTTPS_PROXY (and
+// their lowercase forms) pointing there, and ALL_PROXY as socks5h://
+// to the same port (Env). The
 // sandbox's seccomp filter refuses socket(AF_UNIX) to the bridge as to
 // the command, so the bridge cannot connect to the proxy's unix socket
 // itself. Instead the sandbox's launcher, which runs outside the sandbox
@@ -27,7 +28,8 @@
 // port, the bridge makes a socket pair (allowed: it reaches only itself)
 // and passes one end over that connection. The proxy serves each end it
 // receives as one client stream: CONNECT host:port tunnels (HTTPS, and
-// anything else over TCP) and plain HTTP requests with an absolute URL.
+// anything else over TCP), plain HTTP requests with an absolute URL, and
+// SOCKS5 CONNECT (a stream whose first byte is 5).
 // The control connection only ever reaches the proxy, so a command that
 // got hold of it could do no more than the bridge does.
 //

@@ -308,11 +308,16 @@ func readLine(c net.Conn) (string, error) {
 
 // ServeConn serves one stream of a command holding t: HTTP requests,
 // each either CONNECT host:port (a tunnel, for HTTPS and anything else
-// over TCP) or a plain HTTP request with an absolute URL, forwarded. A
-// host the ticket does not allow gets 403, naming the host and the
-// setting.
+// over TCP) or a plain HTTP request with an absolute URL, forwarded; or,
+// when its first byte is 5, one SOCKS5 CONNECT (socks.go). A host the
+// ticket does not allow gets 403, naming the host and the setting (or
+// SOCKS5's "not allowed by the ruleset").
 func (s *Server) ServeConn(t *Ticket, c net.Conn) {
 	br := bufio.NewReader(c)
+	if first, err := br.Peek(1); err == nil && first[0] == socksVersion {
+		s.socks(t, c, br)
+		return
+	}
 	for {
 		req, err := http.ReadRequest(br)
 		if err != nil {

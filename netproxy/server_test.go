@@ -137,3 +137,55 @@ func TestControlUnknownToken(t *testing.T) {
 		t.Errorf("the server kept a control connection with an unknown token: %v", err)
 	}
 }
+
+func TestSOCKS5(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s\n", r.Host)
+	}))
+	defer web.Close()
+	tk, open := serve(t, web, Policy{Allowed: []string{"ok.test"}, Denied: []string{"bad.test"}}, nil)
+	connect := func(host string) []byte {
+		return append(append([]byte{5, 1, 0, 3, byte(len(host))}, host...), 0, 80)
+	}
+	tests := []struct {
+		name  string
+		send  []byte
+		reply byte // the CONNECT reply's code
+		then  string
+	}{
+		{"allowed name", connect("ok.test"), 0, "hello from ok.test"},
+		{"other name", connect("other.test"), 2, ""},
+		{"denied name", connect("bad.test"), 2, ""},
+		{"ip not granted", []byte{5, 1, 0, 1, 127, 0, 0, 1, 0, 80}, 2, ""},
+		{"bind is not served", []byte{5, 2, 0, 3, 7, 'o', 'k', '.', 't', 'e', 's', 't', 0, 80}, 7, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := open()
+			go c.Write(append([]byte{5, 1, 0}, tt.send...))
+			got := make([]byte, 2+10)
+			if _, err := io.ReadFull(c, got); err != nil {
+				t.Fatal(err)
+			}
+			if got[0] != 5 || got[1] != 0 || got[3] != tt.reply {
+				t.Fatalf("replies %v, want no authentication, then code %d", got, tt.reply)
+			}
+			if tt.then == "" {
+				return
+			}
+			go io.WriteString(c, "GET / HTTP/1.0\r\nHost: ok.test\r\n\r\n")
+			br := bufio.NewReader(c)
+			var body strings.Builder
+			for !strings.Contains(body.String(), tt.then) {
+				line, err := br.ReadString('\n')
+				body.WriteString(line)
+				if err != nil {
+					t.Fatalf("got %q through the tunnel: %v", body.String(), err)
+				}
+			}
+		})
+	}
+	if got := tk.Refused(); !slices.Equal(got, []string{"other.test", "bad.test", "127.0.0.1"}) {
+		t.Errorf("refused %q", got)
+	}
+}

@@ -51,7 +51,8 @@ func localProxy(t testing.TB) (*netproxy.Server, *httptest.Server, func() []stri
 // TestNetworkByHost runs curl in the rule sandbox and the configured
 // one with a proxy that grants registry.test and *.cdn.test but denies
 // evil.cdn.test: the granted hosts answer (plain HTTP and CONNECT), the
-// others are refused with a 403 naming the host and the setting, and
+// others are refused with a 403 naming the host and the setting (and
+// through SOCKS5, ALL_PROXY, the same), and
 // going around the proxy (a direct connection, the test server's own
 // address, a name resolved inside) finds no network.
 func TestNetworkByHost(t *testing.T) {
@@ -69,6 +70,8 @@ func TestNetworkByHost(t *testing.T) {
 		curl + " -sS http://other.test/x; echo",
 		curl + " -sS --proxytunnel http://evil.cdn.test/x 2>&1; echo",
 		curl + " -sS http://cdn.test/x; echo",
+		curl + " -sS --proxy \"$ALL_PROXY\" http://registry.test/socks",
+		curl + " -sS --proxy \"$ALL_PROXY\" http://socks-other.test/x 2>&1 | sed 's/^/socks: /'",
 		curl + " -sS --max-time 5 --noproxy '*' http://" + web.Listener.Addr().String() + "/direct 2>&1 | sed 's/^/direct: /'",
 		curl + " -sS --max-time 5 --noproxy '*' http://registry.test/resolved 2>&1 | sed 's/^/resolved: /'",
 		"echo done",
@@ -107,6 +110,7 @@ func TestNetworkByHost(t *testing.T) {
 				"the sandbox refused other.test: the host is not in the settings' sandbox.network.allowedDomains",
 				"CONNECT tunnel failed, response 403",
 				"the sandbox refused cdn.test",
+				"hello from registry.test\nsocks: curl:",
 				"direct: curl:",
 				"resolved: curl:",
 				"done",
@@ -115,10 +119,10 @@ func TestNetworkByHost(t *testing.T) {
 					t.Errorf("missing %q in the output:\n%s", want, got)
 				}
 			}
-			if hosts := reached()[before:]; !slices.Equal(hosts, []string{"registry.test", "files.cdn.test"}) {
+			if hosts := reached()[before:]; !slices.Equal(hosts, []string{"registry.test", "files.cdn.test", "registry.test"}) {
 				t.Errorf("the server was reached for %q, want only the granted hosts", hosts)
 			}
-			if got := ticket.Refused(); !slices.Equal(got, []string{"other.test", "evil.cdn.test", "cdn.test"}) {
+			if got := ticket.Refused(); !slices.Equal(got, []string{"other.test", "evil.cdn.test", "cdn.test", "socks-other.test"}) {
 				t.Errorf("the ticket refused %q", got)
 			}
 		})
