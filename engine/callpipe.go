@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
@@ -23,4 +24,7 @@ type callPipe struct {
 	// classifierOff makes every Bash call that would ask run confined
 	// (AGENT_LSP_CLASSIFIER=off, for testing the sandbox alone).
 	classifierOff bool
+	// tickets are the network proxy's tickets of running Bash calls, by
+	// tool call id (proxyFor, refusedNote).
+	tickets sync.Map
 }

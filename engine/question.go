@@ -39,6 +39,7 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 	w := where{
 		sandboxed: sandboxed,
 		network:   s.pipe.sandbox.Load().AllowsAllHosts(),
+		hosts:     s.pipe.sandbox.Load().Hosts().Allowed,
 		git:       gitWord().MatchString(command),
 	}
 	if sandboxed {
@@ -57,12 +58,13 @@ func (s *Session) question(call *schema.ToolCall, input json.RawMessage, command
 
 // where says where an approved command will run, for its question.
 type where struct {
-	sandboxed bool   // bubblewrap works: "Allow" runs it in the write sandbox
-	network   bool   // the settings' sandbox allows every host
-	linked    string // a protected path that is a symbolic link: the write sandbox refuses to run
-	git       bool   // the command runs git by name
-	asked     bool   // the model asked to run it outside the sandbox
-	reason    string // the model's description of the call
+	sandboxed bool     // bubblewrap works: "Allow" runs it in the write sandbox
+	network   bool     // the settings' sandbox allows every host
+	hosts     []string // else the hosts it grants (sandbox.network.allowedDomains)
+	linked    string   // a protected path that is a symbolic link: the write sandbox refuses to run
+	git       bool     // the command runs git by name
+	asked     bool     // the model asked to run it outside the sandbox
+	reason    string   // the model's description of the call
 }
 
 // commandContent is what a shell command's question shows: the whole
@@ -85,8 +87,13 @@ func commandContent(command string, w where) []schema.ToolCallContent {
 		words = append(words, "It will run outside any sandbox (bubblewrap cannot run here), "+outside+".")
 	default:
 		network := "no network"
-		if w.network {
+		switch {
+		case w.network:
 			network = "the network (the settings' sandbox allows every host)"
+		case slices.Contains(w.hosts, "*"):
+			network = "the network less the settings' sandbox.network.deniedDomains"
+		case len(w.hosts) > 0:
+			network = "network access only to " + strings.Join(w.hosts, ", ") + " (the settings' sandbox.network.allowedDomains)"
 		}
 		allow := "**Allow** runs it in the write sandbox: the workspace is writable, everything else read-only, with " + network + " and your credentials hidden."
 		if w.linked != "" {

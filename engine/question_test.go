@@ -33,6 +33,7 @@ func TestCommandContent(t *testing.T) {
 		{name: "very long", command: long, where: sandboxed, shown: []string{long}},
 		{name: "fence in the command", command: "printf '```\\n'\necho done", where: sandboxed, shown: []string{"````sh\nprintf '```\\n'\necho done\n````"}},
 		{name: "network granted", command: "npm install", where: where{sandboxed: true, network: true}, words: []string{"with the network"}},
+		{name: "hosts granted", command: "npm install", where: where{sandboxed: true, hosts: []string{"registry.npmjs.org"}}, words: []string{"network access only to registry.npmjs.org (the settings' sandbox.network.allowedDomains)"}},
 		{name: "git outside", command: "git commit -m x", where: where{sandboxed: true, git: true}, words: []string{"with this repository's git configuration"}},
 		{name: "no bubblewrap", command: "git push", where: where{git: true}, words: []string{"It will run outside any sandbox", "this repository's git configuration"}},
 		{name: "linked protected path", command: "make", where: where{sandboxed: true, linked: "/w/.vscode"}, words: []string{"**Allow** cannot run it", "/w/.vscode"}},

@@ -157,6 +157,9 @@ func (s *Session) runCall(ctx context.Context, c *pipeline.Call) *tools.Result {
 	if res.IsError && name == "Bash" {
 		res.Content += s.sandboxNote(c.Confine, res.Content)
 	}
+	if name == "Bash" {
+		res.Content += s.refusedNote(c.ID)
+	}
 	return res
 }
 

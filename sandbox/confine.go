@@ -68,6 +68,9 @@ type Options struct {
 	// Network, with Rule, leaves the network on (the settings' sandbox
 	// allows every host).
 	Network bool
+	// Proxy, with Rule and without Network, is the command's way out to
+	// the hosts the settings grant; nil leaves it without network.
+	Proxy *Proxy
 	// Filesystem is the settings' sandbox.filesystem: allowRead folders
 	// are shown read-only, denyRead ones hidden, denyWrite ones kept
 	// read-only, allowWrite ones writable with Rule (read-only
@@ -153,6 +156,9 @@ func (c *Confiner) Wrap(argv []string, o Options) ([]string, func(), error) {
 	switch {
 	case o.Rule:
 		args, release, err = c.rule(o, found)
+		if o.Proxy != nil && !o.Network {
+			argv = proxiedCommand(argv, o.Proxy)
+		}
 	case o.Writable:
 		args, release, err = c.workspace(o, found)
 	default:

@@ -99,9 +99,11 @@
 //     it);
 //   - sanitised copies of the user's global git config in the empty
 //     home (who commits; nothing that names a program or a credential);
-//   - the network only when the settings' sandbox.network.allowedDomains
-//     lists "*" (enabled or not); otherwise none. A failing command's
-//     result then tells the model that it ran without network;
+//   - the hosts the settings' sandbox.network.allowedDomains grants (less
+//     deniedDomains; enabled or not), through the network proxy
+//     (Options.Proxy, see Network by host below); the host's network
+//     when it lists "*" and denies nothing; otherwise none. A failing
+//     command's result then tells the model how it ran;
 //   - the sidecar's environment without its secrets (ANTHROPIC_*,
 //     OPENAI_*, CLAUDE_CODE_*, AGENT_LSP_*, AWS_BEARER_TOKEN_*, the ssh
 //     and gpg agent sockets, the D-Bus address, XDG_RUNTIME_DIR) and
@@ -122,7 +124,7 @@
 // sandbox.enabled, a Sandbox runs them in the approved profile: what every
 // profile gets, the workspace folders, the additional directories and
 // allowWrite writable, what runs later read-only, the user's global git
-// identity; the network is off unless the settings allow every host, the
+// identity; the network as for the rule sandbox (Sandbox.WrapVia), the
 // environment is the sidecar's. The command gets its own session, PID
 // and IPC namespaces, and dies with the sidecar.
 //
@@ -185,6 +187,19 @@
 // process on cancel, timeout or exit kills everything it started, even
 // what left its process group or session (setsid, set -m, GNU timeout).
 // A command in a PID namespace sees only its own processes.
+//
+// # Network by host
+//
+// Every profile has a network namespace of its own. With a Proxy (the
+// rule and configured sandboxes, when the settings grant hosts by name),
+// the command's way out is package netproxy's proxy, in the sidecar: the
+// launcher connects to the proxy's socket before starting bwrap
+// (seccomp.BwrapNetArgs), this program is shown at bridgePath, and runs
+// as the command's parent inside (netproxy.BridgeArg), listening on
+// 127.0.0.1:netproxy.Port; the command gets HTTP_PROXY and its kin
+// (netproxy.Env). Without a Proxy nothing of this is added: no cost for
+// commands without network. When the proxy cannot be reached, the
+// command runs without network.
 //
 // # The kernel: unix sockets, keyrings, user namespaces
 //

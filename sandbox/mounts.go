@@ -20,9 +20,11 @@ import (
 // starts with: its own session, PID, IPC, UTS and cgroup namespaces,
 // death with the sidecar, no capability, and no network unless network,
 // with bwrap started through kernelArgs (the seccomp filter and a user
-// namespace of its own). This is the one place for arguments all profiles share.
-func commonArgs(bwrap string, network bool) []string {
-	args := append(kernelArgs(bwrap), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+// namespace of its own), connected to the network proxy first when
+// proxy is set (launcherArgs). This is the one place for arguments all
+// profiles share.
+func commonArgs(bwrap string, network bool, proxy *Proxy) []string {
+	args := append(launcherArgs(bwrap, proxy), "--new-session", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 	args = append(args, dropCaps()...)
 	if !network {
 		args = append(args, "--unshare-net")

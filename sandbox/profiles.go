@@ -28,7 +28,7 @@ func (c *Confiner) readOnly(o Options, found scanResult) ([]string, error) {
 		return nil, err
 	}
 	filesystemMounts(m, o.Filesystem)
-	return c.bwrapArgs(false, confinedEnv(found.gitExtra()...), m), nil
+	return c.bwrapArgs(false, nil, confinedEnv(found.gitExtra()...), m), nil
 }
 
 // workspace is the profile of a command the classifier allowed in
@@ -45,17 +45,23 @@ func (c *Confiner) workspace(o Options, found scanResult) ([]string, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.bwrapArgs(false, confinedEnv(found.gitExtra()...), m), release, nil
+	return c.bwrapArgs(false, nil, confinedEnv(found.gitExtra()...), m), release, nil
 }
 
 // rule is the profile of a command one of the user's allow rules
 // allowed (Options.Rule): workspace's, with the settings' allowWrite
-// writable, the network when the settings allow every host, and the
-// user's environment without the sidecar's secrets.
+// writable, the network when the settings allow every host (else the
+// granted hosts through the proxy, with o.Proxy), and the user's
+// environment without the sidecar's secrets.
 func (c *Confiner) rule(o Options, found scanResult) ([]string, func(), error) {
 	home := userHome()
 	m := &mountPlan{}
+	proxy := o.Proxy
+	if o.Network {
+		proxy = nil
+	}
 	systemMounts(m, o.Network)
+	proxyMounts(m, proxy)
 	homeMount(m, home, c.roots)
 	gitIdentityMounts(m, home)
 	grantMounts(m, home, c.roots, o.Filesystem, true, o.Deny)
@@ -63,7 +69,7 @@ func (c *Confiner) rule(o Options, found scanResult) ([]string, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.bwrapArgs(o.Network, ruleEnv(found.gitExtra()...), m), release, nil
+	return c.bwrapArgs(o.Network, proxy, proxyEnv(ruleEnv(found.gitExtra()...), proxy), m), release, nil
 }
 
 // writableMounts adds what the writable profiles share after their
@@ -96,13 +102,18 @@ func (c *Confiner) writableMounts(m *mountPlan, o Options, found scanResult) (fu
 // bypassPermissions) when the settings enable the sandbox: the workspace
 // roots, the additional directories and allowWrite writable, the
 // toolchain folders and allowRead read-only, the protected paths
-// read-only, the network when the settings allow every host, and the
+// read-only, the network when the settings allow every host (else the
+// granted hosts through the proxy, when proxy is set), and the
 // sidecar's environment as it is (git runs with the repository's
 // config, as in the user's terminal).
-func (sb *Sandbox) approved() ([]string, func(), error) {
+func (sb *Sandbox) approved(proxy *Proxy) ([]string, func(), error) {
 	home := userHome()
 	m := &mountPlan{}
+	if sb.network {
+		proxy = nil
+	}
 	systemMounts(m, sb.network)
+	proxyMounts(m, proxy)
 	homeMount(m, home, sb.roots)
 	gitIdentityMounts(m, home)
 	grantMounts(m, home, sb.roots, sb.fs, true, nil)
@@ -112,15 +123,20 @@ func (sb *Sandbox) approved() ([]string, func(), error) {
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	filesystemMounts(m, sb.fs)
-	return append(commonArgs(sb.bwrap, sb.network), m.args()...), release, nil
+	args := commonArgs(sb.bwrap, sb.network, proxy)
+	for _, kv := range proxyEnv(nil, proxy) {
+		k, v, _ := strings.Cut(kv, "=")
+		args = append(args, "--setenv", k, v)
+	}
+	return append(args, m.args()...), release, nil
 }
 
 // bwrapArgs returns the command line of a confined profile: bwrap
 // started with no environment (it is PID 1 inside, where
 // /proc/1/environ shows its own), the command's environment set inside,
 // and the mounts.
-func (c *Confiner) bwrapArgs(network bool, env []string, m *mountPlan) []string {
-	args := append([]string{envProgram, "-i"}, commonArgs(c.bwrap, network)...)
+func (c *Confiner) bwrapArgs(network bool, proxy *Proxy, env []string, m *mountPlan) []string {
+	args := append([]string{envProgram, "-i"}, commonArgs(c.bwrap, network, proxy)...)
 	args = append(args, "--clearenv")
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

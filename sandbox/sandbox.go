@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-lsp/agent-lsp/netproxy"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -31,10 +32,12 @@ type Sandbox struct {
 	// and the settings do not allow running unsandboxed.
 	refusal error
 	network bool
-	// allHosts and fs are what the settings say
-	// (network.allowedDomains holds "*"; filesystem), enabled or not:
+	// allHosts, hosts and fs are what the settings say
+	// (network.allowedDomains holds "*" and deniedDomains is empty;
+	// the hosts granted through the proxy; filesystem), enabled or not:
 	// the confined sandboxes follow them.
 	allHosts bool
+	hosts    netproxy.Policy
 	fs       settings.SandboxFilesystem
 }
 
@@ -47,19 +50,17 @@ func New(s settings.Sandbox, roots []string) (*Sandbox, string) {
 }
 
 func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox, string) {
-	allHosts := slices.Contains(s.Network.AllowedDomains, "*")
+	hosts := netproxy.Policy{Allowed: slices.Clone(s.Network.AllowedDomains), Denied: slices.Clone(s.Network.DeniedDomains)}
+	allHosts := slices.Contains(hosts.Allowed, "*") && len(hosts.Denied) == 0
 	fsys := settings.SandboxFilesystem{
 		AllowWrite: slices.Clone(s.Filesystem.AllowWrite), AllowRead: slices.Clone(s.Filesystem.AllowRead),
 		DenyRead: slices.Clone(s.Filesystem.DenyRead), DenyWrite: slices.Clone(s.Filesystem.DenyWrite),
 	}
 	if !s.Enabled {
-		return &Sandbox{allHosts: allHosts, fs: fsys}, ""
+		return &Sandbox{allHosts: allHosts, hosts: hosts, fs: fsys}, ""
 	}
-	sb := &Sandbox{enabled: true, allHosts: allHosts, fs: fsys, network: allHosts}
+	sb := &Sandbox{enabled: true, allHosts: allHosts, hosts: hosts, fs: fsys, network: allHosts}
 	var warnings []string
-	if !sb.network && len(s.Network.AllowedDomains) > 0 {
-		warnings = append(warnings, "sandbox.network.allowedDomains: bubblewrap cannot filter by host, so the network stays off inside the sandbox (list \"*\" to allow all hosts)")
-	}
 
 	unavailable := func(why string) (*Sandbox, string) {
 		if s.MayRunUnsandboxed() {
@@ -77,7 +78,7 @@ func newSandbox(s settings.Sandbox, roots []string, bwrapName string) (*Sandbox,
 	if why := kernelReady(); why != "" {
 		return unavailable(why)
 	}
-	if why := probe(append(commonArgs(bwrap, sb.network), "--ro-bind", "/", "/", "--proc", "/proc", "--")); why != "" {
+	if why := probe(append(commonArgs(bwrap, sb.network, nil), "--ro-bind", "/", "/", "--proc", "/proc", "--")); why != "" {
 		return unavailable(why)
 	}
 	for _, r := range roots {
@@ -116,9 +117,20 @@ func (sb *Sandbox) Active() bool { return sb != nil && sb.bwrap != "" }
 func (sb *Sandbox) Network() bool { return sb == nil || !sb.enabled || sb.network }
 
 // AllowsAllHosts reports whether the settings' sandbox lets commands reach
-// every host (network.allowedDomains holds "*"), whether or not the
+// every host (network.allowedDomains holds "*" and deniedDomains is
+// empty): sandboxes then get the host's network. Whether or not the
 // sandbox is enabled.
 func (sb *Sandbox) AllowsAllHosts() bool { return sb != nil && sb.allHosts }
+
+// Hosts returns the settings' network.allowedDomains and deniedDomains,
+// whether or not the sandbox is enabled: unless AllowsAllHosts, a
+// sandbox reaches the hosts they grant through the network proxy.
+func (sb *Sandbox) Hosts() netproxy.Policy {
+	if sb == nil {
+		return netproxy.Policy{}
+	}
+	return sb.hosts
+}
 
 // Filesystem returns the settings' sandbox.filesystem, whether or not the
 // sandbox is enabled: the confined sandboxes follow it too.
@@ -139,6 +151,13 @@ var errUnavailable = errors.New("sandbox unavailable")
 // settings allow running unsandboxed; it returns an error when the
 // sandbox cannot run and they do not.
 func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
+	return sb.WrapVia(argv, nil)
+}
+
+// WrapVia is Wrap for a command whose way out is proxy (the hosts the
+// settings grant), when the settings do not allow every host; nil leaves
+// it without network.
+func (sb *Sandbox) WrapVia(argv []string, proxy *Proxy) ([]string, func(), error) {
 	if len(argv) == 0 {
 		return nil, nil, fmt.Errorf("sandbox: empty command")
 	}
@@ -150,10 +169,13 @@ func (sb *Sandbox) Wrap(argv []string) ([]string, func(), error) {
 	case sb.bwrap == "":
 		return argv, func() {}, nil
 	}
-	args, release, err := sb.approved()
+	if sb.network {
+		proxy = nil
+	}
+	args, release, err := sb.approved(proxy)
 	if err != nil {
 		return nil, nil, err
 	}
 	args = append(args, "--")
-	return append(args, argv...), release, nil
+	return append(args, proxiedCommand(argv, proxy)...), release, nil
 }

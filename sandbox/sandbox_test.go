@@ -170,8 +170,21 @@ func TestNetwork(t *testing.T) {
 		t.Errorf("network allowed but connecting failed: %v\n%s", err, out)
 	}
 
-	_, warning := New(settings.Sandbox{Enabled: true, Network: settings.SandboxNetwork{AllowedDomains: []string{"github.com"}}}, []string{ws})
-	if !strings.Contains(warning, "cannot filter by host") {
-		t.Errorf("warning %q", warning)
+	// Named hosts, or "*" with denied ones, go through the proxy: the
+	// sandbox never gets the host's network for them.
+	for _, n := range []settings.SandboxNetwork{
+		{AllowedDomains: []string{"github.com"}},
+		{AllowedDomains: []string{"*"}, DeniedDomains: []string{"evil.example"}},
+	} {
+		sb, warning := New(settings.Sandbox{Enabled: true, Network: n}, []string{ws})
+		if warning != "" {
+			t.Errorf("%v: warning %q", n, warning)
+		}
+		if sb.Network() || sb.AllowsAllHosts() || !sb.Hosts().Grants() {
+			t.Errorf("%v: host network %v, all hosts %v, grants %v; want the proxy's hosts only", n, sb.Network(), sb.AllowsAllHosts(), sb.Hosts().Grants())
+		}
+		if out, err := run(t, sb, ws, connect); err == nil {
+			t.Errorf("%v: connected to the host's loopback from the sandbox\n%s", n, out)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agent-lsp/agent-lsp/internal/testenv"
+	"github.com/agent-lsp/agent-lsp/netproxy"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -89,6 +90,11 @@ func TestNoWayOutThroughTheKernel(t *testing.T) {
 	c := confiner(t, ws)
 	sb := usable(t, settings.Sandbox{Network: settings.SandboxNetwork{AllowedDomains: []string{"*"}}}, ws)
 	script := python + " probe.py " + sock + " " + abstract + " && ls README.md && git status --short && echo done"
+	srv, _, _ := localProxy(t)
+	ticket := srv.Register(netproxy.Policy{Allowed: []string{"registry.test"}}, nil)
+	defer ticket.Close()
+	proxy := &Proxy{Addr: ticket.Addr(), Token: ticket.Token()}
+	byHost := usable(t, settings.Sandbox{Network: settings.SandboxNetwork{AllowedDomains: []string{"registry.test"}}}, ws)
 	profiles := []struct {
 		name string
 		wrap func() ([]string, func(), error)
@@ -102,6 +108,12 @@ func TestNoWayOutThroughTheKernel(t *testing.T) {
 			return c.Wrap([]string{"bash", "-c", script}, Options{Rule: true, Network: true})
 		}},
 		{"configured with network", func() ([]string, func(), error) { return sb.Wrap([]string{"bash", "-c", script}) }},
+		// The bridge to the proxy reaches it over a unix socket its
+		// launcher connected outside: the command still cannot make one.
+		{"rule through the proxy", func() ([]string, func(), error) {
+			return c.Wrap([]string{"bash", "-c", script}, Options{Rule: true, Proxy: proxy})
+		}},
+		{"configured through the proxy", func() ([]string, func(), error) { return byHost.WrapVia([]string{"bash", "-c", script}, proxy) }},
 	}
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {

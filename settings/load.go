@@ -236,6 +236,7 @@ type rawSandbox struct {
 	AllowUnsandboxedCommands *bool `json:"allowUnsandboxedCommands"`
 	Network                  struct {
 		AllowedDomains    []string `json:"allowedDomains"`
+		DeniedDomains     []string `json:"deniedDomains"`
 		AllowLocalBinding *bool    `json:"allowLocalBinding"`
 	} `json:"network"`
 	Filesystem struct {
@@ -550,6 +551,7 @@ func merge(layers []*layer) *Settings {
 		s.EnabledMcpjsonServers = appendUnique(s.EnabledMcpjsonServers, l.enabledMCP)
 		s.DisabledMcpjsonServers = appendUnique(s.DisabledMcpjsonServers, l.disabledMCP)
 		s.Sandbox.Network.AllowedDomains = appendUnique(s.Sandbox.Network.AllowedDomains, l.sandbox.Network.AllowedDomains)
+		s.Sandbox.Network.DeniedDomains = appendUnique(s.Sandbox.Network.DeniedDomains, l.sandbox.Network.DeniedDomains)
 		s.Sandbox.Filesystem.AllowWrite = appendUnique(s.Sandbox.Filesystem.AllowWrite, l.sandbox.Filesystem.AllowWrite)
 		s.Sandbox.Filesystem.AllowRead = appendUnique(s.Sandbox.Filesystem.AllowRead, l.sandbox.Filesystem.AllowRead)
 		s.Sandbox.Filesystem.DenyRead = appendUnique(s.Sandbox.Filesystem.DenyRead, l.sandbox.Filesystem.DenyRead)

@@ -101,3 +101,59 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// AddLocalAllowedDomain appends host to sandbox.network.allowedDomains
+// in the project's .claude/settings.local.json, creating the file when
+// needed, as AddLocalRule does for rules: every other key is kept, a
+// host already listed is not added twice, a file that is not valid JSON
+// is left alone. It refuses to write through a .claude folder or a file
+// that is a link: a repository chooses those, and the user's answer
+// must not land outside the project.
+func AddLocalAllowedDomain(project, host string) error {
+	if host == "" || host == "*" {
+		return fmt.Errorf("adding %q to sandbox.network.allowedDomains: name one host", host)
+	}
+	path := LocalPath(project)
+	for _, p := range []string{filepath.Dir(path), path} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("not saving %q to %s: %s is a link, which may lead outside the project", host, path, p)
+		}
+	}
+	persistMu.Lock()
+	defer persistMu.Unlock()
+	data, err := ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if !json.Valid(data) || !gjson.ParseBytes(data).IsObject() {
+		return fmt.Errorf("adding %q to %s: the file is not a JSON object; fix it first", host, path)
+	}
+	const key = "sandbox.network.allowedDomains"
+	for _, k := range []string{"sandbox", "sandbox.network"} {
+		if v := gjson.GetBytes(data, k); v.Exists() && !v.IsObject() {
+			return fmt.Errorf("adding %q to %s: %q is not an object", host, path, k)
+		}
+	}
+	existing := gjson.GetBytes(data, key)
+	if existing.Exists() && !existing.IsArray() {
+		return fmt.Errorf("adding %q to %s: %q is not an array", host, path, key)
+	}
+	for _, h := range existing.Array() {
+		if h.String() == host {
+			return nil
+		}
+	}
+	out, err := sjson.SetBytes(data, key+".-1", host)
+	if err != nil {
+		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
+		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+	}
+	pretty.WriteByte('\n')
+	return writeAtomic(path, pretty.Bytes())
+}

@@ -194,10 +194,14 @@ func (s Sandbox) MayRunUnsandboxed() bool {
 
 // SandboxNetwork is the sandbox's network configuration.
 type SandboxNetwork struct {
-	// AllowedDomains lists the hosts commands may reach. bubblewrap cannot
-	// filter by host: "*" turns the network on, anything else leaves it
-	// off.
+	// AllowedDomains lists the hosts commands may reach, through the
+	// sandbox's proxy (package netproxy): "example.com" that host,
+	// "*.example.com" every name below it. "*" alone, without
+	// DeniedDomains, gives sandboxes the host's network.
 	AllowedDomains []string
+	// DeniedDomains lists hosts refused even when AllowedDomains matches
+	// them, in the same forms.
+	DeniedDomains []string
 	// AllowLocalBinding lets commands listen on local ports; it needs the
 	// network on.
 	AllowLocalBinding bool

@@ -576,6 +576,9 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		c.mu.Lock()
 		if strings.HasPrefix(p.ToolCall.ToolCallID, "toolu_") {
 			c.asked[p.ToolCall.ToolCallID] = append(c.asked[p.ToolCall.ToolCallID], p.ToolCall.Title)
+		} else if strings.HasPrefix(p.ToolCall.ToolCallID, "host-") {
+			// A sandboxed command asks to reach a host the settings do
+			// not grant (network-hosts): rejected below, like the rest.
 		} else {
 			c.other = append(c.other, p.ToolCall.ToolCallID+": "+p.ToolCall.Title)
 		}

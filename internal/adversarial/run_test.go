@@ -256,7 +256,7 @@ func runCorpus(t *testing.T, r corpusRun) {
 // hold writes outside, network reach and the home's and the agent's
 // secrets on its own (issue 17 point 3). The whole corpus runs so with
 // ADVERSARIAL_CLASSIFIER_OFF=rule.
-var ruleBatches = map[string]bool{"rule-sandbox": true, "environ": true, "outside-read": true, "kernel": true, "grant-home": true, "hardlink": true, "edit-deny-script": true}
+var ruleBatches = map[string]bool{"rule-sandbox": true, "environ": true, "outside-read": true, "kernel": true, "grant-home": true, "hardlink": true, "edit-deny-script": true, "network-hosts": true}
 
 // runBatch runs cases of b in mode in a fresh world and sidecar, then
 // checks them.

@@ -38,9 +38,13 @@ var forbidden = map[string][]string{
 	// nothing of.
 	"pipeline": {"engine", "server", "rpc", "session", "providers", "workspace", "settings", "hooks", "sandbox", "mcp", "watch", "langserver", "wrap", "cmd", "internal"},
 
-	"settings":   {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
-	"hooks":      {"engine", "server", "rpc", "tools", "cmd"},
-	"sandbox":    {"engine", "server", "rpc", "tools", "cmd"},
+	"settings": {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
+	"hooks":    {"engine", "server", "rpc", "tools", "cmd"},
+	"sandbox":  {"engine", "server", "rpc", "tools", "cmd"},
+	// The network proxy knows hosts and streams, nothing of settings,
+	// rules or sessions: the engine hands it a Policy per command. It
+	// shares only the launcher's constants (sandbox/seccomp).
+	"netproxy":   {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "mcp", "watch", "langserver", "wrap", "cmd"},
 	"mcp":        {"engine", "server", "rpc", "cmd"},
 	"watch":      {"engine", "server", "rpc", "cmd"},
 	"server":     {"cmd", "wrap"},

@@ -46,4 +46,13 @@
 // LauncherArg first, writes the filter to a pipe in this package's init
 // and execs bwrap with --seccomp on it (BwrapArgs). The package imports
 // little, so that its init runs before most others' in a large binary.
+//
+// For a sandbox whose way out is the network proxy (package netproxy),
+// the launcher first connects to the proxy's unix socket, here, outside
+// the sandbox and before the filter, and leaves the connection open
+// across exec for the bridge inside, putting its descriptor in place of
+// NetFDArg in bwrap's command line (BwrapNetArgs). The filter then
+// covers the bridge and the command alike: neither can make a unix
+// socket, and the one connection the bridge holds reaches only the
+// proxy.
 package seccomp

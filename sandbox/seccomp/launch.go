@@ -11,6 +11,20 @@ import (
 // a pipe and becomes bwrap.
 const LauncherArg = "__agent-lsp-seccomp-bwrap"
 
+// NetArg, right after LauncherArg, is followed by the network proxy's
+// socket and a ticket's token, then bwrap's command line: the launcher
+// connects to the proxy before it starts bwrap (see BwrapNetArgs).
+const NetArg = "--net"
+
+// NetFDArg stands in bwrap's command line for the descriptor of the
+// connection to the proxy; the launcher replaces its first occurrence
+// with the descriptor's number (-1 when the proxy cannot be reached).
+const NetFDArg = "__agent-lsp-net-fd"
+
+// NetHello starts what the launcher writes on the connection to the
+// proxy, followed by the token and a newline (netproxy reads it).
+const NetHello = "agent-lsp-net 1 "
+
 // launcherPath is this program's path (on Linux, where /proc/self/exe
 // points, symlinks resolved).
 var launcherPath = sync.OnceValues(os.Executable)
@@ -35,6 +49,15 @@ func BwrapArgs(bwrap string) []string {
 		args = append(args, "--unshare-user")
 	}
 	return args
+}
+
+// BwrapNetArgs is BwrapArgs for a sandbox whose way out is the network
+// proxy at addr: the launcher connects to it with token before starting
+// bwrap, outside the filter, and hands the connection to the bridge
+// that bwrap's command line names with NetFDArg.
+func BwrapNetArgs(bwrap, addr, token string) []string {
+	args := BwrapArgs(bwrap)
+	return append([]string{args[0], args[1], NetArg, addr, token}, args[2:]...)
 }
 
 // Ready returns why BwrapArgs cannot work here, or "": the

@@ -13,10 +13,53 @@ import (
 // the seccomp filter on a pipe (--seccomp FD). It never returns then.
 func init() {
 	if len(os.Args) > 2 && os.Args[1] == LauncherArg {
-		err := launch(os.Args[2:])
+		argv := os.Args[2:]
+		if len(argv) > 3 && argv[0] == NetArg {
+			argv = withNet(argv[1], argv[2], argv[3:])
+		}
+		err := launch(argv)
 		fmt.Fprintf(os.Stderr, "agent-lsp: sandbox launcher: %v\n", err)
 		os.Exit(126)
 	}
+}
+
+// withNet connects to the network proxy's unix socket addr outside the
+// sandbox (here, before bwrap and its filter), presents token, and puts
+// the descriptor, left open across exec, in place of the first
+// NetFDArg of argv (the bridge's argument). When the proxy cannot be
+// reached, the bridge gets -1 and the command runs without network.
+func withNet(addr, token string, argv []string) []string {
+	fd, err := connectNet(addr, token)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-lsp: the sandbox's network proxy cannot be reached (%v): the command runs without network\n", err)
+		fd = -1
+	}
+	argv = slices.Clone(argv)
+	if i := slices.Index(argv, NetFDArg); i >= 0 {
+		argv[i] = strconv.Itoa(fd)
+	}
+	return argv
+}
+
+func connectNet(addr, token string) (int, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: addr}); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	msg := []byte(NetHello + token + "\n")
+	for len(msg) > 0 {
+		n, err := syscall.Write(fd, msg)
+		if err != nil {
+			syscall.Close(fd)
+			return -1, err
+		}
+		msg = msg[n:]
+	}
+	return fd, nil
 }
 
 // launch execs argv (bwrap and its arguments) with the seccomp filter
