@@ -1,0 +1,455 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-lsp/agent-lsp/sandbox"
+)
+
+// Kinds of point.
+const (
+	Start = "start" // before the prompt ran
+	End   = "end"   // after its turn
+)
+
+// refPrefix is where the points' refs live in the store.
+const refPrefix = "refs/agent-lsp/checkpoints/"
+
+// Buffers are the editor's texts of open files, which a snapshot stores
+// in place of the disk's.
+type Buffers interface {
+	// Text returns the text of the file at the absolute path when the
+	// editor has it open.
+	Text(path string) ([]byte, bool)
+}
+
+// Point is one snapshot of a session's workspace.
+type Point struct {
+	Session string    `json:"session"`
+	N       int       `json:"n"`    // the session's prompt, from 1
+	Kind    string    `json:"kind"` // Start or End
+	Prompt  string    `json:"prompt,omitempty"`
+	Time    time.Time `json:"time"`
+	// Data is the caller's (the engine keeps where the prompt starts in
+	// the conversation).
+	Data json.RawMessage `json:"data,omitempty"`
+
+	tree oid
+}
+
+// Store keeps the checkpoints of one workspace folder. Its methods are
+// safe for concurrent use; snapshots and rewinds run one at a time.
+type Store struct {
+	root string // the workspace folder, absolute
+	dir  string // the private bare repository
+
+	mu    sync.Mutex
+	objs  *objects
+	stamp map[string]cached // by slash path; guarded by mu
+	ready bool              // dir exists and is a repository; guarded by mu
+}
+
+// cached is what a file was when last hashed.
+type cached struct {
+	size  int64
+	mtime int64
+	ino   uint64
+	mode  os.FileMode
+	entry entry
+}
+
+// Open returns the store of the workspace folder root, kept under
+// stateDir/checkpoints. The repository is created at the first
+// snapshot.
+func Open(stateDir, root string) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", root, err)
+	}
+	if stateDir == "" {
+		return nil, fmt.Errorf("checkpoints of %s: no state directory", root)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := slugRE.ReplaceAllString(filepath.Base(abs), "-") + "-" + hex.EncodeToString(sum[:8]) + ".git"
+	dir := filepath.Join(stateDir, "checkpoints", name)
+	return &Store{root: abs, dir: dir, objs: newObjects(dir), stamp: make(map[string]cached)}, nil
+}
+
+var slugRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Dir returns the store's repository.
+func (s *Store) Dir() string { return s.dir }
+
+// Root returns the workspace folder.
+func (s *Store) Root() string { return s.root }
+
+// ErrStoreGone is matched (errors.Is) by the error of a rewind whose
+// store was deleted.
+var ErrStoreGone = errors.New("the checkpoint store was deleted")
+
+// ensure creates the repository when it does not exist. Called with mu.
+func (s *Store) ensure(ctx context.Context) error {
+	if s.ready {
+		if _, err := os.Stat(filepath.Join(s.dir, "objects")); err == nil {
+			return nil
+		}
+		// Deleted under us: what was remembered of it is gone too.
+		s.objs = newObjects(s.dir)
+		s.stamp = make(map[string]cached)
+		s.ready = false
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(s.dir), 0o700); err != nil {
+			return fmt.Errorf("creating the checkpoint store: %w", err)
+		}
+		if _, err := s.git(ctx, "", "init", "--bare", "-q", s.dir); err != nil {
+			return fmt.Errorf("creating the checkpoint store %s: %w", s.dir, err)
+		}
+	}
+	s.ready = true
+	return nil
+}
+
+// exists reports whether the repository is there. Called with mu.
+func (s *Store) exists() bool {
+	_, err := os.Stat(filepath.Join(s.dir, "objects"))
+	return err == nil
+}
+
+// git runs git with the sandbox's hardened environment.
+func (s *Store) git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = sandbox.GitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return out, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+		}
+		return out, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return out, nil
+}
+
+// inRepository reports whether root is inside a git work tree.
+func (s *Store) inRepository() bool {
+	for d := s.root; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// listFiles returns the folder's files to snapshot, as slash paths:
+// tracked files and untracked ones that are not ignored.
+func (s *Store) listFiles(ctx context.Context) ([]string, error) {
+	var out []byte
+	var err error
+	if s.inRepository() {
+		out, err = s.git(ctx, s.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	}
+	if !s.inRepository() || err != nil {
+		// Not a repository (or one git will not read, such as one
+		// owned by another user): the private repository's empty
+		// index makes every file untracked, and .gitignore files
+		// still apply.
+		out, err = s.git(ctx, s.root, "--git-dir="+s.dir, "--work-tree="+s.root, "ls-files", "-z", "--others", "--exclude-standard")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the files of %s: %w", s.root, err)
+	}
+	inside := ""
+	if rel, err := filepath.Rel(s.root, s.dir); err == nil && filepath.IsLocal(rel) {
+		inside = filepath.ToSlash(rel) + "/"
+	}
+	var paths []string
+	seen := make(map[string]bool)
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" || strings.HasSuffix(p, "/") || seen[p] || (inside != "" && strings.HasPrefix(p, inside)) {
+			continue // nested repositories are not snapshotted
+		}
+		seen[p] = true
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// racyWindow is how long after its modification a file's stamp is not
+// trusted: a change within the file system's timestamp granularity
+// would leave the stamp as it was.
+const racyWindow = time.Second
+
+// snapshot stores the folder's files and returns the tree. Called with
+// mu.
+func (s *Store) snapshot(ctx context.Context, buf Buffers) (oid, error) {
+	if err := s.ensure(ctx); err != nil {
+		return oid{}, err
+	}
+	paths, err := s.listFiles(ctx)
+	if err != nil {
+		return oid{}, err
+	}
+	now := time.Now()
+	files := make(map[string]entry, len(paths))
+	stamps := make(map[string]cached, len(paths))
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return oid{}, err
+		}
+		abs := filepath.Join(s.root, filepath.FromSlash(p))
+		fi, err := os.Lstat(abs)
+		if buf != nil {
+			if text, ok := buf.Text(abs); ok {
+				mode := uint32(modeFile)
+				if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+					mode = modeExec
+				}
+				id, err := s.objs.write("blob", text)
+				if err != nil {
+					return oid{}, err
+				}
+				files[p] = entry{mode: mode, id: id}
+				continue
+			}
+		}
+		if err != nil {
+			continue // listed but gone (a tracked file deleted)
+		}
+		c := cached{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi), mode: fi.Mode()}
+		if old, ok := s.stamp[p]; ok && old.size == c.size && old.mtime == c.mtime && old.ino == c.ino && old.mode == c.mode {
+			files[p] = old.entry
+			stamps[p] = old
+			continue
+		}
+		var data []byte
+		switch {
+		case fi.Mode().IsRegular():
+			c.entry.mode = modeFile
+			if fi.Mode()&0o111 != 0 {
+				c.entry.mode = modeExec
+			}
+			data, err = os.ReadFile(abs)
+		case fi.Mode()&os.ModeSymlink != 0:
+			c.entry.mode = modeSymlink
+			var target string
+			target, err = os.Readlink(abs)
+			data = []byte(target)
+		default:
+			continue // folders (submodules), FIFOs, devices, sockets
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return oid{}, fmt.Errorf("reading %s: %w", abs, err)
+		}
+		if c.entry.id, err = s.objs.write("blob", data); err != nil {
+			return oid{}, err
+		}
+		files[p] = c.entry
+		if now.Sub(fi.ModTime()) > racyWindow {
+			stamps[p] = c
+		}
+	}
+	s.stamp = stamps
+	return s.objs.writeTree(files)
+}
+
+// Save snapshots the folder as point n of kind (Start or End) of the
+// session, replacing what that point held.
+func (s *Store) Save(ctx context.Context, p Point, buf Buffers) (Point, error) {
+	if err := checkPoint(p.Session, p.N, p.Kind); err != nil {
+		return p, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tree, err := s.snapshot(ctx, buf)
+	if err != nil {
+		return p, fmt.Errorf("checkpoint %d of session %s: %w", p.N, p.Session, err)
+	}
+	if p.Time.IsZero() {
+		p.Time = time.Now()
+	}
+	p.tree = tree
+	if err := s.writePoint(p); err != nil {
+		return p, fmt.Errorf("checkpoint %d of session %s: %w", p.N, p.Session, err)
+	}
+	return p, nil
+}
+
+// writePoint writes p's commit and ref. Called with mu.
+func (s *Store) writePoint(p Point) error {
+	meta, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	stamp := strconv.FormatInt(p.Time.Unix(), 10) + " +0000"
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "tree %s\n", p.tree)
+	fmt.Fprintf(&b, "author agent-lsp <agent-lsp@localhost> %s\ncommitter agent-lsp <agent-lsp@localhost> %s\n\n", stamp, stamp)
+	b.Write(meta)
+	b.WriteByte('\n')
+	commit, err := s.objs.write("commit", b.Bytes())
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.refPath(p.Session, p.N, p.Kind), []byte(commit.String()+"\n"), 0o644)
+}
+
+func (s *Store) refPath(session string, n int, kind string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(refPrefix), session, strconv.Itoa(n), kind)
+}
+
+// sessionRE is what a session id may be: it names a folder of refs.
+var sessionRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+
+func checkPoint(session string, n int, kind string) error {
+	if !sessionRE.MatchString(session) {
+		return fmt.Errorf("session id %q cannot name checkpoints", session)
+	}
+	if n < 1 {
+		return fmt.Errorf("checkpoint %d: points are numbered from 1", n)
+	}
+	if kind != Start && kind != End {
+		return fmt.Errorf("checkpoint kind %q: want %q or %q", kind, Start, End)
+	}
+	return nil
+}
+
+// List returns the session's points, by prompt and then kind (start
+// before end).
+func (s *Store) List(session string) ([]Point, error) {
+	if !sessionRE.MatchString(session) {
+		return nil, fmt.Errorf("session id %q cannot name checkpoints", session)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.list(session)
+}
+
+// list is List, called with mu.
+func (s *Store) list(session string) ([]Point, error) {
+	base := filepath.Join(s.dir, filepath.FromSlash(refPrefix), session)
+	dirs, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the checkpoints of session %s: %w", session, err)
+	}
+	var points []Point
+	for _, d := range dirs {
+		n, err := strconv.Atoi(d.Name())
+		if err != nil || n < 1 {
+			continue
+		}
+		for _, kind := range []string{Start, End} {
+			p, err := s.readPoint(session, n, kind)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			points = append(points, p)
+		}
+	}
+	sort.Slice(points, func(i, j int) bool {
+		if points[i].N != points[j].N {
+			return points[i].N < points[j].N
+		}
+		return points[i].Kind == Start && points[j].Kind == End
+	})
+	return points, nil
+}
+
+// readPoint reads the point a ref names.
+func (s *Store) readPoint(session string, n int, kind string) (Point, error) {
+	ref, err := os.ReadFile(s.refPath(session, n, kind))
+	if err != nil {
+		return Point{}, err
+	}
+	id, err := parseOID(strings.TrimSpace(string(ref)))
+	if err != nil {
+		return Point{}, fmt.Errorf("checkpoint %d of session %s: %w", n, session, err)
+	}
+	data, err := s.objs.readType(id, "commit")
+	if err != nil {
+		return Point{}, fmt.Errorf("checkpoint %d of session %s: %w", n, session, err)
+	}
+	head, msg, ok := bytes.Cut(data, []byte("\n\n"))
+	if !ok || !bytes.HasPrefix(head, []byte("tree ")) {
+		return Point{}, fmt.Errorf("checkpoint %d of session %s: commit %s is damaged", n, session, id)
+	}
+	var p Point
+	if err := json.Unmarshal(msg, &p); err != nil {
+		return Point{}, fmt.Errorf("checkpoint %d of session %s: commit %s: %w", n, session, id, err)
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	if p.tree, err = parseOID(string(line[len("tree "):])); err != nil {
+		return Point{}, fmt.Errorf("checkpoint %d of session %s: %w", n, session, err)
+	}
+	p.Session, p.N, p.Kind = session, n, kind
+	return p, nil
+}
+
+// Prune drops the session's points. Their objects stay until the store
+// is garbage-collected, shared with the other sessions' points.
+func (s *Store) Prune(session string) error {
+	if !sessionRE.MatchString(session) {
+		return fmt.Errorf("session id %q cannot name checkpoints", session)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.RemoveAll(filepath.Join(s.dir, filepath.FromSlash(refPrefix), session)); err != nil {
+		return fmt.Errorf("pruning the checkpoints of session %s: %w", session, err)
+	}
+	return nil
+}
+
+// Copy gives session to the points of session from up to prompt upTo
+// (all when 0), for a session forked from another.
+func (s *Store) Copy(from, to string, upTo int) error {
+	if !sessionRE.MatchString(from) || !sessionRE.MatchString(to) {
+		return fmt.Errorf("copying checkpoints from %q to %q: bad session id", from, to)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	points, err := s.list(from)
+	if err != nil {
+		return err
+	}
+	for _, p := range points {
+		if upTo > 0 && p.N > upTo {
+			continue
+		}
+		p.Session = to
+		if err := s.writePoint(p); err != nil {
+			return fmt.Errorf("copying checkpoint %d of session %s: %w", p.N, from, err)
+		}
+	}
+	return nil
+}
