@@ -42,6 +42,12 @@ func newObjects(gitDir string) *objects {
 	return &objects{dir: filepath.Join(gitDir, "objects"), known: make(map[oid]bool)}
 }
 
+// zlibWriters are reused: a new writer allocates its window each time.
+var zlibWriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
+
 // hashObject returns the id git gives an object of type typ holding data.
 func hashObject(typ string, data []byte) oid {
 	h := sha1.New()
@@ -76,10 +82,13 @@ func (s *objects) write(typ string, data []byte) (oid, error) {
 		return o, nil
 	}
 	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(&buf)
 	zw.Write(objectHeader(typ, len(data)))
 	zw.Write(data)
-	if err := zw.Close(); err != nil {
+	err := zw.Close()
+	zlibWriters.Put(zw)
+	if err != nil {
 		return o, fmt.Errorf("compressing object %s: %w", o, err)
 	}
 	if err := writeFileAtomic(p, buf.Bytes(), 0o444); err != nil {

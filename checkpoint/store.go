@@ -13,10 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/sandbox"
@@ -62,6 +64,7 @@ type Store struct {
 	mu    sync.Mutex
 	objs  *objects
 	stamp map[string]cached // by slash path; guarded by mu
+	last  []string          // the paths listed last time; guarded by mu
 	ready bool              // dir exists and is a repository; guarded by mu
 }
 
@@ -208,23 +211,40 @@ func (s *Store) snapshot(ctx context.Context, buf Buffers) (oid, error) {
 	if err := s.ensure(ctx); err != nil {
 		return oid{}, err
 	}
-	paths, err := s.listFiles(ctx)
-	if err != nil {
-		return oid{}, err
+	// List the files while looking again at the ones listed last time:
+	// both mostly wait on the file system.
+	type listing struct {
+		paths []string
+		err   error
 	}
-	now := time.Now()
-	files := make(map[string]entry, len(paths))
-	stamps := make(map[string]cached, len(paths))
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return oid{}, err
+	listed := make(chan listing, 1)
+	go func() {
+		paths, err := s.listFiles(ctx)
+		listed <- listing{paths, err}
+	}()
+	infos := s.statAll(s.last, nil)
+	l := <-listed
+	if l.err != nil {
+		return oid{}, l.err
+	}
+	var missing []string
+	for _, p := range l.paths {
+		if _, ok := infos[p]; !ok {
+			missing = append(missing, p)
 		}
+	}
+	s.statAll(missing, infos)
+	now := time.Now()
+	files := make(map[string]entry, len(l.paths))
+	stamps := make(map[string]cached, len(l.paths))
+	var read []string // files to read and store
+	for _, p := range l.paths {
+		st := infos[p]
 		abs := filepath.Join(s.root, filepath.FromSlash(p))
-		fi, err := os.Lstat(abs)
 		if buf != nil {
 			if text, ok := buf.Text(abs); ok {
 				mode := uint32(modeFile)
-				if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				if st.err == nil && st.fi.Mode().IsRegular() && st.fi.Mode()&0o111 != 0 {
 					mode = modeExec
 				}
 				id, err := s.objs.write("blob", text)
@@ -235,47 +255,118 @@ func (s *Store) snapshot(ctx context.Context, buf Buffers) (oid, error) {
 				continue
 			}
 		}
-		if err != nil {
+		if st.err != nil {
 			continue // listed but gone (a tracked file deleted)
 		}
+		fi := st.fi
 		c := cached{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi), mode: fi.Mode()}
 		if old, ok := s.stamp[p]; ok && old.size == c.size && old.mtime == c.mtime && old.ino == c.ino && old.mode == c.mode {
 			files[p] = old.entry
 			stamps[p] = old
 			continue
 		}
-		var data []byte
-		switch {
-		case fi.Mode().IsRegular():
-			c.entry.mode = modeFile
-			if fi.Mode()&0o111 != 0 {
-				c.entry.mode = modeExec
-			}
-			data, err = os.ReadFile(abs)
-		case fi.Mode()&os.ModeSymlink != 0:
-			c.entry.mode = modeSymlink
-			var target string
-			target, err = os.Readlink(abs)
-			data = []byte(target)
-		default:
-			continue // folders (submodules), FIFOs, devices, sockets
+		if fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 {
+			read = append(read, p)
 		}
-		if errors.Is(err, fs.ErrNotExist) {
+		// Folders (submodules), FIFOs, devices and sockets are not
+		// stored.
+	}
+	stored := make([]cached, len(read))
+	errs := make([]error, len(read))
+	parallel(len(read), func(i int) {
+		stored[i], errs[i] = s.store(read[i], infos[read[i]].fi)
+	})
+	for i, p := range read {
+		if errors.Is(errs[i], fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			return oid{}, fmt.Errorf("reading %s: %w", abs, err)
+		if errs[i] != nil {
+			return oid{}, errs[i]
 		}
-		if c.entry.id, err = s.objs.write("blob", data); err != nil {
-			return oid{}, err
-		}
-		files[p] = c.entry
-		if now.Sub(fi.ModTime()) > racyWindow {
-			stamps[p] = c
+		files[p] = stored[i].entry
+		if now.Sub(time.Unix(0, stored[i].mtime)) > racyWindow {
+			stamps[p] = stored[i]
 		}
 	}
-	s.stamp = stamps
+	if err := ctx.Err(); err != nil {
+		return oid{}, err
+	}
+	s.stamp, s.last = stamps, l.paths
 	return s.objs.writeTree(files)
+}
+
+// store reads the file at the slash path p, of which fi was seen, and
+// stores it as a blob.
+func (s *Store) store(p string, fi os.FileInfo) (cached, error) {
+	abs := filepath.Join(s.root, filepath.FromSlash(p))
+	c := cached{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi), mode: fi.Mode()}
+	var data []byte
+	var err error
+	if fi.Mode()&os.ModeSymlink != 0 {
+		c.entry.mode = modeSymlink
+		var target string
+		target, err = os.Readlink(abs)
+		data = []byte(target)
+	} else {
+		c.entry.mode = modeFile
+		if fi.Mode()&0o111 != 0 {
+			c.entry.mode = modeExec
+		}
+		data, err = os.ReadFile(abs)
+	}
+	if err != nil {
+		return c, fmt.Errorf("reading %s: %w", abs, err)
+	}
+	c.entry.id, err = s.objs.write("blob", data)
+	return c, err
+}
+
+// statResult is what Lstat said of a path.
+type statResult struct {
+	fi  os.FileInfo
+	err error
+}
+
+// statAll looks at the slash paths in parallel, adding to into (a new
+// map when nil), which it returns.
+func (s *Store) statAll(paths []string, into map[string]statResult) map[string]statResult {
+	if into == nil {
+		into = make(map[string]statResult, len(paths))
+	}
+	res := make([]statResult, len(paths))
+	parallel(len(paths), func(i int) {
+		res[i].fi, res[i].err = os.Lstat(filepath.Join(s.root, filepath.FromSlash(paths[i])))
+	})
+	for i, p := range paths {
+		into[p] = res[i]
+	}
+	return into
+}
+
+// parallel calls fn(i) for i in [0, n) on a few goroutines, and returns
+// when all calls have.
+func parallel(n int, fn func(i int)) {
+	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16, n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Save snapshots the folder as point n of kind (Start or End) of the
