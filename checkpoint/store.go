@@ -544,3 +544,17 @@ func (s *Store) Copy(from, to string, upTo int) error {
 	}
 	return nil
 }
+
+// Drop removes the points of the session's prompt n (a prompt whose
+// turn was rewound out of the conversation).
+func (s *Store) Drop(session string, n int) error {
+	if err := checkPoint(session, n, Start); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.RemoveAll(filepath.Join(s.dir, filepath.FromSlash(refPrefix), session, strconv.Itoa(n))); err != nil {
+		return fmt.Errorf("dropping checkpoint %d of session %s: %w", n, session, err)
+	}
+	return nil
+}

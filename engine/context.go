@@ -191,6 +191,7 @@ func compactJSON(raw json.RawMessage) string {
 var slashCommands = []schema.Command{
 	{Name: "compact", Description: "Summarize the conversation so far to free context"},
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
+	{Name: "rewind", Description: "List the checkpoints, or go back to before prompt N: /rewind N [code|conversation|both] [force]", Input: &schema.CommandInput{Hint: "checkpoint number"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -217,6 +218,8 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 	name, _, _ := strings.Cut(text, " ")
 	say := func(msg string) { s.say(ctx, msg) }
 	switch name {
+	case "/rewind":
+		return s.rewindCommand(ctx, strings.TrimSpace(strings.TrimPrefix(text, name)))
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)

@@ -62,6 +62,8 @@ type Session struct {
 	// Each guards itself.
 	conv conversation
 	turn turnState
+	// rewind is the session's checkpoints (rewind.go).
+	rewind rewinding
 	// agent is set in a subagent's session (see agent.go).
 	agent *agentRun
 	// resumed is set when the session was reopened from storage,
