@@ -286,3 +286,59 @@ func agentText(us []schema.Update) string {
 	}
 	return b.String()
 }
+
+// TestRewindSurvivesLoadAndForks: the checkpoints of a session closed
+// and loaded again are still there and still rewind; session/fork with
+// _meta checkpoint starts a new session from before that prompt, whose
+// model context lacks the later turns.
+func TestRewindSurvivesLoadAndForks(t *testing.T) {
+	store := session.NewStore(t.TempDir(), "-")
+	turns := append(rewindTurns()[:5], fake.Turn{fake.Text("Forked.")})
+	e := newEnvWith(t, rewindFiles, func(cfg *engine.Config) { cfg.Store = store }, turns...)
+	os.Chmod(e.path("run.sh"), 0o755)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	for _, p := range []string{"edit a", "run the shell"} {
+		if _, err := e.editor.Prompt(sid, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.editor.MustCall("session/close", schema.SessionIDParams{SessionID: sid}, nil)
+	load := schema.LoadSessionParams{SessionID: sid, Cwd: e.root, MCPServers: []schema.MCPServer{}}
+	e.editor.MustCall("session/load", load, nil)
+	var points schema.CheckpointsResult
+	e.editor.MustCall("session/checkpoints", schema.CheckpointsParams{SessionID: sid}, &points)
+	if len(points.Checkpoints) != 2 {
+		t.Fatalf("checkpoints after session/load = %+v, want 2", points.Checkpoints)
+	}
+
+	fork := load
+	fork.Meta = &schema.LoadMeta{}
+	fork.Meta.AgentLSP.Checkpoint = 2
+	var forked schema.NewSessionResult
+	e.editor.MustCall("session/fork", fork, &forked)
+	if forked.SessionID == "" || forked.SessionID == sid {
+		t.Fatalf("fork = %+v", forked)
+	}
+	e.editor.MustCall("session/checkpoints", schema.CheckpointsParams{SessionID: forked.SessionID}, &points)
+	if len(points.Checkpoints) != 1 || points.Checkpoints[0].Prompt != "edit a" {
+		t.Errorf("the fork's checkpoints = %+v, want prompt 1's", points.Checkpoints)
+	}
+	if _, err := e.editor.Prompt(forked.SessionID, "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	checkRewoundContext(t, e.model)
+
+	// The loaded original still rewinds its code.
+	var res schema.RewindResult
+	e.editor.MustCall("session/rewind", schema.RewindParams{SessionID: sid, Checkpoint: 2, Restore: schema.RestoreCode}, &res)
+	if !res.Applied {
+		t.Fatalf("rewind after load = %+v", res)
+	}
+	checkShellTurnUndone(t, e.root)
+
+	fork.Meta.AgentLSP.Checkpoint = 5
+	if err := e.editor.Call("session/fork", fork, &forked); err == nil || !strings.Contains(err.Error(), "has no checkpoint 5") {
+		t.Errorf("fork at an unknown checkpoint = %v, want an error naming it", err)
+	}
+}
