@@ -30,7 +30,7 @@ func benchFolder(b *testing.B, n int) (root string, s *Store) {
 	}
 	runB(b, root, "git", "init", "-q")
 	runB(b, root, "git", "add", "-A")
-	runB(b, root, "git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init")
+	runB(b, root, "git", "-c", "gc.auto=0", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init")
 	var err error
 	if s, err = Open(filepath.Join(base, "state"), root); err != nil {
 		b.Fatal(err)

@@ -499,3 +499,46 @@ func TestUnchangedFilesAreNotRehashed(t *testing.T) {
 		t.Errorf("changes = %+v, want b.txt's", plan.Changes)
 	}
 }
+
+// TestSweepKeepsWhatPointsReach: pruning a session and sweeping deletes
+// the objects only its points reached; another session's points still
+// rewind.
+func TestSweepKeepsWhatPointsReach(t *testing.T) {
+	root, s := folder(t, false, start)
+	ctx := context.Background()
+	if _, err := s.Save(ctx, Point{Session: "keep", N: 1, Kind: Start}, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]file{"only-gone.txt": {"a blob only the pruned session has\n", 0o644}})
+	if _, err := s.Save(ctx, Point{Session: "gone", N: 1, Kind: Start}, nil); err != nil {
+		t.Fatal(err)
+	}
+	blob := s.objs.path(hashObject("blob", []byte("a blob only the pruned session has\n")))
+	if _, err := os.Stat(blob); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := s.Sessions(); fmt.Sprint(ids) != "[gone keep]" {
+		t.Fatalf("sessions = %v", ids)
+	}
+	if err := s.Prune("gone"); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := s.Sweep(0)
+	if err != nil || removed == 0 {
+		t.Fatalf("Sweep = %d, %v; want the pruned session's objects removed", removed, err)
+	}
+	if _, err := os.Stat(blob); !os.IsNotExist(err) {
+		t.Errorf("the pruned session's blob is still there (%v)", err)
+	}
+	plan, err := s.Plan(ctx, "keep", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, plan, ApplyOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "only-gone.txt")); !os.IsNotExist(err) {
+		t.Errorf("rewinding the kept session: only-gone.txt still there (%v)", err)
+	}
+	assertTree(t, readTree(t, root), start)
+}

@@ -558,3 +558,109 @@ func (s *Store) Drop(session string, n int) error {
 	}
 	return nil
 }
+
+// Sessions returns the ids of the sessions that have points.
+func (s *Store) Sessions() ([]string, error) {
+	dirs, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(refPrefix)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the sessions of the checkpoint store: %w", err)
+	}
+	var ids []string
+	for _, d := range dirs {
+		if d.IsDir() && sessionRE.MatchString(d.Name()) {
+			ids = append(ids, d.Name())
+		}
+	}
+	return ids, nil
+}
+
+// Sweep deletes the objects no point reaches any more (those of pruned
+// sessions' points, once no other point shares them) that are older
+// than grace: a younger object may belong to a point another process
+// is writing. It returns how many it deleted.
+func (s *Store) Sweep(grace time.Duration) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids, err := s.Sessions()
+	if err != nil {
+		return 0, err
+	}
+	live := make(map[oid]bool)
+	var mark func(id oid) error
+	mark = func(id oid) error {
+		if live[id] {
+			return nil
+		}
+		live[id] = true
+		ents, err := s.objs.readTree(id)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if e.isTree() {
+				if err := mark(e.id); err != nil {
+					return err
+				}
+			} else {
+				live[e.id] = true
+			}
+		}
+		return nil
+	}
+	for _, session := range ids {
+		points, err := s.list(session)
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range points {
+			ref, err := os.ReadFile(s.refPath(session, p.N, p.Kind))
+			if err != nil {
+				return 0, err
+			}
+			commit, err := parseOID(strings.TrimSpace(string(ref)))
+			if err != nil {
+				return 0, err
+			}
+			live[commit] = true
+			if err := mark(p.tree); err != nil {
+				return 0, fmt.Errorf("sweeping the checkpoint store: %w", err)
+			}
+		}
+	}
+	removed := 0
+	cutoff := time.Now().Add(-grace)
+	fans, err := os.ReadDir(s.objs.dir)
+	if err != nil {
+		return 0, fmt.Errorf("sweeping the checkpoint store: %w", err)
+	}
+	for _, fan := range fans {
+		if len(fan.Name()) != 2 || !fan.IsDir() {
+			continue
+		}
+		names, err := os.ReadDir(filepath.Join(s.objs.dir, fan.Name()))
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			id, err := parseOID(fan.Name() + n.Name())
+			if err != nil || live[id] {
+				continue
+			}
+			info, err := n.Info()
+			if err != nil || info.ModTime().After(cutoff) {
+				continue
+			}
+			if os.Remove(filepath.Join(s.objs.dir, fan.Name(), n.Name())) == nil {
+				removed++
+			}
+		}
+	}
+	s.objs.mu.Lock()
+	s.objs.known = make(map[oid]bool)
+	s.objs.mu.Unlock()
+	s.stamp = make(map[string]cached)
+	return removed, nil
+}

@@ -60,7 +60,48 @@ func (s *Session) checkpoints() (*checkpoint.Store, error) {
 		return nil, r.off
 	}
 	r.store, r.off = checkpoint.Open(s.svc.cfg.Store.Dir(), s.cwd)
+	if r.store != nil {
+		s.pruneGone(r.store)
+	}
 	return r.store, r.off
+}
+
+// pruneAfter is how long the points of a session whose file is gone are
+// kept: a new session's file may not be written yet.
+const pruneAfter = time.Hour
+
+// pruneGone drops the points of the folder's sessions whose file was
+// deleted, and the objects only they used: checkpoints go with their
+// session.
+func (s *Session) pruneGone(store *checkpoint.Store) {
+	ids, err := store.Sessions()
+	if err != nil {
+		s.svc.cfg.Logf("session %s: %v", s.ID, err)
+		return
+	}
+	pruned := false
+	for _, id := range ids {
+		if id == s.ID || !s.svc.cfg.Store.Gone(s.cwd, id) {
+			continue
+		}
+		if _, err := s.svc.Session(id); err == nil {
+			continue // open in this process
+		}
+		points, err := store.List(id)
+		if err != nil || len(points) > 0 && time.Since(points[len(points)-1].Time) < pruneAfter {
+			continue
+		}
+		if err := store.Prune(id); err != nil {
+			s.svc.cfg.Logf("session %s: %v", s.ID, err)
+			continue
+		}
+		pruned = true
+	}
+	if pruned {
+		if _, err := store.Sweep(pruneAfter); err != nil {
+			s.svc.cfg.Logf("session %s: %v", s.ID, err)
+		}
+	}
 }
 
 // buffers gives a snapshot the editor's text of the files open there.

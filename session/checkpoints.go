@@ -1,5 +1,7 @@
 package session
 
+import "errors"
+
 // Dir returns the store's data directory, where the sidecar keeps its
 // state (the checkpoints of workspaces among it).
 func (s *Store) Dir() string { return s.dir }
@@ -19,4 +21,12 @@ func (l *Log) Boundary() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.base
+}
+
+// Gone reports whether no file of session id exists for cwd (ours or
+// Claude Code's): the session was deleted. An error reading the folders
+// is not taken for a deletion.
+func (s *Store) Gone(cwd, id string) bool {
+	_, err := s.find(cwd, id)
+	return errors.Is(err, ErrNotFound)
 }
