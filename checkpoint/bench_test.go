@@ -82,6 +82,7 @@ func BenchmarkCheckpoint10kFiles10Changed(b *testing.B) {
 func BenchmarkRewind100Files(b *testing.B) {
 	root, s := benchFolder(b, 10_000)
 	ctx := context.Background()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for k := range 100 {

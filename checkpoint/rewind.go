@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Actions of a Change.
@@ -226,12 +227,14 @@ func (s *Store) Apply(ctx context.Context, plan *Plan, opt ApplyOptions) (*Appli
 	// becomes the folder as restored, so a later rewind does not take
 	// it for the user's change.
 	if len(plan.Changes) > 0 {
+		// Every difference from the point applied, the folder is the
+		// point's tree.
 		last := plan.last
-		var err error
-		if last.tree, err = s.snapshot(ctx, nil); err == nil {
-			err = s.writePoint(last)
+		last.tree = plan.Point.tree
+		if last.Time.IsZero() {
+			last.Time = time.Now()
 		}
-		if err != nil {
+		if err := s.writePoint(last); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("recording the restored state: %v", err))
 		}
 	}

@@ -1,11 +1,15 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agent-lsp/agent-lsp/engine"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
@@ -340,5 +344,62 @@ func TestRewindSurvivesLoadAndForks(t *testing.T) {
 	fork.Meta.AgentLSP.Checkpoint = 5
 	if err := e.editor.Call("session/fork", fork, &forked); err == nil || !strings.Contains(err.Error(), "has no checkpoint 5") {
 		t.Errorf("fork at an unknown checkpoint = %v, want an error naming it", err)
+	}
+}
+
+// TestRewindPlainDoor: an editor without the agent plugin rewinds with
+// agent.prompt "/rewind N", the command every door has.
+func TestRewindPlainDoor(t *testing.T) {
+	store := session.NewStore(t.TempDir(), "-")
+	// The test's transcripts are written in the workspace (the real
+	// ones are in the state directory): the folder ignores them, else
+	// the rewind would rightly take a new transcript for the user's
+	// file.
+	files := map[string]string{".gitignore": ".transcripts/\n"}
+	for name, text := range rewindFiles {
+		files[name] = text
+	}
+	e := newEnvWith(t, files, func(cfg *engine.Config) { cfg.Store = store },
+		fake.Turn{fake.ToolUse("toolu_bash", "Bash", `{"command":"rm c.txt && printf 'new\\n' > d.txt"}`)},
+		fake.Turn{fake.Text("Shell done.")},
+	)
+	e.editor.OnRequest(func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		switch method {
+		case "window/showMessageRequest":
+			return map[string]string{"title": "Allow"}, nil
+		case "window/workDoneProgress/create":
+			return nil, nil
+		case "window/showDocument":
+			return map[string]bool{"success": true}, nil
+		}
+		return nil, jsonrpc2.ErrNotHandled
+	})
+	e.editor.InitializeWith(map[string]any{
+		"rootUri":      string(uri.File(e.root)),
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+	})
+	ends := func() int {
+		n := 0
+		for _, m := range e.editor.Notifications() {
+			if m.Method == "$/progress" && strings.Contains(string(m.Params), `"kind":"end"`) {
+				n++
+			}
+		}
+		return n
+	}
+	for i, prompt := range []string{"run the shell", "/rewind 1"} {
+		e.editor.MustCall("workspace/executeCommand", map[string]any{"command": "agent.prompt", "arguments": []string{prompt}}, nil)
+		e.editor.WaitFor(prompt+" to end", func() bool { return ends() > i })
+		if i == 0 {
+			if _, err := os.Stat(e.path("d.txt")); err != nil {
+				t.Fatalf("the Bash turn did not run: %v", err)
+			}
+		}
+	}
+	if e.disk("c.txt") != "charlie\n" {
+		t.Errorf("c.txt after /rewind 1 = %q", e.disk("c.txt"))
+	}
+	if _, err := os.Stat(e.path("d.txt")); !os.IsNotExist(err) {
+		t.Errorf("d.txt after /rewind 1: %v, want it gone", err)
 	}
 }
