@@ -145,6 +145,12 @@ func (s *Session) checkpointStart(ctx context.Context, prompt []schema.ContentBl
 	p := checkpoint.Point{Session: s.ID, N: r.next, Kind: checkpoint.Start, Prompt: promptText(prompt), Data: data}
 	if _, err := store.Save(ctx, p, buffers{s.env.Files}); err != nil {
 		s.svc.cfg.Logf("session %s: %v", s.ID, err)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A folder too large to snapshot would delay every prompt
+			// by the timeout: the session goes on without.
+			r.store, r.off = nil, fmt.Errorf("the workspace is too large to checkpoint within %s; this session has no checkpoints", checkpointTimeout)
+			s.status(context.WithoutCancel(ctx), Status{Kind: StatusWarning, Message: r.off.Error()})
+		}
 		return
 	}
 	r.running = r.next
