@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -401,5 +402,65 @@ func TestRewindPlainDoor(t *testing.T) {
 	}
 	if _, err := os.Stat(e.path("d.txt")); !os.IsNotExist(err) {
 		t.Errorf("d.txt after /rewind 1: %v, want it gone", err)
+	}
+}
+
+// TestCheckpointsRunNothingOfTheRepository: a repository whose config
+// names an fsmonitor, hooks and a clean filter that .gitattributes
+// applies to every file: checkpoints and a rewind run none of them, and
+// the repository's index, HEAD and refs are as they were.
+func TestCheckpointsRunNothingOfTheRepository(t *testing.T) {
+	store := session.NewStore(t.TempDir(), "-")
+	e := newEnvWith(t, rewindFiles, func(cfg *engine.Config) { cfg.Store = store }, rewindTurns()...)
+	os.Chmod(e.path("run.sh"), 0o755)
+	canary := filepath.Join(t.TempDir(), "ran")
+	hooks := filepath.Join(t.TempDir(), "hooks")
+	os.MkdirAll(hooks, 0o755)
+	for _, h := range []string{"reference-transaction", "post-index-change", "pre-commit", "post-checkout"} {
+		os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\ntouch "+canary+"-"+h+"\n"), 0o755)
+	}
+	gitRun := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = e.root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	gitRun("init", "-q", ".")
+	gitRun("add", "-A")
+	gitRun("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+	f, err := os.OpenFile(e.path(".git/config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tfsmonitor = \"touch " + canary + "-fsmonitor\"\n\thooksPath = " + hooks + "\n[filter \"evil\"]\n\tclean = \"touch " + canary + "-clean; cat\"\n\tsmudge = \"touch " + canary + "-smudge; cat\"\n")
+	f.Close()
+	os.WriteFile(e.path(".gitattributes"), []byte("* filter=evil\n"), 0o644)
+	state := func() string {
+		index, _ := os.ReadFile(e.path(".git/index"))
+		return gitRun("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "for-each-ref") + string(index)
+	}
+	before := state()
+
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	for _, p := range []string{"edit a", "run the shell"} {
+		if _, err := e.editor.Prompt(sid, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var res schema.RewindResult
+	e.editor.MustCall("session/rewind", schema.RewindParams{SessionID: sid, Checkpoint: 2, Restore: schema.RestoreCode}, &res)
+	if !res.Applied {
+		t.Fatalf("rewind = %+v", res)
+	}
+	checkShellTurnUndone(t, e.root)
+	if ran, _ := filepath.Glob(canary + "*"); len(ran) > 0 {
+		t.Errorf("the repository's programs ran: %v", ran)
+	}
+	if state() != before {
+		t.Error("the user's index or refs changed")
 	}
 }
