@@ -121,3 +121,17 @@ func dirSize(dir string) int64 {
 	})
 	return n
 }
+
+// BenchmarkListFiles10k is the floor of a checkpoint: `git ls-files
+// --cached --others --exclude-standard` of the 10,000-file repository,
+// as a snapshot runs it.
+func BenchmarkListFiles10k(b *testing.B) {
+	_, s := benchFolder(b, 10_000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.listFiles(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
