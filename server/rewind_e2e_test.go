@@ -464,3 +464,27 @@ func TestCheckpointsRunNothingOfTheRepository(t *testing.T) {
 		t.Error("the user's index or refs changed")
 	}
 }
+
+// TestRewindRefusedWhileATurnRuns: a rewind waits for no turn; it is
+// refused, and the turn goes on.
+func TestRewindRefusedWhileATurnRuns(t *testing.T) {
+	store := session.NewStore(t.TempDir(), "-")
+	release := make(chan struct{})
+	e := newEnvWith(t, rewindFiles, func(cfg *engine.Config) { cfg.Store = store },
+		fake.Turn{fake.Text("Thinking it over."), fake.Hold{After: 1, Release: release}},
+	)
+	e.editor.Initialize(e.root, nil)
+	sid := e.editor.NewSession(e.root)
+	var pr schema.PromptResult
+	wait := e.editor.Go("session/prompt", schema.PromptParams{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("think")}}, &pr)
+	e.editor.WaitFor("the model call", func() bool { return len(e.model.Requests()) == 1 })
+	var res schema.RewindResult
+	err := e.editor.Call("session/rewind", schema.RewindParams{SessionID: sid, Checkpoint: 1, Restore: schema.RestoreBoth}, &res)
+	if err == nil || !strings.Contains(err.Error(), "a prompt is running") {
+		t.Errorf("rewind during a turn = %v, want it refused", err)
+	}
+	close(release)
+	if err := wait(); err != nil || pr.StopReason != schema.StopEndTurn {
+		t.Fatalf("the turn = %+v, %v; want it to end normally", pr, err)
+	}
+}
