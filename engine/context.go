@@ -199,6 +199,7 @@ var slashCommands = []schema.Command{
 	{Name: "compact", Description: "Summarize the conversation so far to free context"},
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
 	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
+	{Name: "rewind", Description: "List the checkpoints, or go back to before prompt N: /rewind N [code|conversation|both] [force]", Input: &schema.CommandInput{Hint: "checkpoint number"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -221,6 +222,8 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 	switch name {
 	case "/effort":
 		return s.effortCommand(ctx, arg)
+	case "/rewind":
+		return s.rewindCommand(ctx, strings.TrimSpace(strings.TrimPrefix(text, name)))
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)

@@ -52,6 +52,8 @@ func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg
 		return stop, err
 	}
 	s.setTitle(prompt)
+	s.checkpointStart(ctx, prompt)
+	defer s.checkpointEnd()
 	s.appendMessage(msg)
 	if s.tools.code != nil {
 		s.tools.code.beginTurn()

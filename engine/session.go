@@ -55,6 +55,8 @@ type Session struct {
 
 	svc *Service
 	cwd string
+	// rewind is the session's checkpoints (rewind.go).
+	rewind rewinding
 	// agent is set in a subagent's session (see agent.go).
 	agent *agentRun
 	// resumed is set when the session was reopened from storage,

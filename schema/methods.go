@@ -18,6 +18,8 @@ const (
 	MethodSessionResume          = "session/resume"
 	MethodSessionFork            = "session/fork"
 	MethodSessionClose           = "session/close"
+	MethodSessionCheckpoints     = "session/checkpoints"
+	MethodSessionRewind          = "session/rewind"
 	MethodSessionUpdate          = "session/update"
 	MethodRequestPermission      = "session/request_permission"
 	MethodAgentStatus            = "agent/status"
@@ -67,6 +69,8 @@ var EditorMethods = []Method{
 	{Name: MethodSessionResume, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
 	{Name: MethodSessionFork, Dir: ToAgent, Params: LoadSessionParams{}, Result: NewSessionResult{}},
 	{Name: MethodSessionClose, Dir: ToAgent, Params: SessionIDParams{}},
+	{Name: MethodSessionCheckpoints, Dir: ToAgent, Params: CheckpointsParams{}, Result: CheckpointsResult{}},
+	{Name: MethodSessionRewind, Dir: ToAgent, Params: RewindParams{}, Result: RewindResult{}},
 	{Name: MethodSessionUpdate, Dir: ToEditor, Notification: true, Params: SessionNotification{}},
 	{Name: MethodRequestPermission, Dir: ToEditor, Params: RequestPermissionParams{}, Result: RequestPermissionResult{}},
 	{Name: MethodAgentStatus, Dir: ToEditor, Notification: true, Params: StatusParams{}},

@@ -135,6 +135,9 @@ type LoadMeta struct {
 		// Fork continues a copy of the session under a new id (the
 		// result's sessionId), leaving the stored one as it is.
 		Fork bool `json:"fork"`
+		// Checkpoint, with a fork, forks the session as it was before
+		// this prompt (session/checkpoints lists them).
+		Checkpoint int `json:"checkpoint,omitempty"`
 	} `json:"agent-lsp"`
 }
 

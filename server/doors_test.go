@@ -656,6 +656,28 @@ func sessionSteps() []step {
 				d.t.Fatalf("calc.py after the prompt = %q, want %q", b, want)
 			}
 		}},
+		{method: "session/checkpoints", params: func(d *doorEnv) any { return schema.CheckpointsParams{SessionID: d.sid} }, check: func(d *doorEnv, raw json.RawMessage, err error) {
+			mustSucceed(d, raw, err)
+			var res schema.CheckpointsResult
+			json.Unmarshal(raw, &res)
+			if len(res.Checkpoints) != 1 || res.Checkpoints[0].Checkpoint != 1 || res.Checkpoints[0].Prompt != "Create calc.py, then improve it." {
+				d.t.Fatalf("session/checkpoints = %s, want the prompt's", raw)
+			}
+		}},
+		{method: "session/rewind", params: func(d *doorEnv) any {
+			return schema.RewindParams{SessionID: d.sid, Checkpoint: 1, Restore: schema.RestoreCode}
+		}, check: func(d *doorEnv, raw json.RawMessage, err error) {
+			mustSucceed(d, raw, err)
+			var res schema.RewindResult
+			json.Unmarshal(raw, &res)
+			calc := filepath.Join(d.root, "calc.py")
+			if !res.Applied || len(res.Changes) != 1 || res.Changes[0] != (schema.RewindChange{Path: calc, Action: schema.RewindDelete}) {
+				d.t.Fatalf("session/rewind = %s, want calc.py deleted", raw)
+			}
+			if _, err := os.Stat(calc); !os.IsNotExist(err) {
+				d.t.Fatalf("calc.py after the rewind: %v, want it gone", err)
+			}
+		}},
 		{method: "session/cancel", notify: true, params: func(d *doorEnv) any { return schema.SessionIDParams{SessionID: d.sid} }},
 		{method: "session/list", params: func(d *doorEnv) any { return schema.ListSessionsParams{Cwd: d.root} }, check: mustSucceed},
 		closeStep(ours),

@@ -41,6 +41,8 @@ func (h sessionMethods) addTo(t methodTable) {
 	t[schema.MethodSessionLoad] = h.load
 	t[schema.MethodSessionResume] = h.resume
 	t[schema.MethodSessionFork] = h.fork
+	t[schema.MethodSessionCheckpoints] = h.checkpoints
+	t[schema.MethodSessionRewind] = h.rewind
 }
 
 func (h sessionMethods) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -243,7 +245,12 @@ func (h sessionMethods) reopen(ctx context.Context, req *jsonrpc2.Request, repla
 	if !opts.Fork {
 		bind(p.SessionID)
 	}
-	sess, err := svc.ResumeSession(ctx, p.SessionID, opts, replay)
+	var sess *engine.Session
+	if n := forkCheckpoint(p); opts.Fork && n != 0 {
+		sess, err = svc.ForkAt(ctx, p.SessionID, n, opts)
+	} else {
+		sess, err = svc.ResumeSession(ctx, p.SessionID, opts, replay)
+	}
 	if err != nil {
 		return nil, h.c.sessionError(req.Method(), p.SessionID, err)
 	}

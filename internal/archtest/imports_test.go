@@ -38,6 +38,10 @@ var forbidden = map[string][]string{
 	// nothing of.
 	"pipeline": {"engine", "server", "rpc", "session", "providers", "workspace", "settings", "hooks", "sandbox", "mcp", "watch", "langserver", "wrap", "cmd", "internal"},
 
+	// Checkpoints know the folder and git objects, nothing of sessions,
+	// tools or the editor: the engine hands them the buffers' text.
+	"checkpoint": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "mcp", "watch", "langserver", "wrap", "schema", "diffs", "cmd", "internal"},
+
 	"settings": {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
 	"hooks":    {"engine", "server", "rpc", "tools", "cmd"},
 	"sandbox":  {"engine", "server", "rpc", "tools", "cmd"},

@@ -52,6 +52,8 @@ var enumGroups = []enumGroup{
 	{first: "BlockText", lua: "content_block", ts: "ContentBlock", field: "type"},
 	{first: "ToolContentBlock", lua: "tool_content", ts: "ToolCallContent", field: "type"},
 	{first: "StatusRetry", lua: "status_kind", ts: "AgentStatusParams", field: "kind"},
+	{first: "RestoreCode", lua: "rewind_restore", ts: "RewindRestore"},
+	{first: "RewindWrite", lua: "rewind_action", ts: "RewindAction"},
 }
 
 // constGroups reads the groups of string constants declared in

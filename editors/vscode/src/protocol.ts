@@ -112,8 +112,26 @@ export interface SessionInfo {
   _meta?: { 'agent-lsp'?: { source?: string; readOnly?: boolean } };
 }
 export interface ListSessionsResult { sessions: SessionInfo[]; nextCursor?: string }
-/** session/load, session/resume and session/fork; `_meta["agent-lsp"].fork` on load or resume continues a copy under a new id. */
-export interface LoadSessionParams { sessionId: string; cwd: string; mcpServers: McpServer[]; _meta?: { 'agent-lsp'?: { fork?: boolean } } }
+/**
+ * session/load, session/resume and session/fork; `_meta["agent-lsp"].fork` on load or resume continues a copy under a new id,
+ * and `checkpoint` with a fork starts the copy from before that prompt (session/checkpoints).
+ */
+export interface LoadSessionParams { sessionId: string; cwd: string; mcpServers: McpServer[]; _meta?: { 'agent-lsp'?: { fork?: boolean; checkpoint?: number } } }
+
+// ---- checkpoints and rewind ------------------------------------------------
+
+/** One checkpoint per prompt of the session, numbered from 1: the workspace and conversation before it. */
+export interface Checkpoint { checkpoint: number; prompt: string; time: string }
+export interface CheckpointsParams { sessionId: string }
+export interface CheckpointsResult { checkpoints: Checkpoint[] }
+/** What a rewind restores. */
+export type RewindRestore = 'code' | 'conversation' | 'both';
+/** What a rewind does to a file. */
+export type RewindAction = 'write' | 'create' | 'delete';
+export interface RewindParams { sessionId: string; checkpoint: number; restore: RewindRestore; force?: boolean; preview?: boolean }
+export interface RewindChange { path: string; action: RewindAction }
+/** applied is false for a preview and when conflicts (files changed since by someone other than the agent) stopped it. */
+export interface RewindResult { applied: boolean; changes: RewindChange[]; conflicts?: string[]; warnings?: string[] }
 
 // ---- session/update --------------------------------------------------------
 
@@ -300,6 +318,8 @@ export const Methods = {
   sessionResume: 'session/resume',
   sessionFork: 'session/fork',
   sessionClose: 'session/close',
+  sessionCheckpoints: 'session/checkpoints',
+  sessionRewind: 'session/rewind',
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
   agentStatus: 'agent/status',
@@ -327,6 +347,9 @@ export const SetConfigOptionRequest = request<SetConfigOptionParams, SetConfigOp
 export const ListSessionsRequest = request<ListSessionsParams, ListSessionsResult>(Methods.sessionList);
 export const LoadSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionLoad);
 export const ResumeSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionResume);
+export const CheckpointsRequest = request<CheckpointsParams, CheckpointsResult>(Methods.sessionCheckpoints);
+/** session/rewind: the code, the conversation or both back to before a checkpoint's prompt; all or nothing. */
+export const RewindRequest = request<RewindParams, RewindResult>(Methods.sessionRewind);
 /** session/fork: continues a copy of a stored session under the result's new sessionId. */
 export const ForkSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionFork);
 export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sessionClose);

@@ -18,6 +18,8 @@ M.method = {
   session_resume = 'session/resume', -- request, editor -> agent
   session_fork = 'session/fork', -- request, editor -> agent
   session_close = 'session/close', -- request, editor -> agent
+  session_checkpoints = 'session/checkpoints', -- request, editor -> agent
+  session_rewind = 'session/rewind', -- request, editor -> agent
   session_update = 'session/update', -- notification, agent -> editor
   session_request_permission = 'session/request_permission', -- request, agent -> editor
   agent_status = 'agent/status', -- notification, agent -> editor
@@ -100,6 +102,20 @@ M.status_kind = {
   retry = 'retry',
   warning = 'warning',
   info = 'info',
+}
+
+--- schema's constants RestoreCode, ...
+M.rewind_restore = {
+  code = 'code',
+  conversation = 'conversation',
+  both = 'both',
+}
+
+--- schema's constants RewindWrite, ...
+M.rewind_action = {
+  write = 'write',
+  create = 'create',
+  delete = 'delete',
 }
 
 ---@class agent_lsp.proto.NewSessionParams
@@ -231,7 +247,35 @@ M.status_kind = {
 ---@field _meta? agent_lsp.proto.LoadMeta
 
 ---@class agent_lsp.proto.LoadMeta
----@field ["agent-lsp"] { fork: boolean }
+---@field ["agent-lsp"] { fork: boolean, checkpoint?: integer }
+
+---@class agent_lsp.proto.CheckpointsParams
+---@field sessionId string
+
+---@class agent_lsp.proto.CheckpointsResult
+---@field checkpoints agent_lsp.proto.Checkpoint[]
+
+---@class agent_lsp.proto.Checkpoint
+---@field checkpoint integer
+---@field prompt string
+---@field time string
+
+---@class agent_lsp.proto.RewindParams
+---@field sessionId string
+---@field checkpoint integer
+---@field restore string
+---@field force? boolean
+---@field preview? boolean
+
+---@class agent_lsp.proto.RewindResult
+---@field applied boolean
+---@field changes agent_lsp.proto.RewindChange[]
+---@field conflicts? string[]
+---@field warnings? string[]
+
+---@class agent_lsp.proto.RewindChange
+---@field path string
+---@field action string
 
 ---@class agent_lsp.proto.SessionNotification
 ---@field sessionId string
