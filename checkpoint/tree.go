@@ -111,29 +111,6 @@ func (s *objects) readTree(id oid) ([]treeEntry, error) {
 	return ents, nil
 }
 
-// flatten returns the files of a tree, by slash-separated path.
-func (s *objects) flatten(id oid) (map[string]entry, error) {
-	files := make(map[string]entry)
-	var walk func(id oid, prefix string) error
-	walk = func(id oid, prefix string) error {
-		ents, err := s.readTree(id)
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			if e.isTree() {
-				if err := walk(e.id, prefix+e.name+"/"); err != nil {
-					return err
-				}
-				continue
-			}
-			files[prefix+e.name] = e.entry
-		}
-		return nil
-	}
-	return files, walk(id, "")
-}
-
 // diffTrees calls fn for each file that differs between the trees a and
 // b (nil where a tree does not have it), skipping subtrees that are the
 // same.
@@ -207,6 +184,3 @@ func (s *objects) diffDir(a, b oid, prefix string, fn func(path string, ea, eb *
 	}
 	return nil
 }
-
-// emptyTree is the id of the tree with no entries.
-var emptyTree = hashObject("tree", nil)

@@ -463,7 +463,8 @@ func (s *Service) ForkAt(ctx context.Context, id string, n int, opts SessionOpti
 	if err != nil {
 		return nil, err
 	}
-	if err := sess.checkRewindable(pos, n); err == nil {
+	err = sess.checkRewindable(pos, n)
+	if err == nil {
 		err = sess.conv.rewindTo(pos)
 	}
 	if err == nil {
