@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/providers/cloud"
@@ -340,4 +341,56 @@ func newCloud(r Resolved, hc *http.Client) *cloud.Provider {
 		opts.RegionFor = c.RegionFor
 	}
 	return cloud.New(opts)
+}
+
+// EnvWith reads the variables of env (the settings' "env", which Claude
+// Code applies to its own environment) before the process environment's.
+func EnvWith(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+}
+
+// Endpoint is the URL requests go to: the override, else the platform's
+// regional endpoint.
+func (c *Cloud) Endpoint(baseURL string) string {
+	if baseURL != "" {
+		return baseURL
+	}
+	switch c.Platform {
+	case PlatformBedrock:
+		return "https://bedrock-runtime." + c.Region + ".amazonaws.com"
+	case PlatformVertex:
+		switch c.Region {
+		case "global", "":
+			return "https://aiplatform.googleapis.com"
+		case "us", "eu":
+			return "https://aiplatform." + c.Region + ".rep.googleapis.com"
+		}
+		return "https://" + c.Region + "-aiplatform.googleapis.com"
+	}
+	return ""
+}
+
+// Credentials says where the platform's credentials come from, never
+// the credentials themselves.
+func (c *Cloud) Credentials() string {
+	switch {
+	case c.SkipAuth && c.Platform == PlatformBedrock:
+		return "no credentials (CLAUDE_CODE_SKIP_BEDROCK_AUTH: the gateway signs)"
+	case c.SkipAuth:
+		return "no credentials (CLAUDE_CODE_SKIP_VERTEX_AUTH: the gateway authenticates)"
+	case c.Platform == PlatformVertex:
+		return "Google Application Default Credentials"
+	case c.BearerToken != "":
+		return "Bedrock API key from AWS_BEARER_TOKEN_BEDROCK"
+	case c.AccessKeyID != "":
+		return "AWS credentials from AWS_ACCESS_KEY_ID"
+	case c.Profile != "":
+		return "AWS credentials of profile " + c.Profile + " (AWS_PROFILE)"
+	}
+	return "AWS credentials from the default chain"
 }
