@@ -80,7 +80,7 @@ func TestDoctor(t *testing.T) {
 			// by doctor with its region and credentials.
 			name: "bedrock", exit: 0,
 			files: map[string]string{".claude/settings.json": `{"env": {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1", "ANTHROPIC_BEDROCK_BASE_URL": "` + model.URL + `"}}`},
-			want: []want{{name: "provider", status: "ok", message: "Claude through Amazon Bedrock (region eu-west-1), model eu.anthropic.claude-sonnet-4-5-20250929-v1:0, no credentials (CLAUDE_CODE_SKIP_BEDROCK_AUTH"}},
+			want:  []want{{name: "provider", status: "ok", message: "Claude through Amazon Bedrock (region eu-west-1), model eu.anthropic.claude-sonnet-4-5-20250929-v1:0, no credentials (CLAUDE_CODE_SKIP_BEDROCK_AUTH"}},
 		},
 		{
 			name: "vertex without project", exit: 1,
