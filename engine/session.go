@@ -161,6 +161,11 @@ func (s *Session) SetModel(model string) error {
 	if model == "" {
 		return fmt.Errorf("model is empty")
 	}
+	if allow := s.svc.cfg.AllowModel; allow != nil {
+		if err := allow(model); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	s.model = model
 	s.mu.Unlock()

@@ -161,11 +161,18 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: config.DisplayName(m.ID), Description: config.ModelDescription(m), Group: config.ModelGroup(m.Provider, m.Known)})
 		}
 	}
+	if avail := st.AvailableModels; avail != nil {
+		// The settings' availableModels: the picker lists only those,
+		// and another model is refused.
+		cfg.Models = slices.DeleteFunc(cfg.Models, func(m engine.ModelInfo) bool { return !config.ModelAllowed(avail, m.ID) })
+		cfg.AllowModel = func(model string) error { return config.AllowModel(avail, model) }
+	}
 	slices.SortStableFunc(cfg.Models, func(a, b engine.ModelInfo) int { return config.CompareForPicker(a.Group, a.Name, b.Group, b.Name) })
 	if rerr != nil {
 		cfg.ProviderError = rerr
 		return cfg
 	}
+	resolved.FallbackModel = st.FallbackModel
 	cfg.Provider = providerPool.Provider(resolved)
 	return cfg
 }

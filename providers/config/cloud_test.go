@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/providers/fake"
+	"github.com/agent-lsp/agent-lsp/providers/retry"
 )
 
 func envOf(m map[string]string) func(string) string {
@@ -129,5 +131,84 @@ func TestPoolVertexSkipAuth(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Path; got != "/v1/projects/proj-1/locations/us-east5/publishers/anthropic/models/claude-opus-4-1@20250805:streamRawPredict" {
 		t.Errorf("path %s", got)
+	}
+}
+
+func TestModelAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		avail []string
+		model string
+		want  bool
+	}{
+		{nil, "anything", true},
+		{[]string{}, "claude-sonnet-4-5", false},
+		{[]string{"sonnet"}, "claude-sonnet-4-5", true},
+		{[]string{"sonnet"}, "us.anthropic.claude-sonnet-4-5-20250929-v1:0", true},
+		{[]string{"sonnet"}, "claude-opus-4-5", false},
+		{[]string{"claude-haiku-4-5"}, "claude-haiku-4-5-20251001", true},
+		{[]string{"claude-haiku-4-5"}, "claude-haiku-4-5@20251001", true},
+		{[]string{"claude-opus-4"}, "claude-opus-4-1", true},
+		{[]string{"gpt-4.1"}, "gpt-4.1", true},
+		{[]string{"gpt-4.1"}, "gpt-5", false},
+	} {
+		if got := ModelAllowed(tc.avail, tc.model); got != tc.want {
+			t.Errorf("ModelAllowed(%q, %q) = %v", tc.avail, tc.model, got)
+		}
+	}
+	if err := AllowModel([]string{"sonnet", "haiku"}, "claude-opus-4-5"); err == nil || !strings.Contains(err.Error(), "availableModels allow only sonnet, haiku") {
+		t.Errorf("AllowModel error %v", err)
+	}
+}
+
+// TestFallbackModel: an overloaded model, still overloaded after the
+// retries, has the fallback model answer; the switch is announced.
+func TestFallbackModel(t *testing.T) {
+	overloaded := fake.Turn{fake.HTTPError{Status: 529, Type: "overloaded_error", Message: "Overloaded"}}
+	for _, tc := range []struct {
+		name     string
+		turns    []fake.Turn
+		fallback string
+		models   []string // the models asked, in order
+		err      bool
+	}{
+		{"overloaded", []fake.Turn{overloaded, overloaded, {fake.Text("hi")}}, "claude-haiku-4-5", []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"}, false},
+		{"server error", []fake.Turn{{fake.HTTPError{Status: 500}}, {fake.HTTPError{Status: 500}}, {fake.Text("hi")}}, "claude-haiku-4-5", []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"}, false},
+		{"no fallback", []fake.Turn{overloaded, overloaded}, "", []string{"claude-sonnet-4-5", "claude-sonnet-4-5"}, true},
+		{"bad request not retried", []fake.Turn{{fake.HTTPError{Status: 400, Type: "invalid_request_error"}}}, "claude-haiku-4-5", []string{"claude-sonnet-4-5"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fake.NewAnthropic(t, tc.turns...)
+			r, err := Resolver{Getenv: envOf(map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.BaseURL()})}.Resolve(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.FallbackModel = tc.fallback
+			pool := &Pool{Retry: retry.Policy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}}
+			var notices []string
+			resp, err := pool.Provider(r).Stream(context.Background(), &providers.Request{
+				Messages: []providers.Message{{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("hi")}}},
+			}, func(e providers.Event) {
+				if e.Kind == providers.EventRetry {
+					notices = append(notices, e.Retry.Reason)
+				}
+			})
+			if (err != nil) != tc.err {
+				t.Fatalf("err %v", err)
+			}
+			if err == nil && resp.Message.Text() != "hi" {
+				t.Errorf("text %q", resp.Message.Text())
+			}
+			var models []string
+			for _, q := range srv.Requests() {
+				models = append(models, q.JSON["model"].(string))
+			}
+			if strings.Join(models, " ") != strings.Join(tc.models, " ") {
+				t.Errorf("models asked %v, want %v", models, tc.models)
+			}
+			announced := len(notices) > 0 && strings.Contains(notices[len(notices)-1], "the fallback model claude-haiku-4-5 answers instead")
+			if announced != !tc.err {
+				t.Errorf("notices %q", notices)
+			}
+		})
 	}
 }

@@ -60,7 +60,11 @@ func (p *Pool) Provider(r Resolved) retry.Streamer {
 		}}
 		p.providers[k] = base
 	}
-	return defaults{p: base, model: r.Model, maxTokens: maxTokens(r.Info)}
+	var sp retry.Streamer = base
+	if r.FallbackModel != "" {
+		sp = fallback{p: base, model: r.FallbackModel}
+	}
+	return defaults{p: sp, model: r.Model, maxTokens: maxTokens(r.Info)}
 }
 
 // lazy builds its provider on the first call and keeps it.

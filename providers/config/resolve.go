@@ -81,6 +81,9 @@ type Resolved struct {
 	// Google Vertex AI (Provider is then ProviderAnthropic, Model the
 	// platform's ID and BaseURL the platform endpoint's override).
 	Cloud *Cloud
+	// FallbackModel, set by the caller (settings "fallbackModel"),
+	// answers when the model is overloaded; see Pool.Provider.
+	FallbackModel string
 }
 
 // Resolver resolves configurations. The zero value reads the process
