@@ -59,6 +59,9 @@ type Config struct {
 	CompactAt float64
 	// Models are offered in the model picker.
 	Models []ModelInfo
+	// AllowModel, if set, refuses a model the user may not pick (the
+	// settings' availableModels): SetModel returns its error.
+	AllowModel func(model string) error
 	// Mode is the initial permission mode of new sessions (default
 	// "default").
 	Mode string

@@ -140,6 +140,11 @@ func (s *Session) SetModel(model string) error {
 	if model == "" {
 		return fmt.Errorf("model is empty")
 	}
+	if allow := s.svc.cfg.AllowModel; allow != nil {
+		if err := allow(model); err != nil {
+			return err
+		}
+	}
 	s.conv.setModel(model)
 	s.saveState()
 	return nil

@@ -211,6 +211,8 @@ type layer struct {
 	disableAll  *bool
 	sandbox     rawSandbox
 	model       *string
+	fallback    *string
+	available   *[]string
 	provider    *string
 	baseURL     *string
 	keyHelper   *string
@@ -462,6 +464,8 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 		*list = resolveDirs(*list, project, home)
 	}
 	decode("model", &lay.model)
+	decode("fallbackModel", &lay.fallback)
+	decode("availableModels", &lay.available)
 	decode("provider", &lay.provider)
 	decode("baseURL", &lay.baseURL)
 	decode("apiKeyHelper", &lay.keyHelper)
@@ -579,6 +583,13 @@ func merge(layers []*layer) *Settings {
 	s.Sandbox.AllowUnsandboxedCommands = firstBool(func(l *layer) *bool { return l.sandbox.AllowUnsandboxedCommands })
 	s.Sandbox.Network.AllowLocalBinding = isTrue(firstBool(func(l *layer) *bool { return l.sandbox.Network.AllowLocalBinding }))
 	s.Model = first(func(l *layer) *string { return l.model })
+	s.FallbackModel = first(func(l *layer) *string { return l.fallback })
+	for _, l := range layers {
+		if l.available != nil {
+			s.AvailableModels = append([]string{}, *l.available...)
+			break
+		}
+	}
 	s.Provider = first(func(l *layer) *string { return l.provider })
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })

@@ -34,6 +34,13 @@ type Settings struct {
 	Model    string
 	Provider string
 	BaseURL  string
+	// FallbackModel answers a turn whose model is overloaded (or failing
+	// with a server error) after the retries; empty for none.
+	FallbackModel string
+	// AvailableModels, when not nil, are the only models the user may
+	// pick (IDs, or aliases such as "sonnet" matching any ID that holds
+	// them); the highest-priority layer that sets it decides.
+	AvailableModels []string
 	// APIKeyHelper is a shell command whose output is the API key.
 	APIKeyHelper string
 	// Env holds environment variables for the session's commands.

@@ -392,7 +392,7 @@ func restrict(lay *layer, file string) HeldBack {
 	for _, p := range []struct {
 		name string
 		v    **string
-	}{{"baseURL", &lay.baseURL}, {"provider", &lay.provider}, {"model", &lay.model}, {"effortLevel", &lay.effort}} {
+	}{{"baseURL", &lay.baseURL}, {"provider", &lay.provider}, {"model", &lay.model}, {"fallbackModel", &lay.fallback}, {"effortLevel", &lay.effort}} {
 		if *p.v != nil {
 			other(p.name)
 			*p.v = nil

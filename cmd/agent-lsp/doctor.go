@@ -172,12 +172,15 @@ func checkProvider(ctx context.Context, st *settings.Settings, offline bool) doc
 	c := doctorCheck{Name: "provider"}
 	rctx, cancel := context.WithTimeout(ctx, config.DefaultHelperTimeout+time.Second)
 	defer cancel()
-	res, err := config.Resolve(rctx, config.Source{Name: "settings", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper})
+	res, err := config.Resolver{Getenv: config.EnvWith(st.Env)}.Resolve(rctx, config.Source{Name: "settings", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper})
 	if err != nil {
 		// The words the editors show for a prompt without a model.
 		noKey := errors.Is(err, config.ErrNoAPIKey)
 		c.Status, c.Message = statusError, engine.ProviderProblem(err, noKey)
 		switch {
+		case errors.Is(err, config.ErrCloudSetup):
+			c.Message = err.Error()
+			c.Fix = "set the variable named, in the environment agent-lsp starts with or the settings' \"env\""
 		case noKey:
 			c.Fix = err.Error() + "; or set the key in the editor (VS Code: \"Agent: Set API Key\")"
 		case st.APIKeyHelper != "":
@@ -197,6 +200,10 @@ func checkProvider(ctx context.Context, st *settings.Settings, offline bool) doc
 	}
 	c.Status = statusOK
 	c.Message = fmt.Sprintf("%s, model %s, %s, %s", res.Provider, res.Model, key, base)
+	if res.Cloud != nil {
+		base = res.Cloud.Endpoint(res.BaseURL)
+		c.Message = fmt.Sprintf("Claude through %s, model %s, %s, %s", res.Cloud.Describe(), res.Model, res.Cloud.Credentials(), base)
+	}
 	if !res.Info.Known {
 		c.Status = statusWarning
 		c.Message += "; the model is not in agent-lsp's table (its context window and prices are guessed)"

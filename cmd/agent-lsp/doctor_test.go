@@ -76,6 +76,25 @@ func TestDoctor(t *testing.T) {
 			},
 		},
 		{
+			// Claude Code's switch in the settings' env: Bedrock, named
+			// by doctor with its region and credentials.
+			name: "bedrock", exit: 0,
+			files: map[string]string{".claude/settings.json": `{"env": {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1", "ANTHROPIC_BEDROCK_BASE_URL": "` + model.URL + `"}}`},
+			want:  []want{{name: "provider", status: "ok", message: "Claude through Amazon Bedrock (region eu-west-1), model eu.anthropic.claude-sonnet-4-5-20250929-v1:0, no credentials (CLAUDE_CODE_SKIP_BEDROCK_AUTH"}},
+		},
+		{
+			name: "vertex without project", exit: 1,
+			files: map[string]string{".claude/settings.json": `{"env": {"CLAUDE_CODE_USE_VERTEX": "1", "CLOUD_ML_REGION": "us-east5"}}`},
+			want:  []want{{name: "provider", status: "error", message: "CLAUDE_CODE_USE_VERTEX is set but ANTHROPIC_VERTEX_PROJECT_ID not", fix: "set the variable named"}},
+		},
+		{
+			// An untrusted folder cannot switch the provider: its env
+			// is held back, the key and endpoint stay Anthropic's.
+			name: "untrusted bedrock", key: "k", untrusted: true, exit: 0,
+			files: map[string]string{".claude/settings.json": `{"env": {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1", "CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1"}}`},
+			want:  []want{{name: "provider", status: "ok", message: "anthropic, model claude-sonnet-4-5, key from ANTHROPIC_API_KEY, " + model.URL}},
+		},
+		{
 			name: "missing rg", key: "k", path: noRG, exit: 0,
 			want: []want{{name: "ripgrep", status: "warning", message: "rg is not on PATH", fix: "install ripgrep"}},
 		},
@@ -120,7 +139,7 @@ func TestDoctor(t *testing.T) {
 				"ANTHROPIC_API_KEY=" + tc.key, "ANTHROPIC_BASE_URL=" + model.URL}
 			for _, kv := range os.Environ() {
 				k, _, _ := strings.Cut(kv, "=")
-				if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "AGENT_LSP_") || k == "HOME" || k == "CLAUDE_CONFIG_DIR" || k == "XDG_STATE_HOME" || (k == "PATH" && tc.path != "") {
+				if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CLAUDE_CODE_") || strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "CLOUD_ML_") || strings.HasPrefix(k, "AGENT_LSP_") || k == "HOME" || k == "CLAUDE_CONFIG_DIR" || k == "XDG_STATE_HOME" || (k == "PATH" && tc.path != "") {
 					continue
 				}
 				env = append(env, kv)

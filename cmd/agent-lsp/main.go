@@ -104,6 +104,9 @@ Usage:
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
 ANTHROPIC_SMALL_FAST_MODEL (WebFetch's questions about a page),
 OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_LSP_HOME (session storage).
+Claude through Amazon Bedrock: CLAUDE_CODE_USE_BEDROCK=1 with AWS_REGION;
+through Google Vertex AI: CLAUDE_CODE_USE_VERTEX=1 with CLOUD_ML_REGION and
+ANTHROPIC_VERTEX_PROJECT_ID (see the README).
 `
 
 // stdio is the process's stdin and stdout as one stream. Closing it closes

@@ -126,15 +126,26 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	cfg.MaxThinkingTokens = os.Getenv("MAX_THINKING_TOKENS")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resolved, rerr := config.Resolve(ctx,
+	// The settings' env counts as the environment (as in Claude Code):
+	// CLAUDE_CODE_USE_BEDROCK and the rest may be set there. A project's
+	// env is held back until the folder is trusted (settings/trust.go).
+	getenv := config.EnvWith(st.Env)
+	resolved, rerr := config.Resolver{Getenv: getenv}.Resolve(ctx,
 		config.Source{Name: "initializationOptions", Provider: init.Provider, Model: init.Model, BaseURL: init.BaseURL},
 		config.Source{Name: "settings (" + settingsFiles(st) + ")", Provider: st.Provider, Model: st.Model, BaseURL: st.BaseURL, APIKeyHelper: st.APIKeyHelper},
 	)
 	cfg.Model = resolved.Model
 	if resolved.Provider == config.ProviderAnthropic {
 		// Claude Code's variable for its small, fast model.
-		cfg.SmallModel = os.Getenv("ANTHROPIC_SMALL_FAST_MODEL")
-		cfg.WebSearch = true // the API's web_search server tool
+		cfg.SmallModel = getenv("ANTHROPIC_SMALL_FAST_MODEL")
+		if cfg.SmallModel == "" && resolved.Cloud != nil {
+			cfg.SmallModel = getenv("ANTHROPIC_DEFAULT_HAIKU_MODEL")
+		}
+		if cfg.SmallModel != "" {
+			cfg.SmallModel = resolved.Cloud.PlatformModel(cfg.SmallModel)
+		}
+		// The API's web_search server tool; Bedrock does not serve it.
+		cfg.WebSearch = resolved.Cloud == nil || resolved.Cloud.Platform != config.PlatformBedrock
 	}
 	if resolved.Info.ContextWindow > 0 {
 		cfg.Window = int64(resolved.Info.ContextWindow)
@@ -150,11 +161,18 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 			cfg.Models = append(cfg.Models, engine.ModelInfo{ID: m.ID, Name: config.DisplayName(m.ID), Description: config.ModelDescription(m), Group: config.ModelGroup(m.Provider, m.Known)})
 		}
 	}
+	if avail := st.AvailableModels; avail != nil {
+		// The settings' availableModels: the picker lists only those,
+		// and another model is refused.
+		cfg.Models = slices.DeleteFunc(cfg.Models, func(m engine.ModelInfo) bool { return !config.ModelAllowed(avail, m.ID) })
+		cfg.AllowModel = func(model string) error { return config.AllowModel(avail, model) }
+	}
 	slices.SortStableFunc(cfg.Models, func(a, b engine.ModelInfo) int { return config.CompareForPicker(a.Group, a.Name, b.Group, b.Name) })
 	if rerr != nil {
 		cfg.ProviderError = rerr
 		return cfg
 	}
+	resolved.FallbackModel = st.FallbackModel
 	cfg.Provider = providerPool.Provider(resolved)
 	return cfg
 }

@@ -50,6 +50,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Headers are added to every request (e.g. anthropic-beta).
 	Headers map[string]string
+	// ClientOptions are applied last, after HTTPClient and BaseURL: a
+	// platform's (Amazon Bedrock's, Google Vertex AI's) which brings its
+	// own credentials, so that APIKey and AuthToken are not needed.
+	ClientOptions []option.RequestOption
 }
 
 // Provider streams Messages API responses. It is safe for concurrent use.
@@ -83,6 +87,7 @@ func New(opts Options) *Provider {
 	for k, v := range opts.Headers {
 		ro = append(ro, option.WithHeader(k, v))
 	}
+	ro = append(ro, opts.ClientOptions...)
 	return &Provider{client: anthropic.NewClient(ro...), opts: opts}
 }
 
@@ -95,7 +100,7 @@ func New(opts Options) *Provider {
 // message was complete; ContextTooLong for a prompt over the model's
 // window. A cancelled ctx returns ctx.Err().
 func (p *Provider) Stream(ctx context.Context, req *providers.Request, emit func(providers.Event)) (*providers.Response, error) {
-	if p.opts.APIKey == "" && p.opts.AuthToken == "" {
+	if p.opts.APIKey == "" && p.opts.AuthToken == "" && len(p.opts.ClientOptions) == 0 {
 		return nil, &providers.Error{Type: "authentication_error", Message: "no Anthropic API key: set ANTHROPIC_API_KEY"}
 	}
 	params, err := p.params(req)

@@ -27,13 +27,14 @@ type Pool struct {
 
 type poolKey struct {
 	provider, baseURL, apiKey, authToken string
+	cloud                                string // Cloud's key
 }
 
 // Provider returns the provider for r. Its calls use r.Model when a
 // request names no model, and max_tokens from the model table (bounded)
 // when a request sets none.
 func (p *Pool) Provider(r Resolved) retry.Streamer {
-	k := poolKey{r.Provider, r.BaseURL, r.APIKey, r.AuthToken}
+	k := poolKey{r.Provider, r.BaseURL, r.APIKey, r.AuthToken, r.Cloud.key()}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.providers == nil {
@@ -47,8 +48,10 @@ func (p *Pool) Provider(r Resolved) retry.Streamer {
 		hc, pol := p.HTTPClient, p.Retry
 		base = &lazy{build: func() retry.Streamer {
 			var sp retry.Streamer
-			switch r.Provider {
-			case ProviderOpenAI:
+			switch {
+			case r.Cloud != nil:
+				sp = newCloud(r, hc)
+			case r.Provider == ProviderOpenAI:
 				sp = openai.New(openai.Options{APIKey: r.APIKey, BaseURL: r.BaseURL, HTTPClient: hc})
 			default:
 				sp = anthropic.New(anthropic.Options{APIKey: r.APIKey, AuthToken: r.AuthToken, BaseURL: r.BaseURL, HTTPClient: hc})
@@ -57,7 +60,11 @@ func (p *Pool) Provider(r Resolved) retry.Streamer {
 		}}
 		p.providers[k] = base
 	}
-	return defaults{p: base, model: r.Model, maxTokens: maxTokens(r.Info)}
+	var sp retry.Streamer = base
+	if r.FallbackModel != "" {
+		sp = fallback{p: base, model: r.FallbackModel}
+	}
+	return defaults{p: sp, model: r.Model, maxTokens: maxTokens(r.Info)}
 }
 
 // lazy builds its provider on the first call and keeps it.

@@ -77,6 +77,13 @@ type Resolved struct {
 	KeyFrom string
 	// Info is the model's table entry.
 	Info Model
+	// Cloud is set when Claude is reached through Amazon Bedrock or
+	// Google Vertex AI (Provider is then ProviderAnthropic, Model the
+	// platform's ID and BaseURL the platform endpoint's override).
+	Cloud *Cloud
+	// FallbackModel, set by the caller (settings "fallbackModel"),
+	// answers when the model is overloaded; see Pool.Provider.
+	FallbackModel string
 }
 
 // Resolver resolves configurations. The zero value reads the process
@@ -188,6 +195,15 @@ func (r Resolver) Resolve(ctx context.Context, sources ...Source) (Resolved, err
 			break
 		}
 	}
+	cloud, cloudURL, cloudErr := resolveCloud(getenv)
+	if cloud == nil && cloudErr != nil {
+		return Resolved{Provider: ProviderAnthropic}, cloudErr
+	}
+	if cloud != nil && (res.Provider == "" || res.Provider == ProviderAnthropic) {
+		// CLAUDE_CODE_USE_BEDROCK or _VERTEX: every model is Claude's,
+		// whatever its ID looks like (an inference profile ARN).
+		res.Provider, res.Cloud = ProviderAnthropic, cloud
+	}
 	if res.Provider == "" {
 		for _, l := range layers {
 			if l.Model == "" {
@@ -220,6 +236,9 @@ func (r Resolver) Resolve(ctx context.Context, sources ...Source) (Resolved, err
 		if l.provider != "" {
 			return l.provider == res.Provider
 		}
+		if res.Cloud != nil {
+			return true
+		}
 		p := r.inferProvider(l.Model)
 		return p == "" || p == res.Provider
 	}
@@ -250,6 +269,9 @@ func (r Resolver) Resolve(ctx context.Context, sources ...Source) (Resolved, err
 	env := envNames[res.Provider]
 	if res.Model == "" {
 		res.Model = getenv(env.model)
+	}
+	if res.Cloud != nil {
+		return r.resolveCloudRest(res, cloudURL, cloudErr)
 	}
 	if res.Model == "" {
 		res.Model = env.defaultModel

@@ -209,6 +209,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
+	if c, ok := s.wire.(checker); ok {
+		if err := c.check(r, body); err != nil {
+			s.fail("request %s %s: %v", r.Method, r.URL.Path, err)
+			s.writeError(w, HTTPError{Status: http.StatusForbidden, Type: "permission_error", Message: err.Error()})
+			return
+		}
+	}
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &req.JSON)
 	turn, seq, ok := s.take(req)
@@ -226,7 +233,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, *p.httpErr)
 		return
 	}
-	if stream, _ := req.JSON["stream"].(bool); !stream {
+	stream, _ := req.JSON["stream"].(bool)
+	if st, ok := s.wire.(pathStreamer); ok {
+		stream = st.streamed(r.URL.Path)
+	}
+	if !stream {
 		msg, err := s.wire.message(p, req.JSON, seq)
 		if err != nil {
 			s.fail("request %d: %v", seq, err)
@@ -260,7 +271,12 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, seq int, p *plan, 
 		holdAt[i] = s.position(seq, events, "Hold", h.After, h.Event, 1)
 	}
 
+	write := writeEvent
 	w.Header().Set("Content-Type", "text/event-stream")
+	if f, ok := s.wire.(framer); ok {
+		w.Header().Set("Content-Type", f.contentType())
+		write = f.frame
+	}
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -272,7 +288,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, seq int, p *plan, 
 			}
 		}
 		if k == errAt {
-			writeEvent(w, s.wire.streamError(*p.streamErr))
+			write(w, s.wire.streamError(*p.streamErr))
 			_ = rc.Flush()
 			return
 		}
@@ -285,7 +301,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, seq int, p *plan, 
 		if k == len(events) {
 			return
 		}
-		writeEvent(w, events[k])
+		write(w, events[k])
 		if err := rc.Flush(); err != nil {
 			return
 		}
