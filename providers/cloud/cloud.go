@@ -9,7 +9,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/bedrock"
 	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/anthropics/anthropic-sdk-go/vertex"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -177,7 +176,7 @@ func unsigned(r *http.Request, next option.MiddlewareNext) (*http.Response, erro
 	return next(r)
 }
 
-// vertex is the SDK's Vertex AI configuration for a region.
+// vertex is the Vertex AI configuration for a region (vertex.go).
 func (p *Provider) vertex(ctx context.Context, region string) ([]option.RequestOption, error) {
 	if region == "" {
 		return nil, fmt.Errorf("google vertex ai: no region: set CLOUD_ML_REGION")
@@ -196,17 +195,9 @@ func (p *Provider) vertex(ctx context.Context, region string) ([]option.RequestO
 		}
 		creds = c
 	}
-	ro := []option.RequestOption{vertex.WithCredentials(ctx, region, p.opts.ProjectID, creds)}
+	ro := vertexOptions(region, p.opts.ProjectID, creds.TokenSource, p.opts.HTTPClient, p.opts.SkipAuth)
 	if p.opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(p.opts.BaseURL))
-	}
-	if p.opts.SkipAuth {
-		// Replaces the client the credentials authorize.
-		hc := p.opts.HTTPClient
-		if hc == nil {
-			hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		}
-		ro = append(ro, option.WithHTTPClient(hc))
 	}
 	return ro, nil
 }
