@@ -781,7 +781,7 @@ function Chat:reload(draft)
   self:flush()
   local old = self.state
   local fresh = state.new()
-  for _, k in ipairs({ 'session_id', 'modes', 'models', 'config_options', 'commands', 'usage', 'context', 'context_labels', 'problem_shown' }) do
+  for _, k in ipairs({ 'session_id', 'modes', 'models', 'config_options', 'commands', 'context', 'context_labels', 'problem_shown' }) do
     fresh[k] = old[k]
   end
   self.state = fresh
