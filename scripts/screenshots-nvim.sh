@@ -16,6 +16,9 @@
 #   nvim-mode-picker.png    :AgentMode
 #   nvim-history.png        :AgentSessions
 #   nvim-reloaded.png       the session reloaded in a new Neovim
+#   nvim-rewind-picker.png  :AgentRewind's list of prompts
+#   nvim-rewind-preview.png the files a rewind will change, to confirm
+#   nvim-rewound.png        the chat and calc.go after the rewind
 #   nvim-no-key.png         a chat opened with no model configured
 #
 #   scripts/screenshots-nvim.sh          writes docs/screenshots/nvim-*.png
@@ -287,9 +290,24 @@ wait_for 'TestAdd' 30
 ex 'lua shot_open_tool("edit")'
 wait_for '@@ -3,5 +3,5 @@' 10
 shot reloaded
+
+# 4. Rewind the code and the conversation to before the prompt.
+ex 'wincmd p'
+ex AgentRewind
+wait_for 'Rewind to before which prompt?'
+shot rewind-picker
+keys 1 Enter
+wait_for 'Restore what?'
+keys 1 Enter
+wait_for 'Files it will change'
+shot rewind-preview
+keys 1 Enter
+wait_for 'return a - b' 20
+wait_for 'Fix the bug in calc.go and check' 10 # the prompt back in the input
+shot rewound
 ex 'qa!'
 
-# 4. No model configured: the chat says so when it opens.
+# 5. No model configured: the chat says so when it opens.
 nvim_start nokey "$tmp/nokey-home" SHOT_NO_KEY=1
 wait_for 'Add returns the sum'
 ex AgentChat

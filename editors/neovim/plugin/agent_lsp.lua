@@ -50,6 +50,10 @@ command('AgentSessions', function()
   api().sessions()
 end, { desc = 'agent-lsp: load a past session' })
 
+command('AgentRewind', function()
+  api().rewind()
+end, { desc = 'agent-lsp: rewind the code, the conversation or both to before a prompt' })
+
 command('AgentMode', function(o)
   api().select_mode(o.args)
 end, {

@@ -115,6 +115,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
         c.newSession().catch(e => void vscode.window.showErrorMessage(`New chat: ${e instanceof Error ? e.message : e}`));
         break;
       case 'history': void c.showHistory(); break;
+      case 'rewind': void c.rewind(msg.id); break;
       case 'openLocation': this.actions.openLocation(msg.path, msg.line); break;
       case 'showLog': this.log.show(); break;
       case 'restart': void c.restart(); break;

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type CancellationToken, type LanguageClient, ResponseError, State } from 'vscode-languageclient/node';
 import { createClient } from './client';
 import {
-  AgentDiagnosticsRequest, type AgentDiagnosticsParams, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
+  AgentDiagnosticsRequest, type AgentDiagnosticsParams, CheckpointsRequest, type RewindRestore, RewindRequest, type RewindResult, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
   DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
@@ -17,7 +17,8 @@ import {
 import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
-import { type Attachment, emptyState, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
+import { relPath, rewindPreviewText } from './shared/rewind';
+import { type Attachment, checkpointOf, emptyState, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
 export interface ViewSink {
@@ -315,6 +316,84 @@ export class AgentController implements vscode.Disposable {
     } catch (e) {
       this.notice('error', `Could not load the chat: ${errorMessage(e)}`);
     }
+  }
+
+  // ---- rewind ------------------------------------------------------------------
+
+  /**
+   * "Rewind to here" on a user message: pick what to restore, preview the
+   * files it will change (and the conflicts), confirm, then apply; a
+   * conversation rewind drops the message and what followed from the chat.
+   */
+  async rewind(itemId: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    let client: LanguageClient;
+    try {
+      client = this.ready();
+      if (!sessionId) throw new Error('this chat has no session to rewind');
+      if (this.state.busy) throw new Error('a turn is running: cancel it before rewinding');
+    } catch (e) {
+      void vscode.window.showWarningMessage(errorMessage(e));
+      return;
+    }
+    const item = this.state.items.find(i => i.id === itemId);
+    let cp;
+    try {
+      const res = await call(client, CheckpointsRequest, { sessionId });
+      cp = checkpointOf(this.state.items, itemId, res.checkpoints);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not list the checkpoints: ${errorMessage(e)}`);
+      return;
+    }
+    if (!cp || item?.kind !== 'user') {
+      void vscode.window.showWarningMessage('This message has no checkpoint to rewind to (a slash command, a message sent during a turn, or a turn rewound or compacted since).');
+      return;
+    }
+    const choices: (vscode.QuickPickItem & { restore: RewindRestore })[] = [
+      { label: 'Code and conversation', description: 'files and chat back to before this message', restore: 'both' },
+      { label: 'Code only', description: 'files back; the chat stays', restore: 'code' },
+      { label: 'Conversation only', description: 'the chat back; the files stay', restore: 'conversation' },
+    ];
+    const first = cp.prompt.split('\n')[0];
+    const choice = await vscode.window.showQuickPick(choices, { title: `Rewind to before prompt ${cp.checkpoint}: ${first}`, placeHolder: 'What to restore' });
+    if (!choice) return;
+    const params = { sessionId, checkpoint: cp.checkpoint, restore: choice.restore };
+    let preview: RewindResult;
+    try {
+      preview = await call(client, RewindRequest, { ...params, preview: true });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not rewind: ${errorMessage(e)}`);
+      return;
+    }
+    const conflicts = preview.conflicts ?? [];
+    const button = conflicts.length ? 'Rewind and overwrite' : 'Rewind';
+    const answer = await vscode.window.showWarningMessage(
+      `Rewind to before "${first}" (${choice.label.toLowerCase()})?`,
+      { modal: true, detail: rewindPreviewText(this.cwd, choice.restore, preview) },
+      button,
+    );
+    if (answer !== button) return;
+    if (this.state.sessionId !== sessionId || this.state.busy) {
+      void vscode.window.showWarningMessage('The chat changed meanwhile: nothing was rewound.');
+      return;
+    }
+    let res: RewindResult;
+    try {
+      res = await call(client, RewindRequest, conflicts.length ? { ...params, force: true } : params);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not rewind: ${errorMessage(e)}`);
+      return;
+    }
+    if (!res.applied) {
+      void vscode.window.showWarningMessage(`Nothing was rewound: files changed since the preview: ${(res.conflicts ?? []).map(p => relPath(this.cwd, p)).join(', ')}`);
+      return;
+    }
+    if (choice.restore !== 'code') this.emit({ type: 'rewound', itemId });
+    for (const w of res.warnings ?? []) this.notice('warning', `Rewind: ${w}`);
+    const n = res.changes.length;
+    this.notice('info', choice.restore === 'conversation'
+      ? `Rewound the conversation to before prompt ${cp.checkpoint}.`
+      : `Rewound to before prompt ${cp.checkpoint}: ${n} file${n === 1 ? '' : 's'} restored${choice.restore === 'both' ? ', and the conversation' : ''}.`);
   }
 
   // ---- prompts -----------------------------------------------------------------

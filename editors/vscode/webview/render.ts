@@ -13,6 +13,8 @@ export interface RenderOptions {
   root?: string;
   /** editor.tabSize by language id, for code blocks. */
   tabSizes?: TabSizes;
+  /** Offer "Rewind to here" on user messages (the chat has a session). */
+  rewind?: boolean;
 }
 
 /** Shows paths under the workspace folder relative to it. */
@@ -40,7 +42,8 @@ export function renderItem(item: Item, opts: RenderOptions = {}): string {
   switch (item.kind) {
     case 'user': {
       const chips = item.attachments.map(a => `<span class="chip">${escapeHtml(a)}</span>`).join('');
-      return `<div class="msg user"><div class="text">${escapeHtml(item.text)}</div>${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
+      const rewind = opts.rewind ? `<button class="rewind-btn" data-action="rewind" data-id="${escapeHtml(item.id)}" title="Rewind the code, the conversation or both to before this message" aria-label="Rewind to here">Rewind to here</button>` : '';
+      return `<div class="msg user">${rewind}<div class="text">${escapeHtml(item.text)}</div>${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
     }
     case 'agent':
       return `<div class="msg agent md">${renderMarkdown(item.text, opts.tabSizes)}</div>`;

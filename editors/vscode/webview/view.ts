@@ -178,7 +178,7 @@ export class ChatView {
   }
 
   private renderOptions(id: string) {
-    return { open: this.open.get(id), root: this.state.cwd, tabSizes: this.state.tabSizes };
+    return { open: this.open.get(id), root: this.state.cwd, tabSizes: this.state.tabSizes, rewind: Boolean(this.state.sessionId) };
   }
 
   private emptyText(): string {
@@ -315,6 +315,7 @@ export class ChatView {
         el.closest('.perm-actions')?.querySelectorAll('button').forEach(b => ((b as HTMLButtonElement).disabled = true));
         break;
       case 'review': this.host.post({ type: 'review', id }); break;
+      case 'rewind': this.host.post({ type: 'rewind', id }); break;
       case 'removeAttachment': this.host.post({ type: 'removeAttachment', id }); break;
       case 'history': this.host.post({ type: 'history' }); break;
       case 'newSession': this.host.post({ type: 'newSession' }); break;

@@ -767,6 +767,57 @@ function Chat:with_session(cb, on_error)
   end, on_error)
 end
 
+--- Redraws the transcript from the agent's history (after a conversation
+--- rewind): clears it, keeping the session, its modes, models and the
+--- attachments, and replays the session with session/load, which hands
+--- over the open session as it now is. `draft` (the rewound prompt) goes
+--- into an empty input.
+---@param draft string?
+function Chat:reload(draft)
+  local session_id = self.session_id
+  if not session_id then
+    return
+  end
+  self:flush()
+  local old = self.state
+  local fresh = state.new()
+  for _, k in ipairs({ 'session_id', 'modes', 'models', 'config_options', 'commands', 'context', 'context_labels', 'problem_shown' }) do
+    fresh[k] = old[k]
+  end
+  self.state = fresh
+  self.queue, self.blocks, self.folds, self.thought = {}, {}, {}, nil
+  self.last, self.empty = 'none', true
+  local h = self:_header_row()
+  self:_edit(function()
+    api.nvim_buf_set_lines(self.buf, 0, h, false, {})
+    if draft and draft ~= '' then
+      local input = api.nvim_buf_get_lines(self.buf, 1, -1, false)
+      if vim.trim(table.concat(input, '\n')) == '' then
+        api.nvim_buf_set_lines(self.buf, 1, -1, false, vim.split(draft, '\n', { plain = true }))
+      end
+    end
+  end)
+  self:with_session(function(c)
+    self.busy = true
+    self:_refresh_header()
+    client.request(c, methods.method.session_load, {
+      sessionId = session_id,
+      cwd = self.root,
+      mcpServers = {},
+    }, function(err, result)
+      self.busy = false
+      if err then
+        self:push({ kind = 'error', message = 'reloading the session: ' .. err_message(err) })
+        self:flush()
+        return
+      end
+      self:_bind(session_id, result)
+      self:flush()
+      self:_refresh_header()
+    end)
+  end)
+end
+
 --- Files named with @path in a prompt, as resource_link blocks.
 ---@param text string
 ---@return table[] blocks, string[] labels

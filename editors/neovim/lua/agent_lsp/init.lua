@@ -7,6 +7,7 @@
 ---   ask(buf, l1, l2, text)  send or attach a selection (:AgentAsk)
 ---   cancel()                cancel the running turn (:AgentCancel)
 ---   sessions()              pick and load a past session (:AgentSessions)
+---   rewind()                rewind the chat to before a prompt (:AgentRewind)
 ---   select_mode(id?)        switch mode (:AgentMode)
 ---   select_model(id?)       switch model (:AgentModel)
 ---   permission()            show the pending permission prompt
@@ -124,6 +125,11 @@ function M.sessions()
   local chat = require('agent_lsp.chat').current(false)
   local root = chat and chat.root or require('agent_lsp.client').root()
   require('agent_lsp.sessions').pick(root)
+end
+
+--- :AgentRewind: rewind the current chat's session to before a prompt.
+function M.rewind()
+  require('agent_lsp.rewind').pick(require('agent_lsp.chat').current(false))
 end
 
 --- Items with the current one first, the rest in their order.

@@ -30,6 +30,12 @@ M.tool_kind = gen.tool_kind
 --- Permission option `kind`.
 M.permission_kind = gen.permission_kind
 
+--- `restore` of session/rewind: code, conversation or both.
+M.rewind_restore = gen.rewind_restore
+
+--- `changes[].action` of a session/rewind result.
+M.rewind_action = gen.rewind_action
+
 --- `_meta["agent-lsp"].kind` of a request to trust a folder.
 M.folder_trust = 'folderTrust'
 

@@ -24,6 +24,8 @@ export type FromWebview =
   | { type: 'attachDiagnostics' }
   | { type: 'newSession' }
   | { type: 'history' }
+  /** "Rewind to here" on a user message (its item id). */
+  | { type: 'rewind'; id: string }
   | { type: 'openLocation'; path: string; line?: number }
   | { type: 'showLog' }
   | { type: 'restart' }
@@ -36,7 +38,7 @@ export type FromWebview =
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel',
+  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel',
   'setApiKey', 'openSettings',
 ]);
 
@@ -51,7 +53,7 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'setMode': return str('modeId');
     case 'setModel': return str('model');
     case 'permission': return str('id') && str('optionId');
-    case 'review': case 'removeAttachment': return str('id');
+    case 'review': case 'removeAttachment': case 'rewind': return str('id');
     case 'openLocation': return str('path') && (msg.line === undefined || typeof msg.line === 'number');
   }
   return true;

@@ -10,7 +10,7 @@
 // No `vscode` or DOM imports: the unit tests run this in plain Node.
 
 import {
-  type AvailableCommand, type ConfigOption, type ContentBlock, type Mode, type ModeId, type ModelState, type PermissionOption,
+  type AvailableCommand, type Checkpoint, type ConfigOption, type ContentBlock, type Mode, type ModeId, type ModelState, type PermissionOption,
   permissionOf, type PlanEntry, type SessionUpdate, type StopReason, type ToolCall,
 } from '../protocol';
 
@@ -104,7 +104,9 @@ export type ViewEvent =
   | { type: 'attachments'; attachments: Attachment[] }
   | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] }
   | { type: 'providerProblem'; message?: string }
-  | { type: 'tabSizes'; tabSizes: Record<string, number> };
+  | { type: 'tabSizes'; tabSizes: Record<string, number> }
+  /** A conversation rewind: the user message `itemId` and everything after it leave the transcript. */
+  | { type: 'rewound'; itemId: string };
 
 /**
  * What an event changed: item ids, and the parts of the view outside the
@@ -331,6 +333,14 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       s.providerProblem = e.message || undefined;
       ch.header = ch.footer = true;
       break;
+    case 'rewound': {
+      const at = s.items.findIndex(i => i.id === e.itemId && i.kind === 'user');
+      if (at < 0) break;
+      s.items.splice(at);
+      ch.structure = true;
+      ch.footer = true;
+      break;
+    }
     case 'tabSizes':
       s.tabSizes = e.tabSizes;
       // Code blocks take the new width: re-render everything.
@@ -404,6 +414,25 @@ function reduceUpdate(s: ViewState, u: SessionUpdate, ch: Changes): void {
       ch.header = true;
       break;
   }
+}
+
+/**
+ * The checkpoint of a user message: the session's checkpoints (one per
+ * prompt, oldest first) paired in order with the user messages whose text
+ * starts with the checkpoint's prompt; messages that took no checkpoint (a
+ * slash command, text that steered a running turn) are skipped.
+ */
+export function checkpointOf(items: Item[], itemId: string, checkpoints: Checkpoint[]): Checkpoint | undefined {
+  const cps = checkpoints.slice().sort((a, b) => a.checkpoint - b.checkpoint);
+  let next = 0;
+  for (const it of items) {
+    if (it.kind !== 'user') continue;
+    const cp = cps[next];
+    const paired = cp !== undefined && it.text.trim().startsWith(cp.prompt.trim());
+    if (paired) next++;
+    if (it.id === itemId) return paired ? cp : undefined;
+  }
+  return undefined;
 }
 
 /** Pending permission items, oldest first. */

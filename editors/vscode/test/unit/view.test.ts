@@ -188,4 +188,20 @@ describe('chat webview DOM', () => {
     assert.deepStrictEqual(posted, [{ type: 'restart' }]);
     assert.ok((document.querySelector('#send') as unknown as HTMLButtonElement).disabled);
   });
+
+  it('"Rewind to here" on a user message asks the extension; a conversation rewind drops the message and after', () => {
+    const { view, document, window, posted, flush } = setup();
+    view.receive({ type: 'events', events: [
+      { type: 'userPrompt', text: 'first', attachments: [] }, chunk('One.'),
+      { type: 'userPrompt', text: 'second', attachments: [] }, chunk('Two.'),
+    ] });
+    flush();
+    const btn = document.querySelector('[data-item="u3"] .rewind-btn')!;
+    assert.ok(btn, 'the second message has the button');
+    btn.dispatchEvent(new (window as unknown as { Event: typeof Event }).Event('click', { bubbles: true }));
+    assert.deepStrictEqual(posted, [{ type: 'rewind', id: 'u3' }]);
+    view.receive({ type: 'events', events: [{ type: 'rewound', itemId: 'u3' }] });
+    flush();
+    assert.deepStrictEqual([...document.querySelectorAll('#transcript > .item')].map(n => n.getAttribute('data-item')), ['u1', 'a2']);
+  });
 });
