@@ -1,11 +1,11 @@
 // Package config decides which model the agent talks to, through which
 // provider, base URL and key, and knows the models' windows and prices.
 //
-// Resolve takes the places a choice can come from, highest priority
+// Resolver.Resolve takes the places a choice can come from, highest priority
 // first, as plain Sources (the caller reads the settings file and the
 // protocol messages; this package imports neither):
 //
-//	r, err := config.Resolve(ctx,
+//	r, err := config.Resolver{}.Resolve(ctx,
 //		config.Source{Name: "session/set_model", Model: modelID},
 //		config.Source{Name: "initializationOptions", Model: init.Model, BaseURL: init.BaseURL},
 //		config.Source{Name: "settings", Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, APIKeyHelper: s.APIKeyHelper},
@@ -98,11 +98,6 @@ type Resolver struct {
 	// RunHelper runs an apiKeyHelper command and returns its output
 	// (default: sh -c).
 	RunHelper func(ctx context.Context, command string) (string, error)
-}
-
-// Resolve resolves with the process environment and the built-in table.
-func Resolve(ctx context.Context, sources ...Source) (Resolved, error) {
-	return Resolver{}.Resolve(ctx, sources...)
 }
 
 // wellKnown are servers spoken to with the OpenAI provider, with their
