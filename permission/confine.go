@@ -23,15 +23,7 @@ func (p *Policy) SetUnconfined(unconfined bool) {
 // rules and the bare-tool forms that cover every file. A confining
 // sandbox masks what they match.
 func (p *Policy) DenyReadGlobs() []string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	var out []string
-	for _, r := range p.rules.deny {
-		if r.kind == kindPath && r.Tool == "Read" && r.glob != "" {
-			out = append(out, r.glob)
-		}
-	}
-	return out
+	return p.denyGlobs(func(tool string) bool { return tool == "Read" })
 }
 
 // DenyEditGlobs returns the absolute glob patterns (doublestar syntax,
@@ -40,12 +32,22 @@ func (p *Policy) DenyReadGlobs() []string {
 // read-only, so a script or build step a command runs cannot write
 // there either.
 func (p *Policy) DenyEditGlobs() []string {
+	globs := p.denyGlobs(func(tool string) bool { return family(tool) == "Edit" })
+	for i, g := range globs {
+		globs[i] = strings.TrimSuffix(g, "/")
+	}
+	return globs
+}
+
+// denyGlobs returns the globs of the path deny rules whose tool name
+// covers says yes to.
+func (p *Policy) denyGlobs(covers func(tool string) bool) []string {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	var out []string
 	for _, r := range p.rules.deny {
-		if r.kind == kindPath && family(r.Tool) == "Edit" && r.glob != "" {
-			out = append(out, strings.TrimSuffix(r.glob, "/"))
+		if r.kind == kindPath && covers(r.Tool) && r.glob != "" {
+			out = append(out, r.glob)
 		}
 	}
 	return out

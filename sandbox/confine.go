@@ -275,7 +275,7 @@ func (c *Confiner) scan(patterns, readOnly []string) scanResult {
 			insideRO = append(insideRO, pat)
 		}
 	}
-	links := linkScan{names: map[fileID][]string{}}
+	links := linkScan{files: map[fileID]*linkedFile{}}
 	seen := 0
 	for _, root := range c.roots {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -512,8 +512,14 @@ type fileID struct{ dev, ino uint64 }
 // linkScan collects, during a scan's walk, the names of the workspace's
 // regular files that have more than one name (hard links).
 type linkScan struct {
-	names map[fileID][]string
-	links map[fileID]uint64
+	files map[fileID]*linkedFile
+}
+
+// linkedFile is a file with several names: how many, and those the walk
+// found.
+type linkedFile struct {
+	links uint64
+	names []string
 }
 
 // see records p when it is a regular file with several names.
@@ -529,11 +535,12 @@ func (l *linkScan) see(p string, d fs.DirEntry) {
 	if !ok || n < 2 {
 		return
 	}
-	if l.links == nil {
-		l.links = map[fileID]uint64{}
+	f := l.files[id]
+	if f == nil {
+		f = &linkedFile{links: n}
+		l.files[id] = f
 	}
-	l.names[id] = append(l.names[id], p)
-	l.links[id] = n
+	f.names = append(f.names, p)
 }
 
 // hide returns the names to hide beyond the denied ones, deciding by the
@@ -546,7 +553,7 @@ func (l *linkScan) see(p string, d fs.DirEntry) {
 // file can only be made outside the sandboxes, where link(2) across
 // their mounts fails).
 func (l *linkScan) hide(denied, patterns []string) []string {
-	if len(l.names) == 0 {
+	if len(l.files) == 0 {
 		return nil
 	}
 	deniedIDs := map[fileID]bool{}
@@ -566,9 +573,9 @@ func (l *linkScan) hide(denied, patterns []string) []string {
 		}
 	}
 	var out []string
-	for id, names := range l.names {
-		outside := l.links[id] > uint64(len(names))
-		for _, p := range names {
+	for id, f := range l.files {
+		outside := f.links > uint64(len(f.names))
+		for _, p := range f.names {
 			switch {
 			case deniedIDs[id]:
 			case outside && !inNodeModules(p):

@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-lsp/agent-lsp/diffs"
-	"github.com/agent-lsp/agent-lsp/tools"
 )
 
 // textDocument/codeAction on the plain-LSP door: the agent's offers at
@@ -134,13 +133,9 @@ func relative(roots []string, path string) string {
 // selectedText is the text of rng in the document at path, as the editor
 // shows it (unsaved text included), or "" when it cannot be read.
 func (p *plainDoor) selectedText(path string, rng protocol.Range) string {
-	text, ok := p.lsp.overlay.Get(path)
-	if !ok {
-		b, err := (tools.DiskFS{}).ReadFile(path) // regular and bounded
-		if err != nil {
-			return ""
-		}
-		text = string(b)
+	text, err := p.documentText(path)
+	if err != nil {
+		return ""
 	}
 	start := diffs.Offset(text, diffs.Position{Line: rng.Start.Line, Character: rng.Start.Character})
 	end := diffs.Offset(text, diffs.Position{Line: rng.End.Line, Character: rng.End.Character})

@@ -149,15 +149,22 @@ func (d *plainDoor) prompt(args []protocol.LSPAny) error {
 	return nil
 }
 
+// documentText is the text of the document at path as the editor shows
+// it: its buffer when open (unsaved text included), else the file, read
+// only when it is a regular file of bounded size.
+func (d *plainDoor) documentText(path string) (string, error) {
+	if text, ok := d.lsp.overlay.Get(path); ok {
+		return text, nil
+	}
+	b, err := (tools.DiskFS{}).ReadFile(path)
+	return string(b), err
+}
+
 // scopeBlock embeds the document (or the range of it) the prompt is about.
 func (d *plainDoor) scopeBlock(path, docURI string, rng *protocol.Range) schema.ContentBlock {
-	text, ok := d.lsp.overlay.Get(path)
-	if !ok {
-		b, err := (tools.DiskFS{}).ReadFile(path) // regular and bounded: a FIFO or a huge file is a link instead
-		if err != nil {
-			return schema.ContentBlock{Type: schema.BlockResourceLink, URI: docURI, Name: filepath.Base(path)}
-		}
-		text = string(b)
+	text, err := d.documentText(path)
+	if err != nil { // a FIFO or a huge file is a link instead
+		return schema.ContentBlock{Type: schema.BlockResourceLink, URI: docURI, Name: filepath.Base(path)}
 	}
 	res := &schema.EmbeddedResource{URI: docURI, Text: text}
 	if rng != nil {
