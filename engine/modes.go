@@ -35,7 +35,8 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return nil
 }
 
-// ConfigOptions returns the session's configuration options: the model.
+// ConfigOptions returns the session's configuration options: the model
+// and the effort.
 func (s *Session) ConfigOptions() []schema.ConfigOption {
 	opt := schema.ConfigOption{
 		ID:           "model",
@@ -48,7 +49,7 @@ func (s *Session) ConfigOptions() []schema.ConfigOption {
 	for _, m := range s.models() {
 		opt.Options = append(opt.Options, schema.ConfigValue{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
-	return []schema.ConfigOption{opt}
+	return []schema.ConfigOption{opt, s.effortOption()}
 }
 
 // Models returns the models the session can use, the current one first,
@@ -92,8 +93,12 @@ func (s *Session) SetConfigOption(ctx context.Context, id, value string) ([]sche
 		if err := s.SetModel(value); err != nil {
 			return nil, err
 		}
+	case effortOptionID:
+		if err := s.setEffort(value); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("unknown config option %q (want model)", id)
+		return nil, fmt.Errorf("unknown config option %q (want model or %s)", id, effortOptionID)
 	}
 	opts := s.ConfigOptions()
 	s.update(ctx, schema.Update{SessionUpdate: schema.UpdateConfigOption, ConfigOptions: opts})

@@ -92,6 +92,66 @@ func (s *Session) effortLevel(st *settings.Settings) (level, source string) {
 	return defaultEffort, "the default"
 }
 
+// effortOptionID is the config option that picks the effort; its
+// category is ACP's "thought_level", so ACP clients show it as such.
+const effortOptionID = "effort"
+
+// effortAuto is the effort option's value that defers to the settings.
+const effortAuto = "auto"
+
+// effortOption is the effort as a config option: "auto" (the settings'
+// effortLevel, else the default) and each level, the current one being
+// the session's /effort choice or "auto".
+func (s *Session) effortOption() schema.ConfigOption {
+	st, _ := s.svc.settings()
+	level, source := s.effortLevel(st)
+	current := s.effort.get()
+	if current == "" {
+		current = effortAuto
+	}
+	opt := schema.ConfigOption{
+		ID:           effortOptionID,
+		Name:         "Effort",
+		Description:  "How much effort the model spends (now " + level + ", " + source + ")",
+		Category:     "thought_level",
+		Type:         "select",
+		CurrentValue: current,
+	}
+	auto := s.effortLevelFromSettings(st)
+	opt.Options = append(opt.Options, schema.ConfigValue{Value: effortAuto, Name: "Auto", Description: auto})
+	for _, l := range settings.EffortLevels {
+		opt.Options = append(opt.Options, schema.ConfigValue{Value: l, Name: effortNames[l]})
+	}
+	return opt
+}
+
+// effortNames are the effort levels' display names.
+var effortNames = map[string]string{"low": "Low", "medium": "Medium", "high": "High", "xhigh": "Extra high", "max": "Max"}
+
+// effortLevelFromSettings says what "auto" means: the settings' level or
+// the default.
+func (s *Session) effortLevelFromSettings(st *settings.Settings) string {
+	if st != nil && st.EffortLevel != "" {
+		return st.EffortLevel + " (the settings' effortLevel)"
+	}
+	return defaultEffort + " (the default)"
+}
+
+// setEffort sets the session's effort: a level, or "auto" (or "") to go
+// back to the settings' or the default.
+func (s *Session) setEffort(level string) error {
+	level = strings.ToLower(strings.TrimSpace(level))
+	switch {
+	case level == "" || level == effortAuto:
+		s.effort.set("")
+	case slices.Contains(settings.EffortLevels, level):
+		s.effort.set(level)
+	default:
+		return fmt.Errorf("unknown effort %q: use one of %s, or %s", level, strings.Join(settings.EffortLevels, ", "), effortAuto)
+	}
+	return nil
+}
+
 // effortCommand runs /effort: without an argument it says the effort in
 // use; with a level it sets the session's; "auto" goes back to the
 // settings' or the default.
@@ -102,15 +162,18 @@ func (s *Session) effortCommand(ctx context.Context, arg string) (string, bool, 
 	case arg == "" || arg == "status":
 		level, source := s.effortLevel(st)
 		s.say(ctx, fmt.Sprintf("Effort: %s (%s). Set it with /effort %s, or /effort auto.", level, source, strings.Join(settings.EffortLevels, "|")))
-	case arg == "auto":
-		s.effort.set("")
-		level, source := s.effortLevel(st)
-		s.say(ctx, fmt.Sprintf("Effort: %s (%s).", level, source))
-	case slices.Contains(settings.EffortLevels, arg):
-		s.effort.set(arg)
-		s.say(ctx, fmt.Sprintf("Effort set to %s for this session.", arg))
 	default:
-		s.say(ctx, fmt.Sprintf("Unknown effort %q: use one of %s, or auto.", arg, strings.Join(settings.EffortLevels, ", ")))
+		if err := s.setEffort(arg); err != nil {
+			s.say(ctx, fmt.Sprintf("Not changed: %v.", err))
+			break
+		}
+		if arg == effortAuto {
+			level, source := s.effortLevel(st)
+			s.say(ctx, fmt.Sprintf("Effort: %s (%s).", level, source))
+		} else {
+			s.say(ctx, fmt.Sprintf("Effort set to %s for this session.", arg))
+		}
+		s.update(ctx, schema.Update{SessionUpdate: schema.UpdateConfigOption, ConfigOptions: s.ConfigOptions()})
 	}
 	return schema.StopEndTurn, true, nil
 }

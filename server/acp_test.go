@@ -749,7 +749,7 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 	if ns.Modes == nil || ns.Modes.CurrentModeID != "default" || len(ns.Modes.AvailableModes) < 4 {
 		t.Fatalf("session/new modes = %+v", ns.Modes)
 	}
-	if len(ns.ConfigOptions) != 1 || ns.ConfigOptions[0].ID != "model" || ns.ConfigOptions[0].Type != "select" || ns.ConfigOptions[0].CurrentValue != "claude-test" {
+	if len(ns.ConfigOptions) != 2 || ns.ConfigOptions[0].ID != "model" || ns.ConfigOptions[1].ID != "effort" || ns.ConfigOptions[1].Category != "thought_level" || ns.ConfigOptions[0].Type != "select" || ns.ConfigOptions[0].CurrentValue != "claude-test" {
 		t.Fatalf("session/new configOptions = %+v", ns.ConfigOptions)
 	}
 	sid := ns.SessionID
@@ -777,7 +777,7 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 		t.Fatalf("the model option offers no other model: %+v", ns.ConfigOptions[0].Options)
 	}
 	c.mustCall("session/set_config_option", schema.SetConfigOptionParams{SessionID: sid, ConfigID: "model", Value: other}, &res)
-	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].CurrentValue != other {
+	if len(res.ConfigOptions) != 2 || res.ConfigOptions[0].CurrentValue != other {
 		t.Errorf("set_config_option = %+v, want model %s", res.ConfigOptions, other)
 	}
 	wantCode(t, c.call("session/set_config_option", schema.SetConfigOptionParams{SessionID: sid, ConfigID: "colour", Value: "red"}, nil), -32602, "colour")

@@ -30,7 +30,7 @@ func TestModes(t *testing.T) {
 	if res.Modes == nil || res.Modes.CurrentModeID != "default" || len(res.Modes.AvailableModes) < 4 {
 		t.Fatalf("session/new modes = %+v", res.Modes)
 	}
-	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[0].CurrentValue != "claude-test" {
+	if len(res.ConfigOptions) != 2 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[0].CurrentValue != "claude-test" {
 		t.Errorf("session/new configOptions = %+v", res.ConfigOptions)
 	}
 	sid := res.SessionID
@@ -72,7 +72,7 @@ func TestModes(t *testing.T) {
 		ConfigOptions []schema.ConfigOption `json:"configOptions"`
 	}
 	e.editor.MustCall("session/set_config_option", schema.SetConfigOptionParams{SessionID: sid, ConfigID: "model", Value: "claude-other"}, &opts)
-	if len(opts.ConfigOptions) != 1 || opts.ConfigOptions[0].CurrentValue != "claude-other" {
+	if len(opts.ConfigOptions) != 2 || opts.ConfigOptions[0].CurrentValue != "claude-other" {
 		t.Errorf("set_config_option = %+v", opts)
 	}
 }

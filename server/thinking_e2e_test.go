@@ -117,6 +117,68 @@ func TestEffortCommand(t *testing.T) {
 	}
 }
 
+// TestEffortConfigOption: the effort is a config option of ACP's
+// thought_level category, "auto" until the user picks; set_config_option
+// sets it for the next request, refuses an unknown level by name, and
+// /effort reports its change as a config_option_update.
+func TestEffortConfigOption(t *testing.T) {
+	e := newEnvWith(t, nil, func(cfg *engine.Config) {
+		cfg.Model = "claude-opus-4-7"
+		cfg.Settings = &settings.Settings{EffortLevel: "medium"}
+	}, fake.Turn{fake.Text("one")}, fake.Turn{fake.Text("two")})
+	e.editor.Initialize(e.root, nil)
+	var res schema.NewSessionResult
+	e.editor.MustCall("session/new", schema.NewSessionParams{Cwd: e.root, MCPServers: []schema.MCPServer{}}, &res)
+	sid := res.SessionID
+	effortOf := func(opts []schema.ConfigOption) *schema.ConfigOption {
+		for i := range opts {
+			if opts[i].ID == "effort" {
+				return &opts[i]
+			}
+		}
+		t.Fatalf("no effort option in %+v", opts)
+		return nil
+	}
+	opt := effortOf(res.ConfigOptions)
+	var values []string
+	for _, o := range opt.Options {
+		values = append(values, o.Value)
+	}
+	if opt.Category != "thought_level" || opt.CurrentValue != "auto" || strings.Join(values, ",") != "auto,low,medium,high,xhigh,max" || !strings.Contains(opt.Options[0].Description, "medium") {
+		t.Errorf("effort option = %+v", opt)
+	}
+	var set schema.SetConfigOptionResult
+	e.editor.MustCall("session/set_config_option", schema.SetConfigOptionParams{SessionID: sid, ConfigID: "effort", Value: "max"}, &set)
+	if got := effortOf(set.ConfigOptions).CurrentValue; got != "max" {
+		t.Errorf("after set_config_option effort=max the option says %q", got)
+	}
+	wantCode(t, e.editor.Call("session/set_config_option", schema.SetConfigOptionParams{SessionID: sid, ConfigID: "effort", Value: "huge"}, nil), -32602, "huge")
+	if _, err := e.editor.Prompt(sid, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, effort := thinkingOf(t, e.model.Requests()[0]); effort != "max" {
+		t.Errorf("the request after picking max asked effort %q", effort)
+	}
+	if _, err := e.editor.Prompt(sid, "/effort low"); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, u := range e.editor.Updates(sid) {
+		if u.SessionUpdate == schema.UpdateConfigOption {
+			last = effortOf(u.ConfigOptions).CurrentValue
+		}
+	}
+	if last != "low" {
+		t.Errorf("after /effort low the last config_option_update says effort %q", last)
+	}
+	if _, err := e.editor.Prompt(sid, "second"); err != nil {
+		t.Fatal(err)
+	}
+	if _, effort := thinkingOf(t, e.model.Requests()[1]); effort != "low" {
+		t.Errorf("the request after /effort low asked effort %q", effort)
+	}
+}
+
 // TestThinkingStoredAndSentBack: streamed thinking reaches the editor as
 // agent_thought_chunk, is kept in the session file as Claude Code keeps
 // it (thinking with its signature, redacted_thinking with its data), and

@@ -72,6 +72,16 @@ command('AgentModel', function(o)
   api().select_model(o.args)
 end, { nargs = '?', desc = 'agent-lsp: switch the model' })
 
+command('AgentEffort', function(o)
+  api().select_effort(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'auto', 'low', 'medium', 'high', 'xhigh', 'max' }
+  end,
+  desc = 'agent-lsp: switch how much effort the model spends',
+})
+
 command('AgentPermission', function()
   api().permission()
 end, { desc = 'agent-lsp: show the pending permission request' })

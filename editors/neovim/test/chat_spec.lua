@@ -256,6 +256,48 @@ return {
     end,
   },
   {
+    name = ':AgentEffort picks the effort the next model call asks',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      local model = h.fakemodel({ { { text = 'hi' } } })
+      h.setup()
+      vim.cmd('AgentModel claude-opus-4-6')
+      local chat = require('agent_lsp').current_chat()
+      local shown
+      local select = vim.ui.select
+      vim.ui.select = function(items, opts, on_choice)
+        shown = vim.tbl_map(opts.format_item, items)
+        for _, it in ipairs(items) do
+          if it.value == 'low' then
+            on_choice(it)
+          end
+        end
+      end
+      vim.cmd('AgentEffort')
+      h.wait(function()
+        return #h.sent_params('session/set_config_option') == 1
+      end, 5000, 'session/set_config_option')
+      vim.ui.select = select
+      h.eq({ configId = 'effort', value = 'low' }, {
+        configId = h.sent_params('session/set_config_option')[1].configId,
+        value = h.sent_params('session/set_config_option')[1].value,
+      })
+      h.ok(shown and shown[1]:find('^Auto%s+●'), 'auto is current until picked: ' .. vim.inspect(shown))
+      h.contains(shown, 'Extra high')
+      h.wait(function()
+        for _, o in ipairs(chat.config_options or {}) do
+          if o.id == 'effort' then
+            return o.currentValue == 'low'
+          end
+        end
+      end, 5000, 'the effort option to say low')
+      vim.cmd('Agent hello')
+      h.expect_turn('end_turn')
+      local req = model.wait_requests(1)[1]
+      h.eq('low', (req.output_config or {}).effort, 'the model call asks the picked effort: ' .. vim.inspect({ model = req.model, thinking = req.thinking }))
+    end,
+  },
+  {
     name = 'the mode and model pickers list what session/new announced',
     fn = function(h)
       h.workspace({ ['a.txt'] = 'a\n' })

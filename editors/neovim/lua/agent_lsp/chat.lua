@@ -68,6 +68,7 @@ M.markdown_block = render_.markdown_block
 ---@field blocks table<table, table> the buffer block of a state item or tool call
 ---@field thought table?       the thinking block being streamed
 ---@field spans_autocmd integer keeps code spans whole on scroll and resize
+---@field _starting table[]?    callbacks waiting for the session being started
 local Chat = {}
 
 --- The state's fields a chat reads and writes as its own (chat.busy,
@@ -741,6 +742,24 @@ function Chat:with_session(cb, on_error)
   if live and self.session_id then
     return cb(live)
   end
+  -- A session is being started or resumed: wait for it rather than start
+  -- a second one (two quick commands would each get their own session).
+  if self._starting then
+    table.insert(self._starting, { cb = cb, on_error = on_error })
+    return
+  end
+  local waiting = { { cb = cb, on_error = on_error } }
+  self._starting = waiting
+  local function finish(c, err)
+    self._starting = nil
+    for _, w in ipairs(waiting) do
+      if err then
+        w.on_error(err)
+      else
+        w.cb(c)
+      end
+    end
+  end
   client.with_client(self.root, function(c)
     self.client_id = c.id
     if self.session_id then
@@ -750,21 +769,23 @@ function Chat:with_session(cb, on_error)
         mcpServers = {},
       }, function(err, result)
         if err then
-          return on_error(err)
+          return finish(nil, err)
         end
         self:_bind(self.session_id, result)
-        cb(c)
+        finish(c)
       end)
       return
     end
     client.request(c, methods.method.session_new, { cwd = self.root, mcpServers = {} }, function(err, result)
       if err or type(result) ~= 'table' or type(result.sessionId) ~= 'string' then
-        return on_error(err or 'the agent started no session (its answer has no sessionId)')
+        return finish(nil, err or 'the agent started no session (its answer has no sessionId)')
       end
       self:_bind(result.sessionId, result)
-      cb(c)
+      finish(c)
     end)
-  end, on_error)
+  end, function(err)
+    finish(nil, err)
+  end)
 end
 
 --- Redraws the transcript from the agent's history (after a conversation
@@ -1006,6 +1027,26 @@ function Chat:set_model(model_id)
         end
       end
       notify('model: ' .. name)
+    end)
+  end)
+end
+
+--- Sets one of the session's config options (docs/protocol.md: `model`,
+--- `effort`) and keeps the options the agent answers with.
+---@param id string
+---@param value string
+---@param label string what the notice calls it
+function Chat:set_config_option(id, value, label)
+  self:with_session(function(c)
+    local params = { sessionId = self.session_id, configId = id, value = value }
+    client.request(c, methods.method.session_set_config_option, params, function(err, result)
+      if err then
+        return notify('setting the ' .. label .. ': ' .. err_message(err), vim.log.levels.ERROR)
+      end
+      if type(result) == 'table' and type(result.configOptions) == 'table' then
+        self.config_options = result.configOptions
+      end
+      notify(label .. ': ' .. value)
     end)
   end)
 end

@@ -10,6 +10,7 @@
 ---   rewind()                rewind the chat to before a prompt (:AgentRewind)
 ---   select_mode(id?)        switch mode (:AgentMode)
 ---   select_model(id?)       switch model (:AgentModel)
+---   select_effort(level?)   switch effort (:AgentEffort)
 ---   permission()            show the pending permission prompt
 ---   new_chat()              start a new chat (:AgentNew)
 ---   stop()                  stop the sidecar (:AgentStop)
@@ -283,6 +284,55 @@ function M.select_model(id)
     }, function(choice)
       if choice then
         chat:set_model(choice.id)
+      end
+    end)
+  end)
+end
+
+--- The chat's config option `id` (docs/protocol.md), or nil.
+---@param chat agent_lsp.Chat
+---@param id string
+---@return table?
+local function config_option(chat, id)
+  for _, o in ipairs(chat.config_options or {}) do
+    if o.id == id then
+      return o
+    end
+  end
+end
+
+--- Switches the current chat's effort (the `effort` config option:
+--- `auto` or a level); picks one when level is nil.
+---@param level string?
+function M.select_effort(level)
+  local chat = require('agent_lsp.chat').current(true)
+  ---@cast chat -nil
+  if level and level ~= '' then
+    return chat:set_config_option('effort', level, 'effort')
+  end
+  chat:with_session(function()
+    local opt = config_option(chat, 'effort')
+    if not opt or type(opt.options) ~= 'table' or #opt.options == 0 then
+      return notify('the agent offers no effort choice; its model may not take one', vim.log.levels.WARN)
+    end
+    local nw = 0
+    for _, v in ipairs(opt.options) do
+      nw = math.max(nw, vim.fn.strdisplaywidth(v.name or v.value))
+    end
+    vim.ui.select(opt.options, {
+      prompt = 'Agent effort',
+      kind = 'agent_lsp_effort',
+      format_item = function(v)
+        local name = v.name or v.value
+        local line = name .. (' '):rep(nw - vim.fn.strdisplaywidth(name)) .. (v.value == opt.currentValue and ' ●' or '  ')
+        if type(v.description) == 'string' and v.description ~= '' then
+          line = line .. '  ' .. v.description
+        end
+        return (line:gsub('%s+$', ''))
+      end,
+    }, function(choice)
+      if choice then
+        chat:set_config_option('effort', choice.value, 'effort')
       end
     end)
   end)
