@@ -121,6 +121,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
       case 'restart': void c.restart(); break;
       case 'pickMode': void c.pickMode(); break;
       case 'pickModel': void c.pickModel(); break;
+      case 'pickEffort': void c.pickEffort(); break;
       case 'setApiKey': void this.actions.setApiKey(); break;
       case 'openSettings': void this.actions.openSettings(); break;
     }

@@ -485,6 +485,29 @@ export class AgentController implements vscode.Disposable {
     if (chosen?.id && chosen.id !== this.state.currentModel) await this.setModel(chosen.id);
   }
 
+  /** The effort picker: auto (the settings' level) and each level, the current one marked. */
+  async pickEffort(): Promise<void> {
+    const effort = this.state.effort;
+    if (!effort) return;
+    const items = effort.options.map(o => ({
+      label: o.name, id: o.value,
+      description: [o.value === effort.current ? 'current' : '', o.description ?? ''].filter(Boolean).join(' · ') || undefined,
+    }));
+    const chosen = await vscode.window.showQuickPick(items, { title: 'Agent effort', placeHolder: 'How much effort the model spends (thinking and output)' });
+    if (chosen && chosen.id !== effort.current) await this.setEffort(chosen.id);
+  }
+
+  async setEffort(value: string): Promise<void> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) return;
+    try {
+      const res = await call(this.ready(), SetConfigOptionRequest, { sessionId, configId: 'effort', value });
+      if (res?.configOptions) this.emit({ type: 'config', configOptions: res.configOptions });
+    } catch (e) {
+      this.notice('error', `Could not set the effort: ${errorMessage(e)}`);
+    }
+  }
+
   async setModel(model: string): Promise<void> {
     const sessionId = this.state.sessionId;
     if (!sessionId) return;

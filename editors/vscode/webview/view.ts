@@ -5,7 +5,7 @@
 
 import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
-  type Changes, type ViewState, contextLeft, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
+  type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
 } from '../src/shared/state';
 import { escapeHtml, renderInline } from './markdown';
 import { renderItem } from './render';
@@ -196,6 +196,9 @@ export class ChatView {
     this.header.innerHTML =
       `<button id="mode" class="picker" aria-label="Mode" data-action="pickMode" data-value="${escapeHtml(s.currentModeId ?? '')}" title="${escapeHtml(mode?.description ? `Mode: ${mode.description}` : 'Permission mode')}"${disabled}>${escapeHtml(mode?.name ?? s.currentModeId ?? 'Mode')}<span class="chevron" aria-hidden="true">▾</span></button>` +
       `<button id="model" class="picker" aria-label="Model" data-action="pickModel" data-value="${escapeHtml(s.currentModel ?? '')}" title="${escapeHtml(model ? `Model: ${model}` : 'Model')}"${disabled || (model ? '' : ' disabled')}>${escapeHtml(model ?? 'Model')}<span class="chevron" aria-hidden="true">▾</span></button>` +
+      (s.effort
+        ? `<button id="effort" class="picker" aria-label="Effort" data-action="pickEffort" data-value="${escapeHtml(s.effort.current)}" title="${escapeHtml(`Effort: ${currentEffortName(s)}${s.effort.current === 'auto' ? ` (${s.effort.options.find(o => o.value === 'auto')?.description ?? 'the settings'})` : ''}`)}"${disabled}>${escapeHtml(currentEffortName(s) ?? 'Effort')}<span class="chevron" aria-hidden="true">▾</span></button>`
+        : '') +
       `<span class="spacer"></span>` +
       (s.providerProblem && s.connection === 'ready'
         ? `<span class="conn conn-problem" title="agent-lsp runs, but no model is configured"></span>`
@@ -323,6 +326,7 @@ export class ChatView {
       case 'showLog': this.host.post({ type: 'showLog' }); break;
       case 'pickMode': this.host.post({ type: 'pickMode' }); break;
       case 'pickModel': this.host.post({ type: 'pickModel' }); break;
+      case 'pickEffort': this.host.post({ type: 'pickEffort' }); break;
       case 'setApiKey': this.host.post({ type: 'setApiKey' }); break;
       case 'openSettings': this.host.post({ type: 'openSettings' }); break;
       case 'complete': this.complete(el.getAttribute('data-name') ?? ''); break;

@@ -29,16 +29,17 @@ export type FromWebview =
   | { type: 'openLocation'; path: string; line?: number }
   | { type: 'showLog' }
   | { type: 'restart' }
-  /** Open the mode or model picker (a quick pick with descriptions and groups). */
+  /** Open the mode, model or effort picker (a quick pick with descriptions and groups). */
   | { type: 'pickMode' }
   | { type: 'pickModel' }
+  | { type: 'pickEffort' }
   /** The no-model notice's buttons. */
   | { type: 'setApiKey' }
   | { type: 'openSettings' };
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel',
+  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort',
   'setApiKey', 'openSettings',
 ]);
 

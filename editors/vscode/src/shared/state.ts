@@ -60,6 +60,9 @@ export type Item = UserItem | AgentItem | ThoughtItem | ToolItem | PlanItem | Pe
 
 export interface Usage { used: number; size: number; cost?: { amount: number; currency: string } }
 
+/** The effort config option: the current value and the values to pick from. */
+export interface EffortChoice { current: string; options: { value: string; name: string; description?: string }[] }
+
 /** A model in the picker: its id, display name, description and provider group. */
 export interface ModelChoice { value: string; name: string; description?: string; group?: string }
 
@@ -76,6 +79,8 @@ export interface ViewState {
   currentModeId?: ModeId;
   models: ModelChoice[];
   currentModel?: string;
+  /** The effort picker (the `effort` config option); unset when the agent offers none. */
+  effort?: EffortChoice;
   /** Why no model can answer (no key configured), from the agent; unset when one can. */
   providerProblem?: string;
   /** editor.tabSize by language id ("go", "python"), and "" for the default. */
@@ -103,6 +108,8 @@ export type ViewEvent =
   | { type: 'permissionResolved'; id: string; state: PermissionState; chosen?: string; edited?: boolean }
   | { type: 'attachments'; attachments: Attachment[] }
   | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] }
+  /** The session's config options as set_config_option answered them. */
+  | { type: 'config'; configOptions: ConfigOption[] }
   | { type: 'providerProblem'; message?: string }
   | { type: 'tabSizes'; tabSizes: Record<string, number> }
   /** A conversation rewind: the user message `itemId` and everything after it leave the transcript. */
@@ -178,6 +185,8 @@ function mergeToolCall(into: ToolCall, from: ToolCall): void {
 }
 
 function applyConfig(s: ViewState, options: ConfigOption[] | undefined): void {
+  const effort = options?.find(o => o.id === 'effort');
+  if (effort) s.effort = { current: effort.currentValue, options: effort.options.map(o => ({ value: o.value, name: o.name || o.value, description: o.description })) };
   const model = options?.find(o => o.id === 'model');
   if (!model) return;
   s.currentModel = model.currentValue;
@@ -215,6 +224,12 @@ export function modelGroups(s: Pick<ViewState, 'models' | 'currentModel'>): { gr
 }
 
 /** The display name of the current model. */
+/** The current effort's display name ("Auto", "High"), when the agent offers an effort. */
+export function currentEffortName(s: Pick<ViewState, 'effort'>): string | undefined {
+  if (!s.effort) return undefined;
+  return s.effort.options.find(o => o.value === s.effort!.current)?.name ?? s.effort.current;
+}
+
 export function currentModelName(s: Pick<ViewState, 'models' | 'currentModel'>): string | undefined {
   if (!s.currentModel) return undefined;
   return s.models.find(m => m.value === s.currentModel)?.name ?? s.currentModel;
@@ -326,6 +341,10 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       break;
     case 'model':
       s.currentModel = e.currentModel;
+      applyConfig(s, e.configOptions);
+      ch.header = true;
+      break;
+    case 'config':
       applyConfig(s, e.configOptions);
       ch.header = true;
       break;

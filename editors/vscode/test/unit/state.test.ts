@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { SessionUpdate } from '../../src/protocol';
 import {
-  contextLeft, emptyState, matchCommands, modelGroups, pendingPermissions, reduce, toolItemId, usageText, type PermissionItem, type ViewEvent, type ViewState,
+  contextLeft, currentEffortName, emptyState, matchCommands, modelGroups, pendingPermissions, reduce, toolItemId, usageText, type PermissionItem, type ViewEvent, type ViewState,
 } from '../../src/shared/state';
 
 function apply(s: ViewState, ...events: ViewEvent[]) {
@@ -54,6 +54,24 @@ describe('view state reducer', () => {
     assert.strictEqual(plans[0].kind === 'plan' && plans[0].entries[0].status, 'completed');
     apply(s, { type: 'userPrompt', text: 'again', attachments: [] }, plan('pending'));
     assert.strictEqual(s.items.filter(i => i.kind === 'plan').length, 2, 'a new turn gets a new plan');
+  });
+
+  it('tracks the effort option from session/new, config_option_update and set_config_option', () => {
+    const s = emptyState();
+    const effort = (current: string) => ({ id: 'effort', name: 'Effort', category: 'thought_level', type: 'select' as const, currentValue: current,
+      options: [{ value: 'auto', name: 'Auto', description: 'high (the default)' }, { value: 'low', name: 'Low' }, { value: 'max', name: 'Max' }] });
+    const model = { id: 'model', name: 'Model', type: 'select' as const, currentValue: 'm1', options: [{ value: 'm1', name: 'M1' }] };
+    apply(s, { type: 'session', sessionId: 's1', configOptions: [model, effort('auto')] });
+    assert.strictEqual(currentEffortName(s), 'Auto');
+    apply(s, up({ sessionUpdate: 'config_option_update', configOptions: [model, effort('low')] }));
+    assert.strictEqual(currentEffortName(s), 'Low');
+    apply(s, { type: 'config', configOptions: [model, effort('max')] });
+    assert.strictEqual(s.effort?.current, 'max');
+    assert.deepStrictEqual(s.effort?.options.map(o => o.value), ['auto', 'low', 'max']);
+    assert.strictEqual(s.currentModel, 'm1', 'the model is kept');
+    const none = emptyState();
+    apply(none, { type: 'session', sessionId: 's2', configOptions: [model] });
+    assert.strictEqual(currentEffortName(none), undefined, 'an agent without the option shows no effort picker');
   });
 
   it('tracks commands, mode, usage, model', () => {

@@ -177,6 +177,18 @@ describe('chat webview DOM', () => {
     (document.querySelector('#mode') as unknown as HTMLButtonElement).click();
     (document.querySelector('#model') as unknown as HTMLButtonElement).click();
     assert.deepStrictEqual(posted.slice(-2), [{ type: 'pickMode' }, { type: 'pickModel' }]);
+    assert.strictEqual(document.querySelector('#effort'), null, 'no effort picker when the agent offers none');
+  });
+
+  it('shows the effort beside the model and opens its picker', () => {
+    const { document, posted } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1', models: [{ value: 'm1', name: 'Model One' }], currentModel: 'm1',
+      effort: { current: 'auto', options: [{ value: 'auto', name: 'Auto', description: 'medium (the settings\' effortLevel)' }, { value: 'high', name: 'High' }] } });
+    const button = document.querySelector('#effort') as unknown as HTMLButtonElement;
+    assert.match(button.textContent ?? '', /^Auto/);
+    assert.strictEqual(button.getAttribute('title'), 'Effort: Auto (medium (the settings\' effortLevel))');
+    assert.ok(document.querySelector('#model + #effort'), 'the effort sits beside the model');
+    button.click();
+    assert.deepStrictEqual(posted.slice(-1), [{ type: 'pickEffort' }]);
   });
 
   it('explains a missing binary with restart and log buttons', () => {
