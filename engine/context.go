@@ -200,6 +200,10 @@ var slashCommands = []schema.Command{
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
 	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
 	{Name: "rewind", Description: "List the checkpoints, or go back to before prompt N: /rewind N [code|conversation|both] [force]", Input: &schema.CommandInput{Hint: "checkpoint number"}},
+	{Name: "context", Description: "Show what fills the context window, by part"},
+	{Name: "export", Description: "Write the conversation to a text file", Input: &schema.CommandInput{Hint: "file name (optional)"}},
+	{Name: "permissions", Description: "Show the permission rules, or change them: /permissions allow|ask|deny|remove <rule>", Input: &schema.CommandInput{Hint: "allow|ask|deny|remove <rule>"}},
+	{Name: "hooks", Description: "List the configured hooks"},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -224,6 +228,14 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 		return s.effortCommand(ctx, arg)
 	case "/rewind":
 		return s.rewindCommand(ctx, strings.TrimSpace(strings.TrimPrefix(text, name)))
+	case "/context":
+		return s.contextCommand(ctx)
+	case "/export":
+		return s.exportCommand(ctx, arg)
+	case "/permissions":
+		return s.permissionsCommand(ctx, arg)
+	case "/hooks":
+		return s.hooksCommand(ctx)
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)

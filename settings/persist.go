@@ -72,6 +72,54 @@ func AddLocalRule(project, list, rule string) error {
 	return writeAtomic(path, pretty.Bytes())
 }
 
+// RemoveLocalRule takes rule out of every permissions list ("allow",
+// "deny", "ask") of the project's .claude/settings.local.json, keeping
+// every other key. It reports whether the file held the rule; a missing
+// file holds none, and a file that is not valid JSON is left alone and
+// reported as an error.
+func RemoveLocalRule(project, rule string) (bool, error) {
+	path := LocalPath(project)
+	persistMu.Lock()
+	defer persistMu.Unlock()
+	data, err := ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("removing rule %q from %s: %w", rule, path, err)
+	}
+	if !json.Valid(data) || !gjson.ParseBytes(data).IsObject() {
+		return false, fmt.Errorf("removing rule %q from %s: the file is not a JSON object; fix it first", rule, path)
+	}
+	removed := false
+	for _, list := range []string{"allow", "deny", "ask"} {
+		rules := gjson.GetBytes(data, "permissions."+list)
+		if !rules.IsArray() {
+			continue
+		}
+		// From the last match back, so earlier indexes stay valid.
+		arr := rules.Array()
+		for i := len(arr) - 1; i >= 0; i-- {
+			if arr[i].String() != rule {
+				continue
+			}
+			if data, err = sjson.DeleteBytes(data, fmt.Sprintf("permissions.%s.%d", list, i)); err != nil {
+				return false, fmt.Errorf("removing rule %q from %s: %w", rule, path, err)
+			}
+			removed = true
+		}
+	}
+	if !removed {
+		return false, nil
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, data, "", "  "); err != nil {
+		return false, fmt.Errorf("removing rule %q from %s: %w", rule, path, err)
+	}
+	pretty.WriteByte('\n')
+	return true, writeAtomic(path, pretty.Bytes())
+}
+
 // writeAtomic replaces path's content through a temporary file and a
 // rename, so readers (and the Watcher) never see half a file.
 func writeAtomic(path string, data []byte) error {
