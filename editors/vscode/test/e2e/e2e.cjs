@@ -2,7 +2,8 @@
 // chromium under playwright-core): open calc.py, send a prompt from the chat
 // view, change the agent's proposal in the diff editor, click "Allow",
 // and check the editor's text changed to the edited proposal; then the
-// pickers, history, cancel, and the no-key state with "Set API key".
+// pickers, history, cancel, a rewind of what a Bash turn changed, and the
+// no-key state with "Set API key".
 //
 // Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
 // Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
@@ -175,6 +176,38 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });
   const status = await page.evaluate(() => document.querySelector('.part.statusbar').innerText);
   if (!/Agent/.test(status)) throw new Error(`status bar has no agent item: ${status}`);
+
+  step('rewind: a Bash turn changes, removes and makes files; "Rewind to here" brings them back');
+  await chat.locator('#prompt').fill('Tidy the data files');
+  await chat.locator('#prompt').press('Enter');
+  const allowBash = chat.locator('.permission.pending button[data-option="allow_once"]').first();
+  await allowBash.waitFor({ timeout: 60000 });
+  await allowBash.click();
+  await chat.locator('.msg.agent', { hasText: 'Tidied the data files' }).waitFor({ timeout: 60000 });
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  const ws = process.env.E2E_WORKSPACE;
+  if (fs.existsSync(path.join(ws, 'notes.txt')) || !fs.existsSync(path.join(ws, 'made.txt'))) throw new Error('the Bash turn did not run');
+  const tidy = chat.locator('.msg.user', { hasText: 'Tidy the data files' }).last();
+  await tidy.hover();
+  await tidy.locator('.rewind-btn').click();
+  const both = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Code and conversation' }).first();
+  await both.waitFor({ timeout: 15000 });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-rewind-picker.png') });
+  await both.click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ timeout: 15000 });
+  const detail = await dialog.innerText();
+  for (const name of ['data.txt', 'notes.txt', 'made.txt']) {
+    if (!detail.includes(name)) throw new Error(`the rewind preview does not name ${name}: ${detail}`);
+  }
+  await page.screenshot({ path: path.join(artifacts, 'e2e-rewind-preview.png') });
+  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
+  await chat.locator('.msg.user', { hasText: 'Tidy the data files' }).waitFor({ state: 'detached', timeout: 15000 });
+  await chat.locator('.notice', { hasText: /3 files restored/ }).waitFor({ timeout: 15000 });
+  if (fs.readFileSync(path.join(ws, 'data.txt'), 'utf8') !== 'old value\n') throw new Error('data.txt was not restored');
+  if (fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') !== 'keep me\n') throw new Error('notes.txt did not come back');
+  if (fs.existsSync(path.join(ws, 'made.txt'))) throw new Error('made.txt is still there');
+  await page.screenshot({ path: path.join(artifacts, 'e2e-rewound.png') });
 
   step('no key: the chat says so with its two fixes, Send is off');
   fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);

@@ -41,6 +41,9 @@ def average(values):
     return total(values) / 2
 PY
 original=$(cat "$ws/calc.py")
+# What the rewind step's Bash turn changes, removes and makes.
+echo 'old value' > "$ws/data.txt"
+echo 'keep me' > "$ws/notes.txt"
 
 # The model: read calc.py, propose the fix, then say it is done.
 cat > "$tmp/turns.json" <<JSON
@@ -54,7 +57,10 @@ cat > "$tmp/turns.json" <<JSON
   [{"tool_use": {"id": "toolu_e2e_read2", "name": "Read", "input": {"file_path": "$ws/calc.py"}}}],
   [{"tool_use": {"id": "toolu_e2e_edit2", "name": "Edit", "input": {"file_path": "$ws/calc.py", "old_string": "return sum(values)", "new_string": "return sum(values, 0)"}}}],
   [{"text": "Done: \`total\` starts from 0."}],
-  [{"text": "Working on it..."}, {"hang": true}]
+  [{"text": "Working on it..."}, {"hang": true}],
+  [{"text": "Tidying."},
+   {"tool_use": {"id": "toolu_e2e_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
+  [{"text": "Tidied the data files."}]
 ]
 JSON
 fi
@@ -209,11 +215,11 @@ log "code-server at $url; fake model at $model_url"
 
 spec="$here/e2e.cjs"
 if [ "$mode" = screenshots ]; then spec="$here/screenshots.cjs"; else rm -f "$artifacts"/e2e-*.png; fi
-env E2E_URL="${url%/}/?folder=$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
+env E2E_URL="${url%/}/?folder=$ws" E2E_WORKSPACE="$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
   E2E_MACHINE_SETTINGS="$tmp/user-data/Machine/settings.json" E2E_NOKEY_SETTINGS="$tmp/machine-nokey.json" \
   PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
   HOME="$tmp/home" "${HOME_ENV[@]}" \
-  timeout -k 10 "${E2E_TIMEOUT:-240}" "$NODE24" "$spec" \
+  timeout -k 10 "${E2E_TIMEOUT:-300}" "$NODE24" "$spec" \
   || die "browser $mode failed (screenshots in $artifacts)"
 
 if [ "$mode" = screenshots ]; then
@@ -245,7 +251,11 @@ grep -q 'sum(values, 0)' "$ws/calc.py" && die "calc.py was saved over the user's
 grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached the disk: $disk"
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
-[ "$n" -eq 7 ] || die "expected 7 model requests, got $n"
+[ "$n" -eq 9 ] || die "expected 9 model requests, got $n"
+# The rewind brought back what the Bash turn changed, removed and made.
+[ "$(cat "$ws/data.txt")" = "old value" ] || die "data.txt not rewound: $(cat "$ws/data.txt")"
+[ "$(cat "$ws/notes.txt" 2>/dev/null)" = "keep me" ] || die "notes.txt did not come back"
+[ ! -e "$ws/made.txt" ] || die "made.txt survived the rewind"
 sed -n 3p "$tmp/requests.jsonl" > "$tmp/req3.json"
 grep -qi 'user' "$tmp/req3.json" || die "the model request after the edit does not mention the user's change"
 

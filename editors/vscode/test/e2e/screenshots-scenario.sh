@@ -40,8 +40,13 @@ func TestAverage(t *testing.T) {
 }
 EOF
 
+# What the rewind shot's Bash turn changes, removes and makes.
+echo 'old value' > "$ws/data.txt"
+echo 'keep me' > "$ws/notes.txt"
+
 # Turn 0 streams and hangs (the streaming shot, then cancel); turns 1-4 are
-# the main chat: read, edit (diff review), go test (Bash approval), answer.
+# the main chat: read, edit (diff review), go test (Bash approval), answer;
+# turns 5-6 a Bash turn the rewind shots undo.
 cat > "$tmp/turns.json" <<JSON
 [
   [{"text": ["calc.go ", "has two ", "functions. ", "\`Total\` adds ", "the values ", "in a loop; ", "\`Average\` ", "divides ", "that sum ", "by 2, ", "which is only ", "right for ", "two values", "…"]}, {"hang": true}],
@@ -52,6 +57,9 @@ cat > "$tmp/turns.json" <<JSON
    {"tool_use": {"id": "toolu_shot_edit", "name": "Edit", "input": {"file_path": "$ws/calc.go", "old_string": "\treturn Total(values) / 2\n", "new_string": "\tif len(values) == 0 {\n\t\treturn 0 // no values: no mean, and no division by zero either, so callers can pass nil safely\n\t}\n\treturn Total(values) / float64(len(values))\n"}}}],
   [{"text": "Now the tests."},
    {"tool_use": {"id": "toolu_shot_bash", "name": "Bash", "input": {"command": "go test ./...", "description": "Run the Go tests"}}}],
-  [{"text": ["## Fixed\n\n", "\`Average\` now divides by the number of values:\n\n", "\`\`\`go\nfunc Average(values []float64) float64 {\n\tif len(values) == 0 {\n\t\treturn 0\n\t}\n\treturn Total(values) / float64(len(values))\n}\n\`\`\`\n\n", "- \`go test ./...\` passes.\n", "- An empty slice returns **0** instead of dividing by zero.\n"]}]
+  [{"text": ["## Fixed\n\n", "\`Average\` now divides by the number of values:\n\n", "\`\`\`go\nfunc Average(values []float64) float64 {\n\tif len(values) == 0 {\n\t\treturn 0\n\t}\n\treturn Total(values) / float64(len(values))\n}\n\`\`\`\n\n", "- \`go test ./...\` passes.\n", "- An empty slice returns **0** instead of dividing by zero.\n"]}],
+  [{"text": "Tidying."},
+   {"tool_use": {"id": "toolu_shot_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
+  [{"text": "Tidied the data files."}]
 ]
 JSON

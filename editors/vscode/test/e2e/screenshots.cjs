@@ -16,7 +16,7 @@ const artifacts = process.env.E2E_ARTIFACTS;
 const PROMPT = 'Average in calc.go divides by 2 instead of the number of values: fix it, then run the tests to make sure nothing else broke';
 const SHOTS = [
   'chat-streaming', 'edit-approval', 'diff-review', 'bash-approval', 'bash-output', 'end-of-turn',
-  'model-picker', 'mode-picker', 'history', 'reloaded', 'no-key',
+  'model-picker', 'effort-picker', 'mode-picker', 'rewind-picker', 'rewind-preview', 'rewound', 'history', 'reloaded', 'no-key',
 ];
 const taken = [];
 
@@ -106,10 +106,36 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
   await shot(page, 'model-picker');
   await closeQuickInput(page);
+  await chat.locator('#effort').click();
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Extra high' }).first().waitFor({ timeout: 15000 });
+  await shot(page, 'effort-picker');
+  await closeQuickInput(page);
   await chat.locator('#mode').click();
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Plan' }).first().waitFor({ timeout: 15000 });
   await shot(page, 'mode-picker');
   await closeQuickInput(page);
+
+  step('rewind what a Bash turn changed');
+  await chat.locator('#prompt').fill('Tidy the data files');
+  await chat.locator('#prompt').press('Enter');
+  const tidyAllow = chat.locator('.permission.pending button[data-option="allow_once"]').first();
+  await tidyAllow.waitFor({ timeout: 60000 });
+  await tidyAllow.click();
+  await chat.locator('.msg.agent', { hasText: 'Tidied the data files' }).waitFor({ timeout: 60000 });
+  await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+  const tidy = chat.locator('.msg.user', { hasText: 'Tidy the data files' }).last();
+  await tidy.hover();
+  await tidy.locator('.rewind-btn').click();
+  const both = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Code and conversation' }).first();
+  await both.waitFor({ timeout: 15000 });
+  await shot(page, 'rewind-picker');
+  await both.click();
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.locator('text=notes.txt').first().waitFor({ timeout: 15000 });
+  await shot(page, 'rewind-preview');
+  await dialog.locator('.monaco-button', { hasText: /^Rewind$/ }).click();
+  await chat.locator('.notice', { hasText: /files restored/ }).waitFor({ timeout: 15000 });
+  await shot(page, 'rewound');
 
   step('history and the reloaded chat');
   await runCommand(page, 'Agent: New Chat');
