@@ -148,4 +148,43 @@ return {
       h.ok(vim.uv.fs_stat(root .. '/hook-ran'), 'the hook ran once trusted')
     end,
   },
+  {
+    name = 'a plan is changed in its buffer and approved: the model follows it as changed',
+    fn = function(h)
+      h.workspace({ ['a.txt'] = 'a\n' })
+      local model = h.fakemodel({
+        { { tool_use = { id = 'toolu_plan', name = 'ExitPlanMode', input = { plan = '1. Rename a.\n2. Test it.' } } } },
+        { { text = 'Following the plan.' } },
+      })
+      h.setup()
+      vim.cmd('AgentMode plan')
+      local chat = require('agent_lsp').current_chat()
+      ---@cast chat -nil
+      h.wait(function()
+        return chat.modes and chat.modes.currentModeId == 'plan'
+      end, 5000, 'plan mode')
+      vim.cmd('Agent plan the rename')
+      local req = h.wait_permission()
+      h.eq('switch_mode', req.params.toolCall.kind)
+      h.contains(vim.api.nvim_buf_get_lines(0, 0, -1, false), '1. Rename a.', 'the float shows the plan')
+      vim.api.nvim_feedkeys('d', 'x', false)
+      local buf = vim.api.nvim_get_current_buf()
+      h.eq('markdown', vim.bo[buf].filetype, 'the plan is a markdown buffer')
+      h.eq({ '1. Rename a.', '2. Test it.' }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+      vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '3. USER STEP: update the docs.' })
+      vim.cmd('write')
+      h.wait(function()
+        return vim.api.nvim_win_get_config(0).relative ~= ''
+      end, 5000, 'writing the plan to bring the question back, focused')
+      h.contains(vim.api.nvim_buf_get_lines(0, 0, -1, false), '3. USER STEP: update the docs.', 'the question shows the changed plan')
+      vim.api.nvim_feedkeys('y', 'x', false)
+      h.expect_turn('end_turn')
+      local reqs = model.wait_requests(2)
+      h.ok(vim.json.encode(reqs[2].messages):find('USER STEP', 1, true), 'the model got the plan as changed')
+      h.wait(function()
+        return chat.modes.currentModeId == 'default'
+      end, 5000, 'the approval to switch to default mode')
+      h.ok(not vim.api.nvim_buf_is_valid(buf), 'the plan buffer is gone')
+    end,
+  },
 }

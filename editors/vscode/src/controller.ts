@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type CancellationToken, type LanguageClient, ResponseError, State } from 'vscode-languageclient/node';
 import { createClient } from './client';
 import {
-  AgentDiagnosticsRequest, type AgentDiagnosticsParams, CheckpointsRequest, type RewindRestore, RewindRequest, type RewindResult, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, CancelNotification, CloseSessionRequest, type ConfigOption,
+  AgentDiagnosticsRequest, type AgentDiagnosticsParams, CheckpointsRequest, type RewindRestore, RewindRequest, type RewindResult, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, planOf, CancelNotification, CloseSessionRequest, type ConfigOption,
   DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
@@ -31,6 +31,8 @@ interface Pending {
   id: string;
   params: RequestPermissionParams;
   diff?: DiffContent;
+  /** ExitPlanMode's plan, reviewed (and changed) in a markdown editor. */
+  plan?: string;
   resolve: (r: RequestPermissionResult) => void;
 }
 
@@ -564,21 +566,24 @@ export class AgentController implements vscode.Disposable {
     const id = `perm${++this.permSeq}`;
     const call = params.toolCall;
     const diff = call.kind === 'edit' || call.kind === undefined ? singleDiff(call) : undefined;
+    const plan = planOf(call);
     const title = call.title || 'a tool call';
     return new Promise<RequestPermissionResult>(resolve => {
-      this.pending.set(id, { id, params, diff, resolve });
+      this.pending.set(id, { id, params, diff, plan, resolve });
       this.emit({
         type: 'permission',
         item: {
           id, toolCallId: call.toolCallId, title, description: descriptionOf(call), toolKind: call.kind,
           detail: commandOf(call) ?? diff?.path ?? call.locations?.[0]?.path,
           content: (call.content ?? []).flatMap(c => c.type === 'content' && c.content.type === 'text' ? [c.content.text] : []),
-          review: !!diff, options: params.options,
+          review: diff ? 'diff' : plan !== undefined ? 'plan' : undefined, options: params.options,
         },
       });
       token.onCancellationRequested(() => this.settle(id, CANCELLED, 'cancelled'));
       if (diff) {
         this.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
+      } else if (plan !== undefined) {
+        this.reviews.openPlan(id, plan).then(undefined, e => this.log.error(`opening the plan: ${errorMessage(e)}`));
       } else if (!this.sinks.some(s => s.visible)) {
         void vscode.window.showInformationMessage(`The agent asks: ${title.replace(/`+/g, '')}`, 'Show').then(choice => {
           if (choice) void this.sinks[0]?.reveal();
@@ -680,15 +685,20 @@ export class AgentController implements vscode.Disposable {
     if (chosen && this.pending.has(p.id)) this.decide(p.id, chosen.optionId);
   }
 
-  /** The user's answer: for an allowed reviewed edit, the right side's text goes back as editedText. */
+  /**
+   * The user's answer: for an allowed reviewed edit, the right side's text
+   * goes back as editedText; for an approved plan, the plan as the user
+   * left it in its editor.
+   */
   decide(id: string, optionId: string): void {
     const p = this.pending.get(id);
     if (!p) return;
     const opt = p.params.options.find(o => o.optionId === optionId);
     if (!opt) return;
     const allow = opt.kind === 'allow_once' || opt.kind === 'allow_always';
-    const edited = allow && p.diff ? this.reviews.editedText(id) : undefined;
-    const result = selectOutcome(optionId, p.diff?.newText, edited);
+    const proposed = p.diff?.newText ?? p.plan;
+    const edited = allow && proposed !== undefined ? this.reviews.editedText(id) : undefined;
+    const result = selectOutcome(optionId, proposed, edited);
     const wasEdited = result.outcome.outcome === 'selected' && result.outcome._meta?.editedText !== undefined;
     this.settle(id, result, allow ? 'allowed' : 'rejected', optionId, wasEdited);
   }
@@ -696,6 +706,7 @@ export class AgentController implements vscode.Disposable {
   async review(id: string): Promise<void> {
     const p = this.pending.get(id);
     if (p?.diff) await this.reviews.open(id, p.diff);
+    else if (p?.plan !== undefined) await this.reviews.openPlan(id, p.plan);
   }
 
   private settle(id: string, result: RequestPermissionResult, state: PermissionState, chosen?: string, edited?: boolean): void {

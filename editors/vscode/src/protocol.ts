@@ -396,6 +396,16 @@ export function selectOutcome(optionId: string, proposed?: string, edited?: stri
 
 export const CANCELLED: RequestPermissionResult = { outcome: { outcome: 'cancelled' } };
 
+/**
+ * The plan of an ExitPlanMode permission request (docs/protocol.md, "Plan
+ * review"): a switch_mode call whose raw input holds the plan's markdown.
+ */
+export function planOf(call: ToolCall): string | undefined {
+  if (call.kind !== 'switch_mode') return undefined;
+  const plan = (call.rawInput as { plan?: unknown } | undefined)?.plan;
+  return typeof plan === 'string' ? plan : undefined;
+}
+
 /** The command line of a Bash call, if its raw input carries one. */
 export function commandOf(call: ToolCall): string | undefined {
   const input = call.rawInput as { command?: unknown } | undefined;

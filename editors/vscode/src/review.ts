@@ -3,6 +3,7 @@
 // file), the right side the agent's proposal, held in memory by a small file
 // system provider so the user can change it before allowing it. The text
 // applied is then the right side as the user left it (`_meta.editedText`).
+// A plan (ExitPlanMode) is reviewed the same way, alone, as markdown.
 
 import * as vscode from 'vscode';
 import type { DiffContent } from './protocol';
@@ -56,9 +57,10 @@ class ProposalFS implements vscode.FileSystemProvider {
 }
 export interface Review {
   id: string;
-  diff: DiffContent;
+  /** The proposed edit; unset for a plan, reviewed alone as markdown. */
+  diff?: DiffContent;
   proposal: vscode.Uri;
-  original: vscode.Uri;
+  original?: vscode.Uri;
 }
 
 export class EditReviews implements vscode.Disposable {
@@ -90,6 +92,22 @@ export class EditReviews implements vscode.Disposable {
     const name = r.proposal.path.split('/').pop();
     const label = diff.oldText == null ? `${name} (new file) ↔ agent's proposal` : `${name} ↔ agent's proposal (editable)`;
     await vscode.commands.executeCommand('vscode.diff', r.original, r.proposal, label, { preview: false });
+  }
+
+  /**
+   * Opens (or re-opens) a plan for review: a markdown document the user
+   * can change before approving it (the editor's title bar has the
+   * request's Allow, Always… and Reject, as for an edit).
+   */
+  async openPlan(id: string, plan: string): Promise<void> {
+    let r = this.reviews.get(id);
+    if (!r) {
+      const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: '/plan.md', query: `request=${encodeURIComponent(id)}` });
+      this.fs.set(proposal, plan);
+      r = { id, proposal };
+      this.reviews.set(id, r);
+    }
+    await vscode.window.showTextDocument(r.proposal, { preview: false });
   }
 
   /** The pending review whose proposal is this URI (or shown in this editor). */

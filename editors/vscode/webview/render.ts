@@ -166,7 +166,8 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   if (item.content?.length) for (const text of item.content) parts.push(`<div class="perm-content md">${renderMarkdown(text, opts.tabSizes)}</div>`);
   else if (detail && !shown && item.toolKind === 'execute') parts.push(`<pre class="code cmd"><code class="hljs">${highlight(item.detail!, 'bash')}</code></pre>`);
   else if (detail && !shown && !item.title.includes(baseName(detail))) parts.push(`<div class="perm-detail">${escapeHtml(detail)}</div>`);
-  if (item.review) parts.push('<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>');
+  if (item.review === 'diff') parts.push('<div class="muted perm-hint">The proposal is open in a diff editor: you can edit the right side before allowing it.</div>');
+  if (item.review === 'plan') parts.push('<div class="muted perm-hint">The plan is open in an editor: change it before approving, and the agent follows the plan as you left it.</div>');
   // One primary button: the first "allow once" (Allow, not "Run outside the sandbox").
   const first = item.options.find(o => o.kind === 'allow_once');
   const buttons = item.options.map(o => {
@@ -174,7 +175,7 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
     const rule = ruleOf(o);
     return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="${escapeHtml(ruleTooltip(o.kind, rule))}"` : ''}>${renderInline(o.name)}</button>`;
   });
-  if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">Review diff</button>`);
+  if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">${item.review === 'plan' ? 'Open plan' : 'Review diff'}</button>`);
   parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);
   return `<div class="permission pending" role="group" aria-label="Permission request">${parts.join('')}</div>`;
 }

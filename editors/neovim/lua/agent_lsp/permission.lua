@@ -23,6 +23,7 @@ local kind = methods.permission_kind
 ---@field params table         the request's params
 ---@field done boolean
 ---@field resume fun(result: table)
+---@field plan_buf integer?   the buffer a plan is changed in (edit_plan)
 
 ---@type agent_lsp.PermissionRequest[]
 local queue = {}
@@ -66,6 +67,54 @@ local function close_prompt()
   end
 end
 
+--- The plan of an ExitPlanMode request (docs/protocol.md, "Plan review"):
+--- a switch_mode call whose raw input holds the plan's markdown.
+---@param tool table the request's toolCall
+---@return string?
+function M.plan_of(tool)
+  if tool.kind ~= 'switch_mode' or type(tool.rawInput) ~= 'table' then
+    return nil
+  end
+  local plan = tool.rawInput.plan
+  return type(plan) == 'string' and plan or nil
+end
+
+--- The plan as the user left it in its buffer, or nil when unchanged
+--- (or never opened).
+---@param req agent_lsp.PermissionRequest
+---@return string?
+local function edited_plan(req)
+  local plan = M.plan_of(req.params.toolCall or {})
+  local buf = req.plan_buf
+  if not plan or not buf or not vim.api.nvim_buf_is_valid(buf) then
+    return nil
+  end
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  if text == table.concat(split(plan), '\n') then
+    return nil
+  end
+  return text .. '\n'
+end
+
+--- Closes a plan's buffer and the windows (or the tab) showing it.
+---@param buf integer?
+local function close_plan(buf)
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    local tab = vim.api.nvim_win_get_tabpage(win)
+    if #vim.api.nvim_list_tabpages() > 1 and #vim.api.nvim_tabpage_list_wins(tab) == 1 then
+      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(tab) .. 'tabclose')
+    else
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+  end
+  if vim.api.nvim_buf_is_valid(buf) then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+  end
+end
+
 --- Answers a request. `choice` is an option kind or optionId
 --- ('allow_once', 'allow_always', 'reject_once', 'reject_always'), or
 --- 'cancelled'. `edited_text` (allow only) asks the agent to apply that text
@@ -96,6 +145,8 @@ function M.answer(req, choice, edited_text)
       return false
     end
     outcome = { outcome = methods.permission_outcome.selected, optionId = o.optionId }
+    -- An approved plan goes back as the user left it in its buffer.
+    edited_text = edited_text or edited_plan(req)
     if edited_text and o.kind:match('^allow') then
       outcome._meta = { editedText = edited_text }
     end
@@ -111,6 +162,7 @@ function M.answer(req, choice, edited_text)
   if shown and shown.req == req then
     close_prompt()
   end
+  close_plan(req.plan_buf)
   fire('AgentLspPermissionAnswered', { id = req.id, session_id = req.session_id, outcome = outcome })
   -- The agent applies an allowed edit to the text it has: send the user's
   -- latest keystrokes (held back by the client's didChange debounce) first.
@@ -279,6 +331,8 @@ local function footer(req)
   add(k.reject_always, kind.reject_always)
   if diff_of(req.params.toolCall or {}) then
     table.insert(parts, k.review .. ' review')
+  elseif M.plan_of(req.params.toolCall or {}) then
+    table.insert(parts, k.review .. ' edit plan')
   end
   table.insert(parts, k.later .. ' later')
   return ' ' .. table.concat(parts, '  ') .. ' '
@@ -376,6 +430,58 @@ function M.review(req)
   vim.api.nvim_echo({ { lead, 'Normal' }, { keys_text, 'MoreMsg' } }, false, {})
 end
 
+--- Opens a plan to review in a markdown buffer of its own tab: the user
+--- changes it, then `:w` brings the question back (or :AgentPermission);
+--- an approval sends the plan as the buffer holds it.
+---@param req agent_lsp.PermissionRequest
+function M.edit_plan(req)
+  local plan = M.plan_of(req.params.toolCall or {})
+  if not plan then
+    return
+  end
+  close_prompt()
+  if req.plan_buf and vim.api.nvim_buf_is_valid(req.plan_buf) then
+    local win = vim.fn.win_findbuf(req.plan_buf)[1]
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd('tab sbuffer ' .. req.plan_buf)
+    end
+    return
+  end
+  vim.cmd('tabnew')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'acwrite'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  local name = 'plan.md'
+  if vim.fn.bufexists(name) == 1 then
+    name = ('plan %d.md'):format(req.id)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(plan))
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = 'markdown'
+  req.plan_buf = buf
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = buf,
+    callback = function()
+      vim.bo[buf].modified = false
+      -- After :write is done with the buffer: the question takes the focus.
+      vim.schedule(function()
+        if not req.done then
+          M.show({ focus = true })
+        end
+      end)
+    end,
+  })
+  vim.api.nvim_echo({
+    { 'Change the plan as you want it followed, then ', 'Normal' },
+    { ':w', 'MoreMsg' },
+    { ' to approve it or keep planning', 'Normal' },
+  }, false, {})
+end
+
 --- Whether the user is typing somewhere (insert, command line, ...), so a
 --- prompt must not take the keys.
 local function typing()
@@ -427,6 +533,10 @@ function M.show(opts)
 
   local tool = req.params.toolCall or {}
   local lines, is_diff = describe(tool)
+  if req.plan_buf and vim.api.nvim_buf_is_valid(req.plan_buf) then
+    -- The plan as the user changed it: what an approval sends.
+    lines = vim.api.nvim_buf_get_lines(req.plan_buf, 0, -1, false)
+  end
   -- The model's description is secondary text above the details.
   local desc = not M.is_trust(req) and M.description(tool) or nil
   if desc then
@@ -439,7 +549,7 @@ function M.show(opts)
   vim.bo[buf].bufhidden = 'wipe'
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = is_diff and 'diff' or 'sh'
+  vim.bo[buf].filetype = is_diff and 'diff' or M.plan_of(tool) and 'markdown' or 'sh'
   if desc then
     vim.api.nvim_buf_set_extmark(buf, prompt_ns, 0, 0, { end_col = #lines[1], hl_group = 'Comment', priority = 200 })
   end
@@ -497,9 +607,15 @@ function M.show(opts)
       M.answer(req, name)
     end, 'agent-lsp: ' .. name:gsub('_', ' '))
   end
-  map(k.review, function()
-    M.review(req)
-  end, 'agent-lsp: review the edit in a diff')
+  if M.plan_of(tool) then
+    map(k.review, function()
+      M.edit_plan(req)
+    end, 'agent-lsp: change the plan in a buffer')
+  else
+    map(k.review, function()
+      M.review(req)
+    end, 'agent-lsp: review the edit in a diff')
+  end
   local function later()
     close_prompt()
     vim.notify(

@@ -43,8 +43,8 @@ export interface PermissionItem {
   detail?: string;
   /** The request's text content as the agent words it (markdown): a command in full, where it will run. Shown instead of detail. */
   content?: string[];
-  /** True when the request proposes a single-file diff (reviewed in the diff editor). */
-  review: boolean;
+  /** What the request opens for review: a single-file diff (the diff editor) or a plan (a markdown editor). */
+  review?: 'diff' | 'plan';
   options: PermissionOption[];
   state: PermissionState;
   /** The option chosen, once decided. */
@@ -266,7 +266,7 @@ function recordPermission(s: ViewState, call: ToolCall, ch: Changes): void {
   if (tool?.kind !== 'tool') return;
   push(s, {
     kind: 'permission', id: nextId(s, 'r'), toolCallId: call.toolCallId, title: tool.call.title || 'Tool call', toolKind: tool.call.kind,
-    review: false, options: [], state, chosen: rec.optionId, chosenName: rec.name,
+    options: [], state, chosen: rec.optionId, chosenName: rec.name,
   }, ch);
 }
 

@@ -2,8 +2,8 @@
 // chromium under playwright-core): open calc.py, send a prompt from the chat
 // view, change the agent's proposal in the diff editor, click "Allow",
 // and check the editor's text changed to the edited proposal; then the
-// pickers, history, cancel, a rewind of what a Bash turn changed, and the
-// no-key state with "Set API key".
+// pickers, history, cancel, a rewind of what a Bash turn changed, a plan
+// changed in its editor and approved, and the no-key state with "Set API key".
 //
 // Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
 // Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
@@ -208,6 +208,28 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   if (fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') !== 'keep me\n') throw new Error('notes.txt did not come back');
   if (fs.existsSync(path.join(ws, 'made.txt'))) throw new Error('made.txt is still there');
   await page.screenshot({ path: path.join(artifacts, 'e2e-rewound.png') });
+
+  step('plan review: the plan opens in an editor, the user changes it and approves it');
+  await pickFromHeader(page, chat, '#mode', 'Plan', /Plan/);
+  await chat.locator('#mode[data-value="plan"]').waitFor({ timeout: 10000 });
+  await chat.locator('#prompt').fill('Plan the rename of total');
+  await chat.locator('#prompt').press('Enter');
+  const planCard = chat.locator('.permission.pending', { hasText: 'Ready to code' });
+  await planCard.waitFor({ timeout: 60000 });
+  await planCard.locator('button[data-action="review"]', { hasText: 'Open plan' }).waitFor({ timeout: 5000 });
+  await page.locator('.tab', { hasText: 'plan.md' }).waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => /Rename total/.test((document.querySelector('.editor-instance .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 15000 });
+  await page.locator('.editor-instance .monaco-editor .view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('Also: USER ADDED STEP');
+  await page.waitForFunction(() => /USER ADDED STEP/.test((document.querySelector('.editor-instance .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 10000 });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-plan-review.png') });
+  await planCard.locator('button[data-option="default"]').click();
+  await chat.locator('.msg.agent', { hasText: 'Following your plan' }).waitFor({ timeout: 60000 });
+  await chat.locator('#mode[data-value="default"]').waitFor({ timeout: 10000 });
+  await chat.locator('.permission.resolved', { hasText: 'with your changes' }).last().waitFor({ timeout: 10000 });
+  await page.locator('.tab', { hasText: 'plan.md' }).waitFor({ state: 'detached', timeout: 15000 });
 
   step('no key: the chat says so with its two fixes, Send is off');
   fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);

@@ -60,7 +60,9 @@ cat > "$tmp/turns.json" <<JSON
   [{"text": "Working on it..."}, {"hang": true}],
   [{"text": "Tidying."},
    {"tool_use": {"id": "toolu_e2e_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
-  [{"text": "Tidied the data files."}]
+  [{"text": "Tidied the data files."}],
+  [{"tool_use": {"id": "toolu_e2e_plan", "name": "ExitPlanMode", "input": {"plan": "1. Rename total to sum_all.\n2. Run the tests."}}}],
+  [{"text": "Following your plan."}]
 ]
 JSON
 fi
@@ -251,7 +253,9 @@ grep -q 'sum(values, 0)' "$ws/calc.py" && die "calc.py was saved over the user's
 grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached the disk: $disk"
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
-[ "$n" -eq 9 ] || die "expected 9 model requests, got $n"
+[ "$n" -eq 11 ] || die "expected 11 model requests, got $n"
+# The plan the model follows is the one the user changed in its editor.
+sed -n 11p "$tmp/requests.jsonl" | grep -q 'USER ADDED STEP' || die "the model did not get the plan as the user changed it"
 # The rewind brought back what the Bash turn changed, removed and made.
 [ "$(cat "$ws/data.txt")" = "old value" ] || die "data.txt not rewound: $(cat "$ws/data.txt")"
 [ "$(cat "$ws/notes.txt" 2>/dev/null)" = "keep me" ] || die "notes.txt did not come back"

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  CANCELLED, commandOf, DEFAULT_MODES, FOLDER_TRUST_KIND, isTrustRequest, Methods, optionOfKind, type PermissionOption, type RequestPermissionParams,
+  CANCELLED, commandOf, planOf, DEFAULT_MODES, FOLDER_TRUST_KIND, isTrustRequest, Methods, optionOfKind, type PermissionOption, type RequestPermissionParams,
   selectOutcome, singleDiff, type ToolCall, trustAnswer, providerProblemOf, userMessage, NO_PROVIDER_MESSAGE, descriptionOf, permissionOf, ruleOf,
 } from '../../src/protocol';
 
@@ -106,5 +106,15 @@ describe('folder trust requests', () => {
     assert.deepStrictEqual(trustAnswer(trust, true), { outcome: { outcome: 'selected', optionId: 'trust' } });
     assert.deepStrictEqual(trustAnswer(trust, false), { outcome: { outcome: 'selected', optionId: 'not_now' } });
     assert.deepStrictEqual(trustAnswer({ ...trust, options: [] }, true), CANCELLED);
+  });
+});
+
+describe('planOf', () => {
+  it('takes the plan of an ExitPlanMode request only', () => {
+    const call = (kind: string, rawInput: unknown) => ({ toolCallId: 't', title: 'Ready to code?', kind, rawInput } as unknown as ToolCall);
+    assert.strictEqual(planOf(call('switch_mode', { plan: '1. Do it.' })), '1. Do it.');
+    assert.strictEqual(planOf(call('switch_mode', { plan: 3 })), undefined);
+    assert.strictEqual(planOf(call('edit', { plan: '1. Do it.' })), undefined);
+    assert.strictEqual(planOf(call('switch_mode', undefined)), undefined);
   });
 });

@@ -71,7 +71,7 @@ describe('webview rendering', () => {
 
   it('renders a pending permission with one button per option, and a review button for edits', () => {
     const item: PermissionItem = {
-      kind: 'permission', id: 'perm1', toolCallId: 't1', title: 'Bash', toolKind: 'execute', detail: 'rm -rf build', review: false, state: 'pending',
+      kind: 'permission', id: 'perm1', toolCallId: 't1', title: 'Bash', toolKind: 'execute', detail: 'rm -rf build', state: 'pending',
       options: [{ optionId: 'allow_once', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }],
     };
     const html = renderItem(item);
@@ -79,16 +79,34 @@ describe('webview rendering', () => {
     assert.match(html, /data-option="reject_once"/);
     assert.match(html.replace(/<[^>]+>/g, ''), /rm -rf build/);
     assert.ok(!html.includes('Review diff'));
-    assert.match(renderItem({ ...item, review: true, toolKind: 'edit' }), /data-action="review" data-id="perm1">Review diff/);
+    assert.match(renderItem({ ...item, review: 'diff', toolKind: 'edit' }), /data-action="review" data-id="perm1">Review diff/);
     const done = renderItem({ ...item, state: 'allowed', chosen: 'allow_once', edited: true });
     assert.match(done, /Allowed: Bash <span class="muted">\(with your changes\)<\/span>/);
     assert.ok(!done.includes('<button'));
   });
 
+  it('renders a plan to approve with an "Open plan" button and says the plan can be changed', () => {
+    const item: PermissionItem = {
+      kind: 'permission', id: 'perm9', toolCallId: 't9', title: 'Ready to code?', toolKind: 'switch_mode', state: 'pending', review: 'plan',
+      content: ['1. Add the flag.\n2. Test it.'],
+      options: [
+        { optionId: 'acceptEdits', name: 'Yes, and auto-accept edits', kind: 'allow_always' },
+        { optionId: 'default', name: 'Yes, and manually approve edits', kind: 'allow_once' },
+        { optionId: 'plan', name: 'No, keep planning', kind: 'reject_once' },
+      ],
+    };
+    const html = renderItem(item);
+    assert.match(html, /data-action="review" data-id="perm9">Open plan/);
+    assert.match(html, /The plan is open in an editor/);
+    assert.match(html, /<ol>/, 'the plan is rendered as markdown');
+    assert.match(html, /class="perm-btn primary"[^>]*data-option="default"/);
+    assert.ok(!html.includes('Review diff'));
+  });
+
   it('shows the request\'s content instead of the raw command, and every option with one primary', () => {
     const item: PermissionItem = {
       kind: 'permission', id: 'perm3', toolCallId: 't3', title: 'Run `make …` (+1 line)', toolKind: 'execute',
-      detail: 'make\nrm -rf ~', content: ['```sh\nmake\nrm -rf ~ \\u202e\n```', '**Allow** runs it in the write sandbox'], review: false, state: 'pending',
+      detail: 'make\nrm -rf ~', content: ['```sh\nmake\nrm -rf ~ \\u202e\n```', '**Allow** runs it in the write sandbox'], state: 'pending',
       options: [
         { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
         { optionId: 'allow_outside', name: 'Run outside the sandbox', kind: 'allow_once' },
@@ -106,7 +124,7 @@ describe('webview rendering', () => {
   it('names the action with the option names as labels, the rule as tooltip and the model\'s description as secondary text', () => {
     const item: PermissionItem = {
       kind: 'permission', id: 'perm2', toolCallId: 't2', title: 'Run `go test ./...`', description: 'Run the Go tests', toolKind: 'execute',
-      detail: 'go test ./...', review: false, state: 'pending',
+      detail: 'go test ./...', state: 'pending',
       options: [
         { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
         { optionId: 'allow_always', name: 'Always allow `go test …` commands', kind: 'allow_always', _meta: { 'agent-lsp': { rule: 'Bash(go test:*)' } } },

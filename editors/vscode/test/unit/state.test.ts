@@ -105,7 +105,7 @@ describe('view state reducer', () => {
 
   it('permission requests stay pending until resolved', () => {
     const s = emptyState();
-    const item = { id: 'perm1', toolCallId: 't1', title: 'Bash', toolKind: 'execute', detail: 'ls', review: false,
+    const item = { id: 'perm1', toolCallId: 't1', title: 'Bash', toolKind: 'execute', detail: 'ls',
       options: [{ optionId: 'allow_once', name: 'Allow', kind: 'allow_once' as const }] };
     const [c] = apply(s, { type: 'busy', busy: true }, { type: 'permission', item });
     assert.ok(c.header || c.footer);
@@ -121,7 +121,7 @@ describe('view state reducer', () => {
     // Live: the request's item takes the record, no second line.
     const live = emptyState();
     apply(live, up({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Edit calc.go', kind: 'edit', _meta: { 'agent-lsp': { description: 'fix it' } } }),
-      { type: 'permission', item: { id: 'perm1', toolCallId: 't1', title: 'Edit calc.go', review: true, options: [] } },
+      { type: 'permission', item: { id: 'perm1', toolCallId: 't1', title: 'Edit calc.go', review: 'diff', options: [] } },
       { type: 'permissionResolved', id: 'perm1', state: 'allowed', chosen: 'allow_always' }, perm);
     assert.strictEqual(live.items.filter(i => i.kind === 'permission').length, 1);
     assert.strictEqual((live.items[1] as PermissionItem).chosenName, 'Always allow edits to calc.go');

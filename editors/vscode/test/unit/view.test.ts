@@ -142,7 +142,7 @@ describe('chat webview DOM', () => {
 
   it('posts permission answers and disables the buttons', () => {
     const { view, document, posted, flush } = setup();
-    view.receive({ type: 'events', events: [{ type: 'permission', item: { id: 'perm1', toolCallId: 't', title: 'Bash', toolKind: 'execute', detail: 'ls', review: false,
+    view.receive({ type: 'events', events: [{ type: 'permission', item: { id: 'perm1', toolCallId: 't', title: 'Bash', toolKind: 'execute', detail: 'ls',
       options: [{ optionId: 'allow_once', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }] } }] });
     flush();
     const btn = document.querySelector('button[data-option="reject_once"]') as unknown as HTMLButtonElement;
