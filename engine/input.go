@@ -11,10 +11,14 @@ import (
 
 // userMessage turns a prompt's content blocks into the user message the
 // model sees. Embedded resources become context blocks, links become
-// references the model can Read.
+// references the model can Read. The editor's ambient context is left
+// out: Session.ambientContext checks and words it.
 func userMessage(blocks []schema.ContentBlock) (providers.Message, error) {
 	msg := providers.Message{Role: providers.RoleUser}
 	for i, b := range blocks {
+		if ambientKind(b) != "" {
+			continue // the editor's context: only ambientContext sends it, checked
+		}
 		switch b.Type {
 		case schema.BlockText:
 			msg.Content = append(msg.Content, providers.TextBlock(b.Text))

@@ -20,6 +20,11 @@ func (s *Session) Prompt(ctx context.Context, prompt []schema.ContentBlock) (str
 	if err != nil {
 		return "", err
 	}
+	if !isCommand(prompt) {
+		reminders, notes := s.ambientContext(prompt)
+		s.notifyAmbient(ctx, notes)
+		msg.Content = append(reminders, msg.Content...)
+	}
 	for {
 		var steer *steered
 		if !isCommand(prompt) {

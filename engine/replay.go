@@ -38,6 +38,9 @@ func (s *Session) replay(ctx context.Context, msgs []providers.Message, h *sessi
 	for _, m := range msgs {
 		for _, b := range m.Content {
 			switch {
+			case b.Type == providers.BlockText && m.Role == providers.RoleUser && isSystemReminder(b.Text):
+				// Told to the model beside the user's words (the
+				// editor's context): not something the user typed.
 			case b.Type == providers.BlockText && m.Role == providers.RoleUser:
 				c := schema.TextBlock(b.Text)
 				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})

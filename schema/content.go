@@ -23,6 +23,10 @@ type ContentBlock struct {
 	Resource *EmbeddedResource `json:"resource,omitempty"`
 
 	Annotations map[string]any `json:"annotations,omitempty"`
+	// Meta is ACP's extension point; in a prompt,
+	// _meta["agent-lsp"].ambient marks the editor's own context (the
+	// open file, the selection) sent without the user asking.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // EmbeddedResource is the resource of a "resource" content block: a text or a
