@@ -18,6 +18,7 @@ import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
+import { ambientAttachments } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
@@ -76,7 +77,21 @@ export class AgentController implements vscode.Disposable {
   readonly onDidChange = this.onChange.event;
   private starting: Promise<void> | undefined;
 
-  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings, private readonly host: ControllerHost = {}) {}
+  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings, private readonly host: ControllerHost = {}) {
+    // The editor's context chips follow the active editor and its selection.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const later = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => { timer = undefined; this.updateAmbient(); }, 150);
+    };
+    this.disposables.push(
+      vscode.window.onDidChangeActiveTextEditor(later),
+      vscode.window.onDidChangeTextEditorSelection(later),
+      vscode.workspace.onDidChangeConfiguration(e => { if (e.affectsConfiguration('agentLsp.editorContext')) later(); }),
+      { dispose: () => { if (timer) clearTimeout(timer); } },
+    );
+    later();
+  }
 
   /** The binary to start and the environment to start it in, as doStart and the doctor use them. */
   async serverCommand(): Promise<{ command: string; env: NodeJS.ProcessEnv }> {
@@ -421,10 +436,11 @@ export class AgentController implements vscode.Disposable {
       }
       return;
     }
-    const attachments = this.state.attachments;
+    const attachments = [...this.ambientNow(), ...this.state.attachments];
     const prompt = [{ type: 'text' as const, text }, ...attachments.map(a => a.block)];
     this.emit({ type: 'userPrompt', text, attachments: attachments.map(a => a.label) });
     this.emit({ type: 'attachments', attachments: [] });
+    this.updateAmbient();
     this.emit({ type: 'busy', busy: true });
     try {
       const res = await call(client, PromptRequest, { sessionId, prompt });
@@ -535,10 +551,49 @@ export class AgentController implements vscode.Disposable {
 
   addAttachment(a: Attachment): void {
     this.emit({ type: 'attachments', attachments: [...this.state.attachments, a] });
+    this.updateAmbient();
   }
 
   removeAttachment(id: string): void {
+    const ambient = this.state.ambient.find(a => a.id === id);
+    if (ambient) {
+      // Left out while the editor shows the same thing.
+      this.dismissed.add(ambient.label);
+      this.updateAmbient();
+      return;
+    }
     this.emit({ type: 'attachments', attachments: this.state.attachments.filter(a => a.id !== id) });
+  }
+
+  /** Labels of ambient chips the user removed; forgotten once the editor shows something else. */
+  private dismissed = new Set<string>();
+
+  /**
+   * The editor's context as it is now (agentLsp.editorContext): the active
+   * file and its selection, less what the user removed or attached already.
+   */
+  private ambientNow(): Attachment[] {
+    const ed = vscode.window.activeTextEditor;
+    if (!vscode.workspace.getConfiguration('agentLsp').get<boolean>('editorContext', true) || !ed || ed.document.uri.scheme !== 'file') {
+      this.dismissed.clear();
+      return [];
+    }
+    const sel = ed.selection;
+    // A selection ending at the start of a line does not take that line.
+    const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : sel.end.line;
+    const chips = ambientAttachments(ed.document.uri.toString(), ed.document.languageId,
+      sel.isEmpty ? undefined : { span: { startLine: sel.start.line, endLine }, text: ed.document.getText(sel) });
+    const labels = new Set(chips.map(c => c.label));
+    for (const d of [...this.dismissed]) if (!labels.has(d)) this.dismissed.delete(d);
+    const attached = new Set(this.state.attachments.map(a => a.label));
+    return chips.filter(c => !this.dismissed.has(c.label) && !attached.has(c.label));
+  }
+
+  /** Shows the editor's context as chips when it changed. */
+  updateAmbient(): void {
+    const now = this.ambientNow();
+    const same = now.length === this.state.ambient.length && now.every((a, i) => a.label === this.state.ambient[i].label);
+    if (!same) this.emit({ type: 'ambient', ambient: now });
   }
 
   // ---- notifications from the agent ------------------------------------------------

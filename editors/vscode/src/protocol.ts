@@ -52,8 +52,13 @@ export function providerProblemOf(result: unknown): string | undefined {
 
 // ---- content ---------------------------------------------------------------
 
-/** What every content block may carry: ACP's annotations (audience, priority, ...). */
-export interface BlockAnnotations { annotations?: Record<string, unknown> }
+/**
+ * What every content block may carry: ACP's annotations (audience,
+ * priority, ...) and `_meta`; in a prompt, `_meta["agent-lsp"].ambient`
+ * marks the editor's own context (docs/protocol.md, "Editor context").
+ */
+export interface BlockAnnotations { annotations?: Record<string, unknown>; _meta?: BlockMeta }
+export interface BlockMeta { 'agent-lsp'?: { ambient?: 'open' | 'selection' } }
 export interface TextBlock extends BlockAnnotations { type: 'text'; text: string }
 export interface ImageBlock extends BlockAnnotations { type: 'image'; data: string; mimeType: string; uri?: string }
 export interface AudioBlock extends BlockAnnotations { type: 'audio'; data: string; mimeType: string }

@@ -5,7 +5,7 @@
 
 import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
-  type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
+  type Attachment, type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
 } from '../src/shared/state';
 import { escapeHtml, renderInline } from './markdown';
 import { renderItem } from './render';
@@ -231,7 +231,8 @@ export class ChatView {
       (s.busy ? `<span class="working">${pending ? `Waiting for your approval (${pending})` : 'Working…'}</span>` : '') +
       `<span class="spacer"></span>` +
       (usage ? `<span class="usage" title="Context window used by this session">${escapeHtml(usage)}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
-    const chips = s.attachments.map(a => `<span class="chip">${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="Remove" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`).join('');
+    const chip = (a: Attachment, ambient: boolean) => `<span class="chip${ambient ? ' ambient' : ''}"${ambient ? ' title="Sent with your prompt because it is open in the editor (agentLsp.editorContext)"' : ''}>${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="${ambient ? 'Leave out of this prompt' : 'Remove'}" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`;
+    const chips = s.ambient.map(a => chip(a, true)).join('') + s.attachments.map(a => chip(a, false)).join('');
     this.root('#attachments').innerHTML = chips;
     this.renderCompletions();
   }

@@ -196,6 +196,7 @@ M.rewind_action = {
 ---@field size? integer
 ---@field resource? agent_lsp.proto.EmbeddedResource
 ---@field annotations? table<string, any>
+---@field _meta? table<string, any>
 
 ---@class agent_lsp.proto.EmbeddedResource
 ---@field uri string

@@ -43,6 +43,24 @@ export function selectionAttachment(uri: string, languageId: string, span: Span,
   return { id: newId('sel'), label, block };
 }
 
+/**
+ * The editor's own context for a prompt (docs/protocol.md, "Editor
+ * context"): the active file, and its selection when there is one, as
+ * blocks marked ambient. Their ids are stable ("ambient-open",
+ * "ambient-selection") so a chip the user removed stays removed while it
+ * is the same.
+ */
+export function ambientAttachments(uri: string, languageId: string, selection?: { span: Span; text: string }): Attachment[] {
+  const out: Attachment[] = [];
+  const name = baseName(uri);
+  out.push({ id: 'ambient-open', label: name, block: { type: 'resource_link', uri, name, _meta: { 'agent-lsp': { ambient: 'open' } } } });
+  if (selection && selection.text !== '') {
+    const sel = selectionAttachment(uri, languageId, selection.span, selection.text);
+    out.push({ id: 'ambient-selection', label: sel.label, block: { ...sel.block, _meta: { 'agent-lsp': { ambient: 'selection' } } } });
+  }
+  return out;
+}
+
 /** A whole file as a link the model may Read. */
 export function fileAttachment(uri: string): Attachment {
   const name = baseName(uri);

@@ -88,12 +88,14 @@ export interface ViewState {
   commands: AvailableCommand[];
   usage?: Usage;
   attachments: Attachment[];
+  /** The editor's context that goes with the next prompt (the active file, its selection), shown as chips. */
+  ambient: Attachment[];
   /** Counter for item ids; part of the state so both copies agree. */
   seq: number;
 }
 
 export function emptyState(): ViewState {
-  return { connection: 'starting', busy: false, items: [], modes: [], models: [], commands: [], attachments: [], seq: 0 };
+  return { connection: 'starting', busy: false, items: [], modes: [], models: [], commands: [], attachments: [], ambient: [], seq: 0 };
 }
 
 export type ViewEvent =
@@ -110,6 +112,7 @@ export type ViewEvent =
   | { type: 'model'; currentModel: string; configOptions?: ConfigOption[] }
   /** The session's config options as set_config_option answered them. */
   | { type: 'config'; configOptions: ConfigOption[] }
+  | { type: 'ambient'; ambient: Attachment[] }
   | { type: 'providerProblem'; message?: string }
   | { type: 'tabSizes'; tabSizes: Record<string, number> }
   /** A conversation rewind: the user message `itemId` and everything after it leave the transcript. */
@@ -347,6 +350,10 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
     case 'config':
       applyConfig(s, e.configOptions);
       ch.header = true;
+      break;
+    case 'ambient':
+      s.ambient = e.ambient;
+      ch.footer = true;
       break;
     case 'providerProblem':
       s.providerProblem = e.message || undefined;

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { diagnosticsAttachment, fileAttachment, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
+import { ambientAttachments, diagnosticsAttachment, fileAttachment, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
 import { urisOfEdit } from '../../src/shared/edits';
 import { isFromWebview } from '../../src/shared/messages';
 
@@ -9,6 +9,17 @@ describe('prompt context', () => {
     assert.strictEqual(a.label, 'calc.py:8-11');
     assert.deepStrictEqual(a.block, { type: 'resource', resource: { uri: 'file:///p/calc.py#L8-L11', mimeType: 'text/x-python', text: 'def average(values):\n    return total(values) / 2' } });
     assert.strictEqual(selectionAttachment('file:///p/a.go', 'go', { startLine: 0, endLine: 0 }, 'x').block.type, 'resource');
+  });
+
+  it('marks the editor\'s own context as ambient: the open file, and the selection when there is one', () => {
+    const uri = 'file:///w/calc.py';
+    const [open, sel] = ambientAttachments(uri, 'python', { span: { startLine: 2, endLine: 3 }, text: 'x = 1\ny = 2' });
+    assert.deepStrictEqual(open, { id: 'ambient-open', label: 'calc.py', block: { type: 'resource_link', uri, name: 'calc.py', _meta: { 'agent-lsp': { ambient: 'open' } } } });
+    assert.strictEqual(sel.id, 'ambient-selection');
+    assert.strictEqual(sel.label, 'calc.py:3-4');
+    assert.deepStrictEqual(sel.block, { type: 'resource', resource: { uri: `${uri}#L3-L4`, mimeType: 'text/x-python', text: 'x = 1\ny = 2' }, _meta: { 'agent-lsp': { ambient: 'selection' } } });
+    assert.strictEqual(ambientAttachments(uri, 'python').length, 1, 'no selection, no selection chip');
+    assert.strictEqual(ambientAttachments(uri, 'python', { span: { startLine: 0, endLine: 0 }, text: '' }).length, 1, 'an empty selection is none');
   });
 
   it('links a file for the model to Read', () => {

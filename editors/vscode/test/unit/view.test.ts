@@ -180,6 +180,20 @@ describe('chat webview DOM', () => {
     assert.strictEqual(document.querySelector('#effort'), null, 'no effort picker when the agent offers none');
   });
 
+  it('shows the editor\'s context as outlined chips the user can remove', () => {
+    const { view, document, posted, flush } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1' });
+    view.receive({ type: 'events', events: [{ type: 'ambient', ambient: [
+      { id: 'ambient-open', label: 'calc.py', block: { type: 'resource_link', uri: 'file:///w/calc.py', name: 'calc.py' } },
+      { id: 'ambient-selection', label: 'calc.py:3-4', block: { type: 'resource', resource: { uri: 'file:///w/calc.py#L3-L4', text: 'x' } } },
+    ] }] });
+    flush();
+    const chips = [...document.querySelectorAll('#attachments .chip.ambient')] as unknown as HTMLElement[];
+    assert.deepStrictEqual(chips.map(c => c.textContent?.replace('×', '')), ['calc.py', 'calc.py:3-4']);
+    assert.match(chips[0].getAttribute('title') ?? '', /open in the editor/);
+    (chips[1].querySelector('.chip-x') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted.slice(-1), [{ type: 'removeAttachment', id: 'ambient-selection' }]);
+  });
+
   it('shows the effort beside the model and opens its picker', () => {
     const { document, posted } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1', models: [{ value: 'm1', name: 'Model One' }], currentModel: 'm1',
       effort: { current: 'auto', options: [{ value: 'auto', name: 'Auto', description: 'medium (the settings\' effortLevel)' }, { value: 'high', name: 'High' }] } });
