@@ -1,5 +1,6 @@
 -- agent-lsp: a coding agent behind Neovim's built-in LSP client.
--- Defines the user commands only; every module loads on first use.
+-- Defines the user commands and two autocommands; every module loads on
+-- first use.
 if vim.g.loaded_agent_lsp then
   return
 end
@@ -15,6 +16,28 @@ local function api()
 end
 
 local command = vim.api.nvim_create_user_command
+
+-- The editor's context that goes with a prompt (lua/agent_lsp/ambient.lua):
+-- the last selection is noted when visual mode ends; entering a buffer
+-- refreshes the chat's chips once the module is loaded.
+local ambient_group = vim.api.nvim_create_augroup('agent_lsp_ambient', { clear = true })
+vim.api.nvim_create_autocmd('ModeChanged', {
+  group = ambient_group,
+  pattern = '[vV\22]*:*',
+  callback = function(args)
+    if not (vim.v.event.new_mode or ''):match('^[vV\22]') then
+      require('agent_lsp.ambient').left_visual(args.buf)
+    end
+  end,
+})
+vim.api.nvim_create_autocmd('BufEnter', {
+  group = ambient_group,
+  callback = function()
+    if package.loaded['agent_lsp.ambient'] then
+      require('agent_lsp.ambient').entered()
+    end
+  end,
+})
 
 command('AgentChat', function(o)
   api().chat({ layout = o.args ~= '' and o.args or nil })

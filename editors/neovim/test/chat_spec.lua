@@ -256,6 +256,56 @@ return {
     end,
   },
   {
+    name = "the file and selection worked on go with the prompt, shown above the input; gx leaves them out",
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = 'x = 1\ny = 2\nprint(x + y)\n' })
+      local model = h.fakemodel({ { { text = 'one' } }, { { text = 'two' } }, { { text = 'three' } } })
+      h.setup()
+      h.edit('calc.py')
+      vim.api.nvim_feedkeys('ggVj\27', 'x', false) -- select two lines, as typed
+      vim.cmd('AgentChat')
+      local chat = require('agent_lsp').current_chat()
+      ---@cast chat -nil
+      local function above_input()
+        local out = {}
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, 0, -1, { details = true })) do
+          for _, vl in ipairs(m[4].virt_lines or {}) do
+            table.insert(out, vl[1][1])
+          end
+        end
+        return out
+      end
+      h.wait(function()
+        return vim.tbl_contains(above_input(), '◌ calc.py:1-2')
+      end, 5000, 'the selection to show above the input')
+      h.contains(above_input(), '◌ calc.py', 'the open file shows above the input')
+      local function first_message(i)
+        local texts = {}
+        for _, c in ipairs(model.wait_requests(i)[i].messages[#model.wait_requests(i)[i].messages].content) do
+          table.insert(texts, c.text or '')
+        end
+        return table.concat(texts, '\n')
+      end
+      vim.cmd('Agent what does this do?')
+      h.expect_turn('end_turn')
+      local sent = first_message(1)
+      h.ok(sent:find('The user opened the file ' .. root .. '/calc.py in the IDE', 1, true), sent)
+      h.ok(sent:find('The user selected the lines 1 to 2 from ' .. root .. '/calc.py:\nx = 1\ny = 2', 1, true), sent)
+      vim.cmd('Agent and now?')
+      h.expect_turn('end_turn')
+      sent = first_message(2)
+      h.ok(sent:find('opened the file', 1, true), 'the open file goes again: ' .. sent)
+      h.ok(not sent:find('selected the lines', 1, true), 'a selection goes once: ' .. sent)
+      vim.api.nvim_set_current_win(vim.fn.win_findbuf(chat.buf)[1])
+      vim.api.nvim_feedkeys('gx', 'x', false)
+      h.not_contains(above_input(), '◌ calc.py', 'gx clears the chips')
+      vim.cmd('Agent last one')
+      h.expect_turn('end_turn')
+      sent = first_message(3)
+      h.ok(not sent:find('opened the file', 1, true), 'gx left the context out: ' .. sent)
+    end,
+  },
+  {
     name = ':AgentEffort picks the effort the next model call asks',
     fn = function(h)
       h.workspace({ ['a.txt'] = 'a\n' })

@@ -69,6 +69,7 @@ M.markdown_block = render_.markdown_block
 ---@field thought table?       the thinking block being streamed
 ---@field spans_autocmd integer keeps code spans whole on scroll and resize
 ---@field _starting table[]?    callbacks waiting for the session being started
+---@field stop_ambient fun()?   stops following the editor's context
 local Chat = {}
 
 --- The state's fields a chat reads and writes as its own (chat.busy,
@@ -165,12 +166,19 @@ function Chat.new(root)
       self:_dispose()
     end,
   })
+  -- The editor's context shows above the input as it changes.
+  self.stop_ambient = require('agent_lsp.ambient').on_change(function()
+    self:_refresh_header()
+  end)
   self:_refresh_header()
   return self
 end
 
 function Chat:_dispose()
   pcall(api.nvim_del_autocmd, self.spans_autocmd)
+  if self.stop_ambient then
+    self.stop_ambient()
+  end
   chats[self.buf] = nil
   if self.session_id and by_session[self.session_id] == self then
     by_session[self.session_id] = nil
@@ -585,6 +593,8 @@ function Chat:_refresh_header()
   if not api.nvim_buf_is_valid(self.buf) then
     return
   end
+  local _, ambient = require('agent_lsp.ambient').current()
+  self.state.ambient_labels = ambient
   local parts, virt_lines = render_.header(self.state, config.get().chat.keymaps)
   local row = self:_header_row()
   api.nvim_buf_set_extmark(self.buf, ns, row, 0, {
@@ -891,6 +901,22 @@ function Chat:send(text, extra)
   end
   vim.list_extend(prompt, links)
   vim.list_extend(labels, link_labels)
+  if text:sub(1, 1) ~= '/' then
+    -- The editor's context last, unless the prompt holds the same already.
+    local uris = {}
+    for _, b in ipairs(prompt) do
+      uris[b.uri or (b.resource and b.resource.uri) or ''] = true
+    end
+    local ambient = require('agent_lsp.ambient')
+    local blocks, names = ambient.current()
+    for i, b in ipairs(blocks) do
+      if not uris[b.uri or b.resource.uri] then
+        table.insert(prompt, b)
+        table.insert(labels, names[i])
+      end
+    end
+    ambient.sent()
+  end
   state.take_context(self.state)
   self:push({ kind = 'user', text = text ~= '' and text or '(attached context)', labels = labels })
   local function fail(err)
@@ -1081,6 +1107,9 @@ function Chat:_keymaps()
   map('n', keys.mode, function()
     require('agent_lsp').select_mode()
   end, 'pick a mode')
+  map('n', keys.drop_context, function()
+    require('agent_lsp.ambient').drop()
+  end, "leave the editor's context out of the next prompts")
 end
 
 --- Shows the chat in a window; returns the window.

@@ -51,6 +51,9 @@ M.defaults = {
     tool_output_lines = 40,
     --- Open the chat window when :Agent sends a prompt.
     open_on_prompt = true,
+    --- Send the file last worked in and its last selection with each
+    --- prompt, as Claude Code's IDE integration does (shown above the input).
+    editor_context = true,
     keymaps = {
       send = '<CR>',
       send_insert = '<C-s>',
@@ -58,6 +61,8 @@ M.defaults = {
       close = 'q',
       permission = 'gp',
       mode = 'gm',
+      --- Leave the editor context out of the next prompts, until it changes.
+      drop_context = 'gx',
     },
   },
   permission = {
@@ -144,6 +149,7 @@ function M.validate(c)
     },
     ['chat.tool_output_lines'] = { ch.tool_output_lines, 'number' },
     ['chat.open_on_prompt'] = { ch.open_on_prompt, 'boolean' },
+    ['chat.editor_context'] = { ch.editor_context, 'boolean' },
     ['chat.keymaps'] = { ch.keymaps, 'table' },
   })
   for name, v in pairs(ch.keymaps) do

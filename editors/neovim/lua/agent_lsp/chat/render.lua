@@ -393,8 +393,16 @@ function M.header(s, keys)
     table.insert(parts, { text, 'Comment' })
   end
   local virt_lines
-  if #s.context_labels > 0 then
+  local ambient = s.ambient_labels or {}
+  if #s.context_labels > 0 or #ambient > 0 then
     virt_lines = {}
+    for i, l in ipairs(ambient) do
+      local line = { { '◌ ' .. l, 'Comment' } }
+      if i == 1 then
+        table.insert(line, { '  (from the editor' .. (keys.drop_context and (', ' .. keys.drop_context .. ' leaves it out') or '') .. ')', 'NonText' })
+      end
+      table.insert(virt_lines, line)
+    end
     for _, l in ipairs(s.context_labels) do
       table.insert(virt_lines, { { '📎 ' .. l, 'Comment' } })
     end

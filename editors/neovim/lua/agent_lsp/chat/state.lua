@@ -36,6 +36,7 @@ local M = {}
 ---@field problem_shown string? the provider problem already shown
 ---@field context table[]       content blocks attached to the next prompt
 ---@field context_labels string[]
+---@field ambient_labels string[]? the editor's context shown above the input (ambient.lua)
 
 ---@return agent_lsp.ChatState
 function M.new()
