@@ -200,6 +200,7 @@ var slashCommands = []schema.Command{
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
 	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
 	{Name: "rewind", Description: "List the checkpoints, or go back to before prompt N: /rewind N [code|conversation|both] [force]", Input: &schema.CommandInput{Hint: "checkpoint number"}},
+	{Name: "mcp", Description: "List the MCP servers with their scope, state, tools, resources and prompts; /mcp reconnect <server> reconnects one", Input: &schema.CommandInput{Hint: "reconnect <server>"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -224,6 +225,8 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 		return s.effortCommand(ctx, arg)
 	case "/rewind":
 		return s.rewindCommand(ctx, strings.TrimSpace(strings.TrimPrefix(text, name)))
+	case "/mcp":
+		return s.mcpCommand(ctx, arg)
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
