@@ -90,9 +90,9 @@ type Server struct {
 	// reports either and does not start it.
 	NeedsApproval bool
 	Disabled      bool
-	// Blocked says why the administrator's policy keeps the server from
-	// starting (deniedMcpServers, allowedMcpServers, managed-mcp.json's
-	// exclusive control); empty when it may start.
+	// Blocked says why MCP policy (deniedMcpServers, allowedMcpServers,
+	// managed-mcp.json's exclusive control) keeps the server from
+	// starting; empty when it may start.
 	Blocked string
 
 	// usesEnv marks a managed server whose definition has ${VAR}

@@ -31,8 +31,9 @@ const (
 	// StateDisabled: a project server the user refused
 	// (disabledMcpjsonServers); it was not started.
 	StateDisabled
-	// StateBlocked: the administrator's policy keeps the server from
-	// starting (Status.Err says which rule).
+	// StateBlocked: MCP policy (managed-mcp.json, deniedMcpServers,
+	// allowedMcpServers) keeps the server from starting; Status.Err says
+	// which rule.
 	StateBlocked
 	// StateNeedsAuth: an http or sse server asked for OAuth authorization
 	// (it answered 401 with WWW-Authenticate).
@@ -95,7 +96,7 @@ func (s Status) String() string {
 	case StateDisabled:
 		return fmt.Sprintf("MCP server %q from %s is disabled by disabledMcpjsonServers", s.Server, ProjectFile)
 	case StateBlocked:
-		return fmt.Sprintf("MCP server %q is blocked by the administrator's policy: %v", s.Server, s.Err)
+		return fmt.Sprintf("MCP server %q is blocked: %v", s.Server, s.Err)
 	case StateNeedsAuth:
 		return fmt.Sprintf("MCP server %q needs OAuth authorization: %v", s.Server, s.Err)
 	}

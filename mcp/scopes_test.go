@@ -300,7 +300,7 @@ func TestBlockedAndAuth(t *testing.T) {
 		}
 	}
 	st := r.waitState(t, "nope", StateBlocked)
-	if st.String() != `MCP server "nope" is blocked by the administrator's policy: deniedMcpServers blocks it (serverName nope)` {
+	if st.String() != `MCP server "nope" is blocked: deniedMcpServers blocks it (serverName nope)` {
 		t.Errorf("blocked = %s", st)
 	}
 	if err := m.Reconnect("nope"); err == nil || !strings.Contains(err.Error(), "blocked") {
