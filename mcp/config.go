@@ -360,6 +360,9 @@ func (s *Server) check() error {
 	if s.Name == "" {
 		return fmt.Errorf("MCP server without a name")
 	}
+	if s.Type == "streamable-http" { // Claude Code's alias
+		s.Type = TypeHTTP
+	}
 	if s.Type == "" {
 		s.Type = TypeStdio
 		if s.Command == "" && s.URL != "" {

@@ -28,9 +28,10 @@ type PromptArgument struct {
 }
 
 // CommandName returns the command that runs a server's prompt, as Claude
-// Code names it: mcp__<server>__<prompt> (without the slash).
+// Code names it: mcp__<server>__<prompt> (without the slash), the server's
+// name written as in its tools' names.
 func CommandName(server, prompt string) string {
-	return toolPrefix + server + "__" + prompt
+	return serverPrefix(server) + prompt
 }
 
 // ArgumentHint returns the hint editors show after a prompt's command:
@@ -80,10 +81,10 @@ func (c *conn) prompts(timeout time.Duration) []Prompt {
 }
 
 // GetPrompt runs a server's prompt with the arguments typed after its
-// command, split on spaces and given to the prompt's arguments in order
-// (the last one takes the rest of the line), as Claude Code does. It
-// returns the text of the prompt's messages, which the session sends as
-// the user's prompt. A missing required argument is an error naming it.
+// command, split on white space and given to the prompt's arguments in
+// order (words beyond them are dropped), as Claude Code does. It returns
+// the text of the prompt's messages, which the session sends as the
+// user's prompt. Missing required arguments are an error naming them.
 func (m *Manager) GetPrompt(ctx context.Context, server, prompt, args string) (string, error) {
 	c, err := m.live(server)
 	if err != nil {
@@ -100,16 +101,23 @@ func (m *Manager) GetPrompt(ctx context.Context, server, prompt, args string) (s
 		return "", fmt.Errorf("MCP server %q has no prompt %q", server, prompt)
 	}
 	values := make(map[string]string)
-	fields := strings.Fields(args)
+	words := strings.Fields(args)
+	var missing, names []string
 	for i, a := range p.Arguments {
+		names = append(names, a.Name)
 		switch {
-		case i < len(fields) && i == len(p.Arguments)-1:
-			values[a.Name] = strings.Join(fields[i:], " ")
-		case i < len(fields):
-			values[a.Name] = fields[i]
+		case i < len(words):
+			values[a.Name] = words[i]
 		case a.Required:
-			return "", fmt.Errorf("/%s needs its argument %q%s (usage: /%s %s)", CommandName(server, prompt), a.Name, describeArg(a), CommandName(server, prompt), p.ArgumentHint())
+			missing = append(missing, a.Name)
 		}
+	}
+	if len(missing) > 0 {
+		what := "argument"
+		if len(missing) > 1 {
+			what = "arguments"
+		}
+		return "", fmt.Errorf("missing required %s: %s. Usage: /%s %s", what, strings.Join(missing, ", "), CommandName(server, prompt), strings.Join(names, " "))
 	}
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
@@ -144,11 +152,4 @@ func (m *Manager) GetPrompt(ctx context.Context, server, prompt, args string) (s
 		return "", fmt.Errorf("MCP server %q: prompt %s returned no text", server, prompt)
 	}
 	return text, nil
-}
-
-func describeArg(a PromptArgument) string {
-	if a.Description == "" {
-		return ""
-	}
-	return " (" + a.Description + ")"
 }

@@ -77,11 +77,11 @@ func TestResourcesPromptsReconnect(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	text, err := m.GetPrompt(ctx, "rich", "review", "main.go new contributors")
-	if err != nil || text != "Review main.go for new contributors.\n\n[resource notes://team/todo (text/plain)]\nship the release" {
+	text, err := m.GetPrompt(ctx, "rich", "review", "main.go  newcomers and more")
+	if err != nil || text != "Review main.go for newcomers.\n\n[resource notes://team/todo (text/plain)]\nship the release" {
 		t.Errorf("review = %q, %v", text, err)
 	}
-	if _, err := m.GetPrompt(ctx, "rich", "review", ""); err == nil || !strings.Contains(err.Error(), `needs its argument "file" (the file to review)`) {
+	if _, err := m.GetPrompt(ctx, "rich", "review", " "); err == nil || err.Error() != "missing required argument: file. Usage: /mcp__rich__review file audience" {
 		t.Errorf("review without its file: %v", err)
 	}
 	if _, err := m.GetPrompt(ctx, "rich", "nope", ""); err == nil {
