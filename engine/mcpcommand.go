@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/mcp"
+	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
@@ -240,9 +242,12 @@ var mcpMention = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_-]+):(\S+)`)
 })
 
-// mcpMentions reads the MCP resources a prompt mentions (@server:uri, of
-// a connected server with resources) and returns them as blocks to send
-// with it; a resource that cannot be read is said so in its block.
+// mcpMentions reads the MCP resources a prompt mentions (@server:uri, a
+// resource a connected server lists) and returns them as blocks to send
+// with it, as Claude Code attaches them: "Full contents of resource:",
+// the text, and a word not to read it again; a resource the permission
+// rules keep from ReadMcpResourceTool, or that cannot be read, is said so
+// in an <mcp-resource> block instead.
 func (s *Session) mcpMentions(ctx context.Context, prompt []schema.ContentBlock) []providers.Block {
 	text := promptText(prompt)
 	if !strings.Contains(text, "@") {
@@ -250,6 +255,7 @@ func (s *Session) mcpMentions(ctx context.Context, prompt []schema.ContentBlock)
 	}
 	var out []providers.Block
 	seen := map[string]bool{}
+	listed := map[string][]mcp.Resource{}
 	for _, m := range mcpMention().FindAllStringSubmatch(text, -1) {
 		server, uri := m[1], strings.TrimRight(m[2], ".,;)")
 		key := server + "\x00" + uri
@@ -260,12 +266,35 @@ func (s *Session) mcpMentions(ctx context.Context, prompt []schema.ContentBlock)
 		if mg == nil || !slices.Contains(mg.ResourceServers(), server) {
 			continue
 		}
+		if _, ok := listed[server]; !ok {
+			listed[server], _ = mg.ListResources(ctx, server)
+		}
+		if !slices.ContainsFunc(listed[server], func(r mcp.Resource) bool { return r.URI == uri }) {
+			continue // not one of the server's resources, as in Claude Code
+		}
 		seen[key] = true
+		unread := func(why string) {
+			out = append(out, providers.TextBlock(fmt.Sprintf("<mcp-resource server=%q uri=%q>(%s)</mcp-resource>", server, uri, why)))
+		}
+		input, _ := json.Marshal(map[string]string{"server": server, "uri": uri})
+		switch d := s.pipe.gate.policy.Decide(permission.Call{Tool: mcp.ReadResourceTool, Input: input, ReadOnly: true, Kind: schema.KindRead, Access: permission.AccessNone, Cwd: s.cwd}); d.Verdict {
+		case permission.Allow:
+		case permission.Deny:
+			unread("Not read: this session's permissions do not allow it")
+			continue
+		default:
+			unread(fmt.Sprintf("Not read: reading it needs permission. If you need it, call %s with this server and uri", mcp.ReadResourceTool))
+			continue
+		}
 		content, err := mg.ReadResource(ctx, server, uri)
 		if err != nil {
-			content = fmt.Sprintf("(not included: %v)", err)
+			unread(fmt.Sprintf("Not read: %v", err))
+			continue
 		}
-		out = append(out, providers.TextBlock(fmt.Sprintf("<mcp-resource server=%q uri=%q>\n%s\n</mcp-resource>", server, uri, content)))
+		out = append(out,
+			providers.TextBlock("Full contents of resource:"),
+			providers.TextBlock(content),
+			providers.TextBlock("Do NOT read this resource again unless you think it may have changed, since you already have the full contents."))
 	}
 	return out
 }

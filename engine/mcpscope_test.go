@@ -2,13 +2,18 @@ package engine
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-lsp/agent-lsp/mcp"
+	"github.com/agent-lsp/agent-lsp/schema"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
 
@@ -93,5 +98,68 @@ func TestMCPClaudeConfigDirAndPolicy(t *testing.T) {
 	}
 	if _, ok := sess.tools.lookup(mcp.ListResourcesTool); ok {
 		t.Error("resource tools offered though no server has resources")
+	}
+}
+
+// docsServer is a real MCP server, in process, with two text resources
+// and no tools.
+func docsServer(t *testing.T) string {
+	t.Helper()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1"}, nil)
+	for _, name := range []string{"guide", "faq"} {
+		uri := "docs://" + name
+		srv.AddResource(&sdk.Resource{URI: uri, Name: name, MIMEType: "text/plain"},
+			func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "the " + name + " text"}}}, nil
+			})
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestMCPMentionsFollowThePermissionRules: a server with resources
+// brings the resource tools; an @server:uri mention is attached unless a
+// deny rule on ReadMcpResourceTool refuses it, and then the model reads
+// why, as in Claude Code.
+func TestMCPMentionsFollowThePermissionRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		deny []settings.Rule
+		want []string
+	}{
+		{"allowed", nil, []string{"Full contents of resource:", "the guide text", "Do NOT read this resource again unless you think it may have changed, since you already have the full contents."}},
+		{"denied", []settings.Rule{{Text: mcp.ReadResourceTool}}, []string{`<mcp-resource server="docs" uri="docs://guide">(Not read: this session's permissions do not allow it)</mcp-resource>`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := docsServer(t)
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := newScript(t, say("ok"))
+			st := &settings.Settings{Project: dir, Permissions: settings.Permissions{Deny: tc.deny}}
+			svc := NewService(Config{Provider: model, Model: "test-model", Home: t.TempDir(), Logf: t.Logf, Settings: st})
+			t.Cleanup(svc.Close)
+			sess, err := svc.NewSession(context.Background(), SessionOptions{Cwd: dir, Client: &recordingClient{t: t}, MCPServers: []schema.MCPServer{{Type: "http", Name: "docs", URL: url}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := waitMCP(t, sess, "docs", mcp.StateReady); !st.HasResources || st.Resources != 2 {
+				t.Errorf("docs = %+v", st)
+			}
+			for _, name := range []string{mcp.ListResourcesTool, mcp.ReadResourceTool} {
+				if _, ok := sess.tools.lookup(name); !ok {
+					t.Errorf("%s not offered", name)
+				}
+			}
+			if _, err := sess.Prompt(context.Background(), []schema.ContentBlock{schema.TextBlock("read @docs:docs://guide.")}); err != nil {
+				t.Fatal(err)
+			}
+			got := userTexts(model.requests()[0].Messages)
+			if strings.Join(got, "\n") != strings.Join(append([]string{"read @docs:docs://guide."}, tc.want...), "\n") {
+				t.Errorf("user blocks = %q", got)
+			}
+		})
 	}
 }

@@ -134,12 +134,17 @@ func TestMCPClaudeCodeScopes(t *testing.T) {
 		t.Errorf("ReadMcpResourceTool = %.300s", results["toolu_read"])
 	}
 
-	// An @server:uri mention attaches the resource.
-	if _, err := e.editor.Prompt(sid, "summarize @everything:"+doc+" please"); err != nil {
+	// An @server:uri mention attaches the resource, as Claude Code does;
+	// one the server does not list is left alone.
+	if _, err := e.editor.Prompt(sid, "summarize @everything:"+doc+" and @everything:demo://nothing/here please"); err != nil {
 		t.Fatal(err)
 	}
-	if req := e.requestText(2); !strings.Contains(req, `\u003cmcp-resource server=\"everything\" uri=\"`+doc+`\"\u003e`) && !strings.Contains(req, `<mcp-resource server=\"everything\" uri=\"`+doc+`\">`) {
-		t.Errorf("the mention was not attached: %.2000s", req)
+	req := e.requestText(2)
+	if !strings.Contains(req, `"text":"Full contents of resource:"`) || !strings.Contains(req, "Do NOT read this resource again") || !strings.Contains(req, strings.TrimSpace(strings.SplitN(results["toolu_read"], "\n", 2)[0])) {
+		t.Errorf("the mention was not attached: %.3000s", req)
+	}
+	if strings.Count(req, "Full contents of resource:") != 1 || strings.Contains(req, "mcp-resource") {
+		t.Errorf("the unlisted resource was attached: %.3000s", req)
 	}
 
 	// The prompt command sends the prompt's messages.
