@@ -163,3 +163,38 @@ func TestMCPMentionsFollowThePermissionRules(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPAllowlistOfAnUntrustedProject: allowlists merge across layers,
+// so an untrusted project's allowedMcpServers, which would widen the
+// administrator's, is held back; its deniedMcpServers, which only
+// tightens, applies.
+func TestMCPAllowlistOfAnUntrustedProject(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	managed := filepath.Join(t.TempDir(), "managed-settings.json")
+	for path, content := range map[string]string{
+		managed: `{"allowedMcpServers": [{"serverName": "kv"}]}`,
+		filepath.Join(dir, ".claude", "settings.json"): `{"allowedMcpServers": [{"serverName": "evil"}], "deniedMcpServers": [{"serverName": "kv"}]}`,
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, trusted := range []bool{false, true} {
+		st, _ := settings.Load(settings.Options{Project: dir, Home: home, NoUser: true, ManagedPath: managed, TrustProject: trusted})
+		var allowed []string
+		for _, r := range st.AllowedMcpServers {
+			allowed = append(allowed, r.ServerName)
+		}
+		want := "kv"
+		if trusted {
+			want = "kv evil"
+		}
+		if strings.Join(allowed, " ") != want || len(st.DeniedMcpServers) != 1 {
+			t.Errorf("trusted %v: allowed %v, denied %v", trusted, allowed, st.DeniedMcpServers)
+		}
+		if !trusted && !strings.Contains(settings.DescribeHeldBack(st.HeldBack), "allowedMcpServers") {
+			t.Errorf("held back: %s", settings.DescribeHeldBack(st.HeldBack))
+		}
+	}
+}
