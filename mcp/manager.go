@@ -191,8 +191,8 @@ type serverRun struct {
 // for one server come one at a time and in order, those of different
 // servers may run concurrently. They must not call Close.
 //
-// Servers with NeedsApproval or Disabled set are reported and not started;
-// of two servers with the same name, the first is used.
+// Servers with NeedsApproval, Disabled or Blocked set are reported and not
+// started; of two servers with the same name, the first is used.
 // When ctx ends the servers stop, as with Close.
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	opts.setDefaults()
