@@ -255,6 +255,8 @@ func (m *Manager) Reconnect(server string) error {
 	if m.closed || m.runs[server] != r {
 		return fmt.Errorf("MCP server %q: the session is closing", server)
 	}
+	// Status says starting from now on, not the old run's last state.
+	m.status[server] = Status{Server: server, Scope: r.srv.Scope, State: StateStarting}
 	m.startLocked(r.srv)
 	return nil
 }
