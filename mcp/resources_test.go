@@ -92,6 +92,9 @@ func TestResourcesPromptsReconnect(t *testing.T) {
 	if err := m.Reconnect("rich"); err != nil {
 		t.Fatal(err)
 	}
+	if st, _ := m.Status("rich"); st.State != StateStarting {
+		t.Errorf("right after Reconnect: %s (a new process cannot be ready yet)", st.State)
+	}
 	var again string
 	waitFor(t, "a new process", func() bool {
 		tl := r.tool("rich", "mcp__rich__pid")
