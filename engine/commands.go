@@ -169,7 +169,7 @@ func (s *Session) commandList() []schema.Command {
 		}
 		list = append(list, cmd)
 	}
-	return list
+	return append(list, s.mcpPromptCommands()...)
 }
 
 // announceCommandList sends available_commands_update.
@@ -275,7 +275,7 @@ func (s *Session) expandCommand(ctx context.Context, prompt []schema.ContentBloc
 	}
 	c, ok := s.findCommand(name)
 	if !ok {
-		return providers.Message{}, false, nil
+		return s.mcpPromptCommand(ctx, name, args, prompt)
 	}
 	body := substituteArgs(c.body, args)
 	if c.skill != nil {

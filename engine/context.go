@@ -204,6 +204,7 @@ var slashCommands = []schema.Command{
 	{Name: "export", Description: "Write the conversation to a text file", Input: &schema.CommandInput{Hint: "file name (optional)"}},
 	{Name: "permissions", Description: "Show the permission rules, or change them: /permissions allow|ask|deny|remove <rule>", Input: &schema.CommandInput{Hint: "allow|ask|deny|remove <rule>"}},
 	{Name: "hooks", Description: "List the configured hooks"},
+	{Name: "mcp", Description: "List the MCP servers with their scope, state, tools, resources and prompts; /mcp reconnect <server> reconnects one", Input: &schema.CommandInput{Hint: "reconnect <server>"}},
 }
 
 // AnnounceCommands sends the available_commands_update, and the
@@ -236,6 +237,8 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 		return s.permissionsCommand(ctx, arg)
 	case "/hooks":
 		return s.hooksCommand(ctx)
+	case "/mcp":
+		return s.mcpCommand(ctx, arg)
 	case "/clear":
 		if err := s.conv.clear(); err != nil {
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)

@@ -89,6 +89,7 @@ func (s *Session) prepare(ctx context.Context, prompt []schema.ContentBlock, msg
 		}
 		msg = expanded
 	}
+	msg.Content = append(msg.Content, s.mcpMentions(ctx, prompt)...)
 	extra, blocked := s.promptHooks(ctx, prompt)
 	if blocked != "" {
 		s.say(ctx, "The prompt was blocked by a hook: "+blocked)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/mcp"
@@ -21,8 +22,26 @@ type mcpServers struct {
 	names   map[string]bool
 	started *mcp.Manager
 
-	mu      sync.Mutex   // guards trusted
+	mu      sync.Mutex   // guards trusted, status and resources
 	trusted *mcp.Manager // the servers started once the folder was trusted
+	// status is the last state each server reported: the /mcp command,
+	// the resource tools and the prompt commands follow it.
+	status map[string]mcp.Status
+	// resources is set while the resource tools are offered.
+	resources bool
+}
+
+// managers returns the session's managers (nil entries skipped).
+func (m *mcpServers) managers() []*mcp.Manager {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*mcp.Manager
+	for _, mg := range []*mcp.Manager{m.started, m.trusted} {
+		if mg != nil {
+			out = append(out, mg)
+		}
+	}
+	return out
 }
 
 // setTrusted keeps the manager of the servers started once the folder
@@ -63,17 +82,33 @@ func (s *Session) startMCP(st *settings.Settings, fromEditor []schema.MCPServer)
 	for _, srv := range servers {
 		m.names[srv.Name] = true
 	}
-	m.started = s.runMCP(st, servers)
+	started := s.runMCP(st, servers)
+	m.mu.Lock()
+	m.started = started
+	m.mu.Unlock()
 }
 
 // collectMCP gathers the session's MCP servers from the editor, the
-// settings and, in a trusted folder, the project's .mcp.json.
+// settings, Claude Code's ~/.claude.json (user and local scope), the
+// administrator's managed-mcp.json and, in a trusted folder, the
+// project's .mcp.json.
 func (s *Session) collectMCP(st *settings.Settings, fromEditor []schema.MCPServer) ([]mcp.Server, []error) {
 	workspace := s.cwd
 	if st.ProjectRestricted {
 		workspace = ""
 	}
-	return mcp.Collect(mcp.Sources{Workspace: workspace, Settings: st, Session: fromEditor})
+	home := s.svc.cfg.Home
+	if home == os.DevNull {
+		home = "" // no user files; an explicit CLAUDE_CONFIG_DIR still counts
+	}
+	return mcp.Collect(mcp.Sources{
+		Workspace:   workspace,
+		Folder:      s.cwd,
+		Settings:    st,
+		Session:     fromEditor,
+		ClaudeJSON:  settings.ClaudeJSONPath(home),
+		ManagedFile: s.svc.cfg.ManagedMCP,
+	})
 }
 
 // runMCP starts servers in the background; nil when there are none.
@@ -89,7 +124,8 @@ func (s *Session) runMCP(st *settings.Settings, servers []mcp.Server) *mcp.Manag
 		Env:          settingsEnv(st),
 		OnTools:      func(server string, list []tools.Tool) { s.SetTools("mcp:"+server, list) },
 		OnStatus: func(st mcp.Status) {
-			kind := StatusWarning // failed, needs approval, disabled
+			s.mcpStatus(st)
+			kind := StatusWarning // failed, needs approval, disabled, blocked, needs auth
 			switch st.State {
 			case mcp.StateStarting:
 				return

@@ -52,8 +52,14 @@ type Config struct {
 	ResultBudget int
 	// Logf logs to stderr (never to the protocol stream).
 	Logf func(format string, args ...any)
-	// Home is the user's home directory, for ~/.claude/CLAUDE.md.
+	// Home is the user's home directory, for ~/.claude/CLAUDE.md and
+	// Claude Code's ~/.claude.json (its user- and local-scope MCP
+	// servers; $CLAUDE_CONFIG_DIR/.claude.json when that is set).
 	Home string
+	// ManagedMCP is the administrator's managed-mcp.json
+	// (mcp.DefaultManagedFile); when it exists only its MCP servers
+	// start. Empty reads none.
+	ManagedMCP string
 	// CompactAt is the fraction of the window at which the conversation
 	// is compacted (default 0.8).
 	CompactAt float64

@@ -30,6 +30,15 @@ const (
 	// ScopeProject servers come from the workspace's .mcp.json; they
 	// start only once the user has approved them.
 	ScopeProject
+	// ScopeUser servers come from the top-level mcpServers of Claude
+	// Code's ~/.claude.json (claude mcp add -s user).
+	ScopeUser
+	// ScopeLocal servers come from the workspace's entry in the projects
+	// of ~/.claude.json (claude mcp add -s local, the default).
+	ScopeLocal
+	// ScopeManaged servers come from the administrator's
+	// managed-mcp.json, which then has exclusive control.
+	ScopeManaged
 )
 
 func (s Scope) String() string {
@@ -40,6 +49,12 @@ func (s Scope) String() string {
 		return "settings"
 	case ScopeProject:
 		return "project"
+	case ScopeUser:
+		return "user"
+	case ScopeLocal:
+		return "local"
+	case ScopeManaged:
+		return "managed"
 	}
 	return fmt.Sprintf("Scope(%d)", int(s))
 }
@@ -75,6 +90,14 @@ type Server struct {
 	// reports either and does not start it.
 	NeedsApproval bool
 	Disabled      bool
+	// Blocked says why MCP policy (deniedMcpServers, allowedMcpServers,
+	// managed-mcp.json's exclusive control) keeps the server from
+	// starting; empty when it may start.
+	Blocked string
+
+	// usesEnv marks a managed server whose definition has ${VAR}
+	// references: the allowlist still applies to it.
+	usesEnv bool
 }
 
 // Sources are the places a session's servers come from.
@@ -90,18 +113,41 @@ type Sources struct {
 	// LookupEnv expands ${VAR} and ${VAR:-default} in .mcp.json and
 	// settings definitions; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// ClaudeJSON is Claude Code's ~/.claude.json (settings.ClaudeJSONPath):
+	// its top-level mcpServers are the user scope; the mcpServers of its
+	// projects entry for Folder the local scope, and that entry's
+	// enabledMcpjsonServers, disabledMcpjsonServers and
+	// enableAllProjectMcpServers approve .mcp.json servers. Empty reads
+	// none.
+	ClaudeJSON string
+	// Folder is the workspace whose local-scope servers are read; unlike
+	// Workspace it is set in a folder that is not trusted, since
+	// ~/.claude.json is the user's own.
+	Folder string
+	// ManagedFile is the administrator's managed-mcp.json
+	// (DefaultManagedFile); when it exists only its servers may start.
+	// Empty reads none.
+	ManagedFile string
 }
 
 // Collect returns the servers of a session, sorted by name, and what was
 // wrong with definitions it had to skip.
 //
-// A name defined in several places is taken from the editor's session/new
-// first, then from the settings, then from .mcp.json: the checked-in
-// project file cannot shadow a server the user configured. Project servers
-// are approved as in Claude Code: they start when enableAllProjectMcpServers
-// is set or their name is in enabledMcpjsonServers, unless it is in
-// disabledMcpjsonServers (Disabled); the others come back with
-// NeedsApproval set.
+// A name defined in several places is taken from the first of: the
+// editor's session/new, the settings, the local scope (~/.claude.json's
+// entry for the folder), the project's .mcp.json, the user scope
+// (~/.claude.json's top level). Local beats project beats user as in
+// Claude Code, and the checked-in project file cannot shadow a server the
+// user configured for the folder. Project servers are approved as in
+// Claude Code: they start when enableAllProjectMcpServers is set or their
+// name is in enabledMcpjsonServers (in the settings or in the folder's
+// entry of ~/.claude.json), unless it is in disabledMcpjsonServers
+// (Disabled); the others come back with NeedsApproval set.
+//
+// When the administrator's managed-mcp.json exists it has exclusive
+// control, as in Claude Code: its servers are the only ones that start,
+// and every other comes back Blocked. The settings' deniedMcpServers and
+// allowedMcpServers then apply to every server (see policy.go).
 func Collect(src Sources) ([]Server, []error) {
 	lookup := src.LookupEnv
 	if lookup == nil {
@@ -133,30 +179,53 @@ func Collect(src Sources) ([]Server, []error) {
 			add(srv)
 		}
 	}
+	cj, cerrs := readClaudeJSON(src.ClaudeJSON, src.Folder, lookup)
+	errs = append(errs, cerrs...)
+	for _, srv := range cj.local {
+		add(srv)
+	}
 	if src.Workspace != "" {
 		path := filepath.Join(src.Workspace, ProjectFile)
 		project, perrs := loadFile(path, ScopeProject, lookup)
 		errs = append(errs, perrs...)
 		for _, srv := range project {
-			approve(&srv, src.Settings)
+			approve(&srv, src.Settings, cj.approval)
 			add(srv)
+		}
+	}
+	for _, srv := range cj.user {
+		add(srv)
+	}
+
+	managed, exclusive, merrs := loadManaged(src.ManagedFile, lookup)
+	errs = append(errs, merrs...)
+	if exclusive {
+		for name, srv := range byName {
+			srv.Blocked = fmt.Sprintf("the administrator's %s has exclusive control over MCP servers", src.ManagedFile)
+			byName[name] = srv
+		}
+		for _, srv := range managed {
+			byName[srv.Name] = srv
 		}
 	}
 
 	out := slices.SortedFunc(maps.Values(byName), func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	applyPolicy(out, src.Settings, lookup)
 	return out, errs
 }
 
-// approve applies the settings' approval of project servers to srv.
-func approve(srv *Server, st *settings.Settings) {
-	if st == nil {
-		srv.NeedsApproval = true
-		return
+// approve applies the approval of project servers, by the settings and
+// by the folder's entry of ~/.claude.json, to srv.
+func approve(srv *Server, st *settings.Settings, cj approval) {
+	var s settings.Settings
+	if st != nil {
+		s = *st
 	}
 	switch {
-	case slices.Contains(st.DisabledMcpjsonServers, srv.Name):
+	case slices.Contains(s.DisabledMcpjsonServers, srv.Name), slices.Contains(cj.Disabled, srv.Name):
 		srv.Disabled = true
-	case st.EnableAllProjectMcpServers, slices.Contains(st.EnabledMcpjsonServers, srv.Name):
+	case s.EnableAllProjectMcpServers, cj.EnableAll,
+		slices.Contains(s.EnabledMcpjsonServers, srv.Name), slices.Contains(cj.Enabled, srv.Name):
 	default:
 		srv.NeedsApproval = true
 	}
@@ -290,6 +359,9 @@ func fromSchema(s schema.MCPServer) (Server, error) {
 func (s *Server) check() error {
 	if s.Name == "" {
 		return fmt.Errorf("MCP server without a name")
+	}
+	if s.Type == "streamable-http" { // Claude Code's alias
+		s.Type = TypeHTTP
 	}
 	if s.Type == "" {
 		s.Type = TypeStdio

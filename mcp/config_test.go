@@ -26,6 +26,7 @@ func TestParse(t *testing.T) {
 	    "issues": {"type": "http", "url": "${BASE:-https://example.com}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
 	    "events": {"type": "sse", "url": "https://example.com/sse"},
 	    "bare": {"url": "https://example.com/bare"},
+	    "alias": {"type": "streamable-http", "url": "https://example.com/alias"},
 	    "secret": {"command": "x", "env": {"A": "${UNSET_ONE}", "B": "${UNSET_TWO}"}},
 	    "nocmd": {"args": ["x"]},
 	    "ws": {"type": "ws", "url": "wss://example.com"},
@@ -36,6 +37,7 @@ func TestParse(t *testing.T) {
 	}`
 	got, errs := Parse([]byte(data), ScopeProject, env(map[string]string{"HOME": "/home/u", "KEY": "k", "TOKEN": "t"}))
 	want := []Server{
+		{Name: "alias", Scope: ScopeProject, Type: TypeHTTP, URL: "https://example.com/alias"},
 		{Name: "bare", Scope: ScopeProject, Type: TypeHTTP, URL: "https://example.com/bare"},
 		{Name: "events", Scope: ScopeProject, Type: TypeSSE, URL: "https://example.com/sse"},
 		{Name: "files", Scope: ScopeProject, Type: TypeStdio, Command: "/home/u/bin/files", Args: []string{"--root", "."}, Env: map[string]string{"KEY": "k"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +23,14 @@ type conn struct {
 	http    *http.Transport // http and sse servers only
 
 	// ctx is done once the connection closes; tool calls end with it.
+	// run is the context of the server's run, which ctx derives from.
 	ctx    context.Context
 	cancel context.CancelFunc
+	run    context.Context
+
+	// challenge is the WWW-Authenticate header of a 401 answer, when the
+	// server asked for authorization.
+	challenge atomic.Pointer[string]
 
 	changed chan struct{} // a tools/list_changed arrived (buffered, 1)
 	ended   chan struct{} // closed when the connection ends
@@ -32,21 +39,24 @@ type conn struct {
 }
 
 // connect starts srv and initializes the MCP session, within
-// Options.StartTimeout.
-func (m *Manager) connect(srv Server) (*conn, error) {
-	c := &conn{m: m, srv: srv, changed: make(chan struct{}, 1), ended: make(chan struct{})}
-	c.ctx, c.cancel = context.WithCancel(m.ctx)
+// Options.StartTimeout. The connection ends with run.
+func (m *Manager) connect(run context.Context, srv Server) (*conn, error) {
+	c := &conn{m: m, srv: srv, run: run, changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(run)
+	relist := func() {
+		select {
+		case c.changed <- struct{}{}:
+		default: // a relist is already due
+		}
+	}
 
 	caps := &sdk.ClientCapabilities{}
 	offerRoots(caps, m.opts.Roots)
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent-lsp", Version: m.opts.Version}, &sdk.ClientOptions{
-		Capabilities: caps,
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case c.changed <- struct{}{}:
-			default: // a relist is already due
-			}
-		},
+		Capabilities:               caps,
+		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { relist() },
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { relist() },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { relist() },
 	})
 	addRoots(client, m.opts.Roots)
 
@@ -62,13 +72,16 @@ func (m *Manager) connect(srv Server) (*conn, error) {
 		transport = &sdk.IOTransport{Reader: output{p.stdout}, Writer: p.stdin}
 	case TypeHTTP, TypeSSE:
 		c.http = http.DefaultTransport.(*http.Transport).Clone()
-		hc := &http.Client{Transport: headerTransport{base: c.http, headers: srv.Headers}}
+		hc := &http.Client{Transport: headerTransport{base: c.http, headers: srv.Headers, challenge: &c.challenge}}
 		if srv.Type == TypeHTTP {
 			transport = &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}
 			break
 		}
 		conn, err := c.dialSSE(&sdk.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc})
 		if err != nil {
+			if ch := c.challenge.Load(); ch != nil {
+				err = &AuthError{Server: srv.Name, Challenge: *ch}
+			}
 			c.close()
 			return nil, err
 		}
@@ -123,8 +136,11 @@ func (d dialed) Connect(context.Context) (sdk.Connection, error) { return d.conn
 // explain turns the error of a request that failed during start-up into
 // one that says what happened to the server.
 func (c *conn) explain(ctx context.Context, err error, what string) error {
-	if c.m.ctx.Err() != nil {
+	if c.run.Err() != nil {
 		return err
+	}
+	if ch := c.challenge.Load(); ch != nil {
+		return &AuthError{Server: c.srv.Name, Challenge: *ch}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("no answer to %s within %v", what, c.m.opts.StartTimeout)
@@ -197,10 +213,12 @@ func (c *conn) close() {
 	c.wg.Wait()
 }
 
-// headerTransport adds a server's configured headers to each request.
+// headerTransport adds a server's configured headers to each request,
+// and remembers a 401 answer's WWW-Authenticate challenge.
 type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
+	base      http.RoundTripper
+	headers   map[string]string
+	challenge *atomic.Pointer[string]
 }
 
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -210,5 +228,31 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(k, v)
 		}
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && h.challenge != nil {
+		if ch := resp.Header.Get("WWW-Authenticate"); ch != "" {
+			h.challenge.Store(&ch)
+		}
+	}
+	return resp, err
+}
+
+// AuthError is the failure of an http or sse server that asked for
+// authorization: it answered 401 with a WWW-Authenticate challenge, as
+// servers that sign users in with OAuth do.
+type AuthError struct {
+	Server    string
+	Challenge string // the WWW-Authenticate header
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("the server answered 401 Unauthorized (WWW-Authenticate: %s); agent-lsp does not run the OAuth sign-in, so give it a token in the server's \"headers\" (\"Authorization\": \"Bearer ${TOKEN}\") where it is configured, then /mcp reconnect %s", shorten(e.Challenge, 200), e.Server)
+}
+
+// shorten cuts s to n bytes, with "..." when it was longer.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

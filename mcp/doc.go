@@ -3,15 +3,27 @@
 //
 // # Configuration
 //
-// Collect gathers a session's servers from three places: the mcpServers the
-// editor passes in session/new (ACP and the LSP door alike), the
-// mcpServers of the settings, and the workspace's .mcp.json in Claude
-// Code's format (stdio servers with command, args and env; http or sse
-// servers with url and headers; ${VAR} and ${VAR:-default} expanded).
-// Servers of .mcp.json are the project's, checked in by anyone: they start
-// only once approved by enableAllProjectMcpServers or
-// enabledMcpjsonServers, and never when named in disabledMcpjsonServers.
-// The others are reported as needing approval.
+// Collect gathers a session's servers from every place Claude Code reads
+// them, the first definition of a name winning: the mcpServers the editor
+// passes in session/new (ACP and the LSP door alike), the mcpServers of
+// the settings, the local scope (the mcpServers of the folder's entry in
+// the projects of Claude Code's ~/.claude.json), the workspace's
+// .mcp.json, and the user scope (the top-level mcpServers of
+// ~/.claude.json); local beats project beats user, as in Claude Code. The
+// format is Claude Code's (stdio servers with command, args and env; http
+// or sse servers with url and headers; ${VAR} and ${VAR:-default}
+// expanded). Servers of .mcp.json are the project's, checked in by
+// anyone: they start only once approved by enableAllProjectMcpServers or
+// enabledMcpjsonServers (in the settings, or in the folder's entry of
+// ~/.claude.json, where Claude Code records the user's answer), and never
+// when named in disabledMcpjsonServers. The others are reported as
+// needing approval.
+//
+// An administrator's managed-mcp.json (DefaultManagedFile) has exclusive
+// control: only its servers start, and every other is reported Blocked.
+// The settings' deniedMcpServers and allowedMcpServers (with
+// allowManagedMcpServersOnly) block servers as Claude Code does
+// (policy.go).
 //
 // # Running servers
 //
@@ -26,6 +38,14 @@
 // notifications/tools/list_changed, and with nil when the server fails or
 // stops. Permission rules name these tools as any other
 // ("mcp__github__create_issue", or "mcp__github" for all of a server's).
+//
+// A server that declares resources is listed by ResourceServers, and
+// ResourceTools gives the model Claude Code's ListMcpResourcesTool and
+// ReadMcpResourceTool over them. A ready server's prompts come in its
+// Status; GetPrompt runs one with the words typed after its command
+// (CommandName: mcp__<server>__<prompt>). Reconnect restarts one server. A
+// remote server that answers 401 with a WWW-Authenticate challenge ends in
+// StateNeedsAuth, with an AuthError that says what to do.
 //
 // A tool call's result maps to a tools.Result: text joined, images as
 // images, embedded text resources inline, resource links described,

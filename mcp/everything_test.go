@@ -74,6 +74,33 @@ func TestEverythingServer(t *testing.T) {
 		t.Errorf("get-roots-list = %+v", res)
 	}
 
+	// Its resources and prompts, as the resource tools and the prompt
+	// commands use them.
+	st := r.waitState(t, "everything", StateReady)
+	if !st.HasResources || st.Resources == 0 || len(st.Prompts) == 0 {
+		t.Errorf("status = %+v", st)
+	}
+	ctx := context.Background()
+	resources, err := m.ListResources(ctx, "everything")
+	if err != nil || len(resources) == 0 {
+		t.Fatalf("resources = %v, %v", resources, err)
+	}
+	var doc string
+	for _, res := range resources {
+		if strings.HasPrefix(res.URI, "demo://resource/static/document/") && res.MIMEType == "text/markdown" {
+			doc = res.URI
+		}
+	}
+	if text, err := m.ReadResource(ctx, "everything", doc); err != nil || strings.TrimSpace(text) == "" {
+		t.Errorf("reading %s = %q, %v", doc, text, err)
+	}
+	if text, err := m.GetPrompt(ctx, "everything", "args-prompt", "Paris France"); err != nil || text != "What's weather in Paris, France?" {
+		t.Errorf("args-prompt = %q, %v", text, err)
+	}
+	if text, err := m.GetPrompt(ctx, "everything", "simple-prompt", ""); err != nil || text != "This is a simple prompt without arguments." {
+		t.Errorf("simple-prompt = %q, %v", text, err)
+	}
+
 	pid := echo.(*tool).c.proc.pgid()
 	if !alive(pid) {
 		t.Fatalf("server process %d not running before Close", pid)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"maps"
@@ -30,6 +31,13 @@ const (
 	// StateDisabled: a project server the user refused
 	// (disabledMcpjsonServers); it was not started.
 	StateDisabled
+	// StateBlocked: MCP policy (managed-mcp.json, deniedMcpServers,
+	// allowedMcpServers) keeps the server from starting; Status.Err says
+	// which rule.
+	StateBlocked
+	// StateNeedsAuth: an http or sse server asked for OAuth authorization
+	// (it answered 401 with WWW-Authenticate).
+	StateNeedsAuth
 )
 
 func (s State) String() string {
@@ -44,6 +52,10 @@ func (s State) String() string {
 		return "needs approval"
 	case StateDisabled:
 		return "disabled"
+	case StateBlocked:
+		return "blocked"
+	case StateNeedsAuth:
+		return "needs authorization"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -53,9 +65,15 @@ type Status struct {
 	Server string
 	Scope  Scope
 	State  State
-	// Tools is how many tools the server offers, when ready.
-	Tools int
-	// Err is why the server failed.
+	// Tools is how many tools the server offers, and Resources how many
+	// resources, when ready.
+	Tools     int
+	Resources int
+	// HasResources says the server offers resources (its capabilities).
+	HasResources bool
+	// Prompts are the server's prompts, when ready.
+	Prompts []Prompt
+	// Err is why the server failed, or is blocked.
 	Err error
 }
 
@@ -63,13 +81,24 @@ type Status struct {
 func (s Status) String() string {
 	switch s.State {
 	case StateReady:
-		return fmt.Sprintf("MCP server %q ready: %d tools", s.Server, s.Tools)
+		msg := fmt.Sprintf("MCP server %q ready: %d tools", s.Server, s.Tools)
+		if s.Resources > 0 {
+			msg += fmt.Sprintf(", %d resources", s.Resources)
+		}
+		if len(s.Prompts) > 0 {
+			msg += fmt.Sprintf(", %d prompts", len(s.Prompts))
+		}
+		return msg
 	case StateFailed:
 		return fmt.Sprintf("MCP server %q failed: %v", s.Server, s.Err)
 	case StateNeedsApproval:
 		return fmt.Sprintf("MCP server %q from %s needs approval: add it to enabledMcpjsonServers (or set enableAllProjectMcpServers) in .claude/settings.local.json", s.Server, ProjectFile)
 	case StateDisabled:
 		return fmt.Sprintf("MCP server %q from %s is disabled by disabledMcpjsonServers", s.Server, ProjectFile)
+	case StateBlocked:
+		return fmt.Sprintf("MCP server %q is blocked: %v", s.Server, s.Err)
+	case StateNeedsAuth:
+		return fmt.Sprintf("MCP server %q needs OAuth authorization: %v", s.Server, s.Err)
 	}
 	return fmt.Sprintf("MCP server %q %s", s.Server, s.State)
 }
@@ -142,7 +171,18 @@ type Manager struct {
 	wg     sync.WaitGroup // one goroutine per server
 
 	mu     sync.Mutex
-	status map[string]Status // by server name, guarded by mu
+	status map[string]Status     // by server name, guarded by mu
+	runs   map[string]*serverRun // by server name, guarded by mu
+	closed bool                  // Close started; guarded by mu
+}
+
+// serverRun is one server's life in the Manager: its goroutine, and its
+// connection while it has one.
+type serverRun struct {
+	srv    Server
+	cancel context.CancelFunc // ends this run (Reconnect, Close)
+	done   chan struct{}      // closed when its goroutine returns
+	conn   *conn              // the live connection; guarded by Manager.mu
 }
 
 // Start starts every server in the background and returns at once; a slow
@@ -151,23 +191,96 @@ type Manager struct {
 // for one server come one at a time and in order, those of different
 // servers may run concurrently. They must not call Close.
 //
-// Servers with NeedsApproval or Disabled set are reported and not started;
-// of two servers with the same name, the first is used.
+// Servers with NeedsApproval, Disabled or Blocked set are reported and not
+// started; of two servers with the same name, the first is used.
 // When ctx ends the servers stop, as with Close.
 func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, status: make(map[string]Status)}
-	seen := make(map[string]bool)
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, status: make(map[string]Status), runs: make(map[string]*serverRun)}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, srv := range servers {
-		if seen[srv.Name] {
+		if m.runs[srv.Name] != nil {
 			m.opts.Logf("MCP server %q is configured twice; the second is ignored", srv.Name)
 			continue
 		}
-		seen[srv.Name] = true
-		m.wg.Go(func() { m.run(srv) })
+		m.startLocked(srv)
 	}
 	return m
+}
+
+// startLocked starts a goroutine running srv; m.mu is held.
+func (m *Manager) startLocked(srv Server) {
+	ctx, cancel := context.WithCancel(m.ctx)
+	r := &serverRun{srv: srv, cancel: cancel, done: make(chan struct{})}
+	m.runs[srv.Name] = r
+	m.wg.Go(func() {
+		defer close(r.done)
+		defer cancel()
+		m.run(ctx, r)
+	})
+}
+
+// Has reports whether the Manager runs (or reported) a server of that
+// name.
+func (m *Manager) Has(server string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runs[server] != nil
+}
+
+// Reconnect stops a server's connection, if it has one, and starts the
+// server again; its tools leave the session until it is ready again. A
+// server that is blocked, disabled or not approved cannot be reconnected.
+func (m *Manager) Reconnect(server string) error {
+	m.mu.Lock()
+	r := m.runs[server]
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case r == nil:
+		return fmt.Errorf("no MCP server named %q", server)
+	case closed:
+		return fmt.Errorf("MCP server %q: the session is closing", server)
+	case r.srv.Blocked != "", r.srv.Disabled, r.srv.NeedsApproval:
+		st, _ := m.Status(server)
+		return fmt.Errorf("%s", st)
+	}
+	r.cancel()
+	<-r.done
+	m.setTools(m.ctx, server, nil)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.runs[server] != r {
+		return fmt.Errorf("MCP server %q: the session is closing", server)
+	}
+	// Status says starting from now on, not the old run's last state.
+	m.status[server] = Status{Server: server, Scope: r.srv.Scope, State: StateStarting}
+	m.startLocked(r.srv)
+	return nil
+}
+
+// Status returns the state of one server.
+func (m *Manager) Status(server string) (Status, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.status[server]
+	return st, ok
+}
+
+// live returns a server's connection, if it is ready.
+func (m *Manager) live(server string) (*conn, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.runs[server]
+	switch {
+	case r == nil:
+		return nil, fmt.Errorf("no MCP server named %q", server)
+	case r.conn == nil:
+		return nil, fmt.Errorf("MCP server %q is not connected (%s)", server, m.status[server].State)
+	}
+	return r.conn, nil
 }
 
 // Close stops every server and waits for them: stdio servers' process
@@ -176,6 +289,9 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 // error result. No callback runs after Close returns and no goroutine of
 // the Manager outlives it. Close may be called more than once.
 func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
 	m.cancel()
 	m.wg.Wait()
 }
@@ -187,63 +303,82 @@ func (m *Manager) Statuses() []Status {
 	return slices.SortedFunc(maps.Values(m.status), func(a, b Status) int { return strings.Compare(a.Server, b.Server) })
 }
 
-// report records and announces a state, unless the Manager is closing.
-func (m *Manager) report(s Status) {
+// report records and announces a state, unless the run has ended
+// (Reconnect or Close).
+func (m *Manager) report(ctx context.Context, s Status) {
+	if ctx.Err() != nil {
+		return
+	}
 	m.mu.Lock()
 	m.status[s.Server] = s
 	m.mu.Unlock()
-	if m.ctx.Err() != nil {
-		return
-	}
 	if s.State != StateStarting {
 		m.opts.Logf("%s", s)
 	}
 	m.opts.OnStatus(s)
 }
 
-// setTools announces a server's tools, unless the Manager is closing.
-func (m *Manager) setTools(server string, list []tools.Tool) {
-	if m.ctx.Err() != nil {
+// setTools announces a server's tools, unless ctx (its run's, or the
+// Manager's) has ended.
+func (m *Manager) setTools(ctx context.Context, server string, list []tools.Tool) {
+	if ctx.Err() != nil {
 		return
 	}
 	m.opts.OnTools(server, list)
 }
 
-// run is one server's life: start, list its tools, follow changes to them
-// until it stops or the Manager closes.
-func (m *Manager) run(srv Server) {
+// run is one server's life: start, list its tools, prompts and
+// resources, follow changes to them until it stops or ctx ends.
+func (m *Manager) run(ctx context.Context, r *serverRun) {
+	srv := r.srv
 	st := Status{Server: srv.Name, Scope: srv.Scope}
 	switch {
+	case srv.Blocked != "":
+		st.State, st.Err = StateBlocked, errors.New(srv.Blocked)
+		m.report(ctx, st)
+		return
 	case srv.Disabled:
 		st.State = StateDisabled
-		m.report(st)
+		m.report(ctx, st)
 		return
 	case srv.NeedsApproval:
 		st.State = StateNeedsApproval
-		m.report(st)
+		m.report(ctx, st)
 		return
 	}
 	st.State = StateStarting
-	m.report(st)
+	m.report(ctx, st)
 	fail := func(err error) {
-		st.State, st.Err, st.Tools = StateFailed, err, 0
-		m.report(st)
+		st = Status{Server: srv.Name, Scope: srv.Scope, State: StateFailed, Err: err}
+		var auth *AuthError
+		if errors.As(err, &auth) {
+			st.State = StateNeedsAuth
+		}
+		m.report(ctx, st)
 	}
 
-	c, err := m.connect(srv)
+	c, err := m.connect(ctx, srv)
 	if err != nil {
-		if m.ctx.Err() == nil {
+		if ctx.Err() == nil {
 			fail(err)
 		}
 		return
 	}
 	defer c.close()
+	m.mu.Lock()
+	r.conn = c
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		r.conn = nil
+		m.mu.Unlock()
+	}()
 
 	ready := false
 	for {
 		list, err := c.tools(m.opts.StartTimeout)
 		switch {
-		case m.ctx.Err() != nil:
+		case ctx.Err() != nil:
 			return
 		case err != nil && !ready:
 			fail(fmt.Errorf("listing tools: %w", err))
@@ -252,21 +387,33 @@ func (m *Manager) run(srv Server) {
 			// The old list stays; a crash shows below.
 			m.opts.Logf("MCP server %q: listing tools after a change: %v", srv.Name, err)
 		default:
-			m.setTools(srv.Name, list)
-			if !ready || st.Tools != len(list) {
+			m.setTools(ctx, srv.Name, list)
+			next := st
+			next.State, next.Tools = StateReady, len(list)
+			next.HasResources, next.Resources = c.resourceCount(m.opts.StartTimeout)
+			next.Prompts = c.prompts(m.opts.StartTimeout)
+			if !ready || !sameStatus(st, next) {
 				ready = true
-				st.State, st.Tools = StateReady, len(list)
-				m.report(st)
+				st = next
+				m.report(ctx, st)
 			}
 		}
 		select {
-		case <-m.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-c.changed:
 		case <-c.ended:
-			m.setTools(srv.Name, nil)
+			m.setTools(ctx, srv.Name, nil)
 			fail(c.endErr())
 			return
 		}
 	}
+}
+
+// sameStatus reports whether two states of a ready server say the same.
+func sameStatus(a, b Status) bool {
+	return a.State == b.State && a.Tools == b.Tools && a.Resources == b.Resources &&
+		a.HasResources == b.HasResources && slices.EqualFunc(a.Prompts, b.Prompts, func(x, y Prompt) bool {
+		return x.Name == y.Name && x.Description == y.Description && slices.Equal(x.Arguments, y.Arguments)
+	})
 }

@@ -45,6 +45,7 @@ var pixelPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAA
 // serve runs an MCP server on stdio and returns the exit code:
 //
 //   - "tools": a server with the tools of newToolServer;
+//   - "rich": a server with the resources and prompts of newRichServer;
 //   - "crash": writes to stderr and exits 2 before reading anything;
 //   - "hang": never answers, ignores SIGTERM and stdin's end, and has a
 //     child in its process group.
@@ -53,6 +54,13 @@ func serve(mode string) int {
 	case "tools":
 		err := newToolServer().Run(context.Background(), &sdk.StdioTransport{})
 		if err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+			fmt.Fprintln(os.Stderr, "server:", err)
+			return 1
+		}
+		return 0
+	case "rich":
+		err := newRichServer().Run(context.Background(), &sdk.StdioTransport{})
+		if err != nil && !strings.Contains(err.Error(), "EOF") {
 			fmt.Fprintln(os.Stderr, "server:", err)
 			return 1
 		}

@@ -223,6 +223,9 @@ type layer struct {
 	enabledMCP  []string
 	disabledMCP []string
 	mcpServers  map[string]json.RawMessage
+	allowedMCP  *[]MCPServerRule
+	deniedMCP   []MCPServerRule
+	managedMCP  *bool
 	lsp         rawLSP
 }
 
@@ -480,6 +483,11 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("enabledMcpjsonServers", &lay.enabledMCP)
 	decode("disabledMcpjsonServers", &lay.disabledMCP)
 	decode("mcpServers", &lay.mcpServers)
+	decode("allowedMcpServers", &lay.allowedMCP)
+	decode("deniedMcpServers", &lay.deniedMCP)
+	if src.scope == scopeManaged {
+		decode("allowManagedMcpServersOnly", &lay.managedMCP)
+	}
 	var lspRaw map[string]json.RawMessage
 	decode("lsp", &lspRaw)
 	lay.lsp = parseLSP(lspRaw, report)
@@ -596,6 +604,17 @@ func merge(layers []*layer) *Settings {
 	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
 	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
+	s.AllowManagedMcpServersOnly = isTrue(firstBool(func(l *layer) *bool { return l.managedMCP }))
+	for _, l := range layers {
+		s.DeniedMcpServers = append(s.DeniedMcpServers, l.deniedMCP...)
+		if l.allowedMCP == nil || (s.AllowManagedMcpServersOnly && l.src.scope != scopeManaged) {
+			continue
+		}
+		if s.AllowedMcpServers == nil {
+			s.AllowedMcpServers = []MCPServerRule{}
+		}
+		s.AllowedMcpServers = append(s.AllowedMcpServers, *l.allowedMCP...)
+	}
 	s.LSP = mergeLSP(layers)
 	return s
 }

@@ -62,6 +62,14 @@ type Settings struct {
 	// MCPServers are server definitions (Claude Code's .mcp.json format),
 	// keyed by name.
 	MCPServers map[string]json.RawMessage
+	// AllowedMcpServers and DeniedMcpServers are Claude Code's MCP
+	// allowlist and denylist, merged from every layer; the allowlist
+	// from the managed layer alone when AllowManagedMcpServersOnly (read
+	// from the managed layer only) is set. A nil allowlist is unset
+	// (every server allowed); an empty, non-nil one allows none.
+	AllowedMcpServers          []MCPServerRule
+	DeniedMcpServers           []MCPServerRule
+	AllowManagedMcpServersOnly bool
 
 	// LSP configures the language servers agent-lsp starts itself.
 	LSP LSP
@@ -77,6 +85,15 @@ type Settings struct {
 	// HeldBack is what the untrusted project's files hold that stays off
 	// until the user trusts the folder; empty when nothing is.
 	HeldBack []HeldBack
+}
+
+// MCPServerRule is one entry of allowedMcpServers or deniedMcpServers:
+// a server's name, the exact command and arguments of a stdio server, or
+// a URL pattern (with * wildcards) of a remote one.
+type MCPServerRule struct {
+	ServerName    string   `json:"serverName,omitempty"`
+	ServerCommand []string `json:"serverCommand,omitempty"`
+	ServerURL     string   `json:"serverUrl,omitempty"`
 }
 
 // Permissions is the merged "permissions" block.

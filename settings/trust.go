@@ -389,6 +389,11 @@ func restrict(lay *layer, file string) HeldBack {
 		other("env")
 		lay.env = nil
 	}
+	// Allowlists merge: the project's would widen the user's.
+	if lay.allowedMCP != nil {
+		other("allowedMcpServers")
+		lay.allowedMCP = nil
+	}
 	for _, p := range []struct {
 		name string
 		v    **string

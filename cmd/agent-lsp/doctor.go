@@ -401,7 +401,11 @@ func checkMCP(ctx context.Context, project string, st *settings.Settings) []doct
 	if st.ProjectRestricted {
 		workspace = ""
 	}
-	servers, errs := mcp.Collect(mcp.Sources{Workspace: workspace, Settings: st})
+	home, _ := os.UserHomeDir()
+	if noUserSettings() {
+		home = "" // an explicit CLAUDE_CONFIG_DIR still counts
+	}
+	servers, errs := mcp.Collect(mcp.Sources{Workspace: workspace, Folder: project, Settings: st, ClaudeJSON: settings.ClaudeJSONPath(home), ManagedFile: managedMCPPath()})
 	var out []doctorCheck
 	for _, err := range errs {
 		out = append(out, doctorCheck{Name: "mcp", Status: statusWarning, Message: err.Error(), Fix: "correct the server's definition"})
@@ -466,8 +470,15 @@ func checkMCP(ctx context.Context, project string, st *settings.Settings) []doct
 }
 
 func scopeFile(s mcp.Scope) string {
-	if s == mcp.ScopeProject {
+	switch s {
+	case mcp.ScopeProject:
 		return mcp.ProjectFile
+	case mcp.ScopeUser, mcp.ScopeLocal:
+		return "~/.claude.json (claude mcp get)"
+	case mcp.ScopeManaged:
+		return "the administrator's managed-mcp.json"
+	case mcp.ScopeSession:
+		return "the editor's MCP settings"
 	}
 	return "the settings' mcpServers"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/engine"
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/permission"
 	"github.com/agent-lsp/agent-lsp/providers/config"
 	"github.com/agent-lsp/agent-lsp/server"
@@ -123,6 +124,7 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	if noUserSettings() {
 		cfg.Home = os.DevNull // no ~/.claude/CLAUDE.md
 	}
+	cfg.ManagedMCP = managedMCPPath()
 	cfg.MaxThinkingTokens = os.Getenv("MAX_THINKING_TOKENS")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -281,6 +283,18 @@ func managedPath() string {
 		return ""
 	}
 	return settings.DefaultManagedPath
+}
+
+// managedMCPPath is the administrator's managed-mcp.json
+// (AGENT_LSP_MANAGED_MCP, else Claude Code's).
+func managedMCPPath() string {
+	if p := os.Getenv("AGENT_LSP_MANAGED_MCP"); p != "" {
+		return p
+	}
+	if noUserSettings() {
+		return ""
+	}
+	return mcp.DefaultManagedFile()
 }
 
 // claudeDir is where Claude Code's sessions are listed from ("-": nowhere;
