@@ -218,6 +218,7 @@ type layer struct {
 	keyHelper   *string
 	env         map[string]string
 	thinking    *bool
+	autoMemory  *bool // autoMemoryEnabled
 	effort      *string
 	enableAll   *bool
 	enabledMCP  []string
@@ -471,6 +472,7 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("apiKeyHelper", &lay.keyHelper)
 	decode("env", &lay.env)
 	decode("alwaysThinkingEnabled", &lay.thinking)
+	decode("autoMemoryEnabled", &lay.autoMemory)
 	decode("effortLevel", &lay.effort)
 	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
 		warn("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
@@ -594,6 +596,7 @@ func merge(layers []*layer) *Settings {
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
 	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
+	s.AutoMemoryEnabled = firstBool(func(l *layer) *bool { return l.autoMemory })
 	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
 	s.LSP = mergeLSP(layers)

@@ -52,6 +52,9 @@ type Settings struct {
 	// EffortLevel is the effort asked of models that take one ("low",
 	// "medium", "high", "xhigh", "max"); empty when no layer sets it.
 	EffortLevel string
+	// AutoMemoryEnabled is Claude Code's auto memory switch: false turns
+	// it off; nil (unset) and true leave it on.
+	AutoMemoryEnabled *bool
 
 	// EnableAllProjectMcpServers approves every server of the project's
 	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve
