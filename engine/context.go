@@ -101,6 +101,7 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	if err := s.conv.compacted(head, kept, trigger); err != nil {
 		s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
 	}
+	s.forgetAttached()
 	s.status(ctx, Status{Kind: StatusInfo, Message: fmt.Sprintf("compacted the conversation: %d earlier messages summarized, %d kept", cut, len(kept))})
 	return nil
 }
@@ -229,6 +230,7 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 		}
 		s.cleared(ctx)
+		s.forgetAttached()
 		say("Conversation cleared.")
 		return schema.StopEndTurn, true, nil
 	case "/compact":

@@ -312,7 +312,7 @@ func (l *memoryLoader) read(path string, scope memoryScope, org origin, base, im
 		return nil
 	}
 	if err == nil && slices.Contains(chain, real) {
-		return refuse("an import cycle: it imports itself through " + importer + ", refused")
+		return refuse("an import cycle (" + importer + " imports it again): refused")
 	}
 	if err == nil && l.seen[real] {
 		return nil // read already: once is enough
@@ -516,4 +516,24 @@ func (s *Session) warnRefused(files []memoryFile) {
 			s.notice(Status{Kind: StatusWarning, Message: fmt.Sprintf("%s imports %s: %s", f.ImportedBy, f.Path, f.Refused)})
 		}
 	}
+}
+
+// isMemoryPath reports whether a change to path changes the memory
+// files: one of the names read in every folder, a rules file, or a file
+// read as memory (an import). Auto memory is not: the model writes it
+// during the session and reads it in the next one, as in Claude Code,
+// and the prompt's cache is not lost at each note.
+func (s *Session) isMemoryPath(path string) bool {
+	if s.memory.autoDir != "" && pathres.Within(s.memory.autoDir, path) {
+		return false
+	}
+	if slices.Contains(instructionFiles, filepath.Base(path)) {
+		return true
+	}
+	if strings.Contains(filepath.ToSlash(path), "/.claude/rules/") {
+		return true
+	}
+	s.memory.mu.Lock()
+	defer s.memory.mu.Unlock()
+	return slices.ContainsFunc(s.memory.files, func(f memoryFile) bool { return f.Path == path })
 }
