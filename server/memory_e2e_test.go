@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
@@ -104,5 +106,43 @@ func TestMemoryThroughTheEditor(t *testing.T) {
 	}
 	if got := e.requestText(2); !strings.Contains(got, "Please analyze this codebase and create a CLAUDE.md file") {
 		t.Errorf("/init did not send Claude Code's prompt: %s", got)
+	}
+}
+
+// TestMemoryFilesArePickedUpWithoutRestart: a rules file and a file that
+// CLAUDE.md imports, changed while the session runs, reach the next
+// model call.
+func TestMemoryFilesArePickedUpWithoutRestart(t *testing.T) {
+	for _, file := range []string{".claude/rules/style.md", "docs/imported.md", ".claude/CLAUDE.md"} {
+		t.Run(file, func(t *testing.T) {
+			e := newEnvWith(t, map[string]string{"CLAUDE.md": "@docs/imported.md\n", file: "OLD-TEXT\n"},
+				func(c *engine.Config) { c.ManagedMemory = "-" },
+				fake.Turn{fake.Text("one")},
+				fake.Turn{fake.Text("two")},
+			)
+			e.editor.Initialize(e.root, nil)
+			sid := e.editor.NewSession(e.root)
+			e.editor.Prompt(sid, "first")
+			if !strings.Contains(e.requestText(0), "OLD-TEXT") {
+				t.Fatalf("%s is not in the system prompt", file)
+			}
+			last := time.Time{}
+			e.editor.WaitFor("the memory to be reloaded", func() bool {
+				if time.Since(last) > 300*time.Millisecond {
+					os.WriteFile(e.path(file), []byte("NEW-TEXT\n"), 0o644)
+					last = time.Now()
+				}
+				for _, n := range e.editor.Notifications() {
+					if n.Method == "agent/status" && strings.Contains(string(n.Params), "instructions reloaded") {
+						return true
+					}
+				}
+				return false
+			})
+			e.editor.Prompt(sid, "second")
+			if got := e.requestText(1); !strings.Contains(got, "NEW-TEXT") || strings.Contains(got, "OLD-TEXT") {
+				t.Errorf("the changed %s did not reach the next model call", file)
+			}
+		})
 	}
 }
