@@ -111,6 +111,9 @@ type memoryState struct {
 	// attached are the files attached to tool results since the
 	// conversation started (nested ones, rules with paths), by path.
 	attached map[string]memoryFile
+	// visited are the folders below the working directory whose memory
+	// files were read, attached or not.
+	visited map[string]bool
 	// conditional are the rules with paths met so far, each with its
 	// imports, by the rule's path.
 	conditional map[string][]memoryFile

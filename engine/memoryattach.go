@@ -91,9 +91,19 @@ func (s *Session) nestedMemory(file string) []memoryFile {
 		return nil
 	}
 	var dirs []string
+	s.memory.mu.Lock()
 	for d := filepath.Dir(file); d != top && pathres.Within(top, d); d = filepath.Dir(d) {
-		dirs = append(dirs, d)
+		if !s.memory.visited[d] {
+			dirs = append(dirs, d)
+		}
 	}
+	if s.memory.visited == nil {
+		s.memory.visited = map[string]bool{}
+	}
+	for _, d := range dirs {
+		s.memory.visited[d] = true
+	}
+	s.memory.mu.Unlock()
 	if len(dirs) == 0 {
 		return nil
 	}
@@ -193,6 +203,7 @@ func (m *memoryState) attach(files []memoryFile) []memoryFile {
 func (s *Session) forgetAttached() {
 	s.memory.mu.Lock()
 	s.memory.attached = nil
+	s.memory.visited = nil
 	s.memory.mu.Unlock()
 }
 
