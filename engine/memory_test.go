@@ -310,14 +310,16 @@ func TestAutoMemory(t *testing.T) {
 		setting  *bool
 		settings map[string]string // the settings' env
 		want     bool
+		folder   string // the settings' autoMemoryDirectory, in the home
 	}{
-		{"on", true, "", nil, nil, true},
-		{"on in the settings", true, "", &on, nil, true},
-		{"not turned on by the embedder", false, "", &on, nil, false},
-		{"off in the settings", true, "", &off, nil, false},
-		{"off in the environment", true, "1", &on, nil, false},
-		{"on in the environment over the settings", true, "0", &off, nil, true},
-		{"off in the settings' env", true, "", nil, map[string]string{disableAutoMemoryEnv: "true"}, false},
+		{"on", true, "", nil, nil, true, ""},
+		{"on in the settings", true, "", &on, nil, true, ""},
+		{"not turned on by the embedder", false, "", &on, nil, false, ""},
+		{"off in the settings", true, "", &off, nil, false, ""},
+		{"off in the environment", true, "1", &on, nil, false, ""},
+		{"on in the environment over the settings", true, "0", &off, nil, true, ""},
+		{"off in the settings' env", true, "", nil, map[string]string{disableAutoMemoryEnv: "true"}, false, ""},
+		{"in the settings' folder", true, "", nil, nil, true, "my-memory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,8 +331,14 @@ func TestAutoMemory(t *testing.T) {
 				c.Settings.AutoMemoryEnabled = tt.setting
 				c.Settings.Env = tt.settings
 				c.Mode = "acceptEdits"
+				if tt.folder != "" {
+					c.Settings.AutoMemoryDirectory = filepath.Join(w.home, tt.folder)
+				}
 			})
 			dir := filepath.Join(w.home, ".claude", "projects", session.ProjectSlug(w.ws), "memory")
+			if tt.folder != "" {
+				dir = filepath.Join(w.home, tt.folder)
+			}
 			var lines []string
 			for i := 1; i <= 250; i++ {
 				lines = append(lines, "- memory line "+strings.Repeat("x", i%3)+"#"+strconv.Itoa(i)+"#")

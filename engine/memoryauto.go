@@ -35,7 +35,8 @@ const disableAutoMemoryEnv = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
 // autoMemoryDirFor returns the auto memory folder of a session in cwd,
 // or "" when auto memory is off: Config.AutoMemory unset, no home, the
 // environment's (or the settings' env's) CLAUDE_CODE_DISABLE_AUTO_MEMORY,
-// or the settings' autoMemoryEnabled false.
+// or the settings' autoMemoryEnabled false. The settings'
+// autoMemoryDirectory names another folder.
 func autoMemoryDirFor(cfg *Config, st *settings.Settings, cwd string) string {
 	if !cfg.AutoMemory || cfg.Home == "" || cfg.Home == os.DevNull {
 		return ""
@@ -54,6 +55,9 @@ func autoMemoryDirFor(cfg *Config, st *settings.Settings, cwd string) string {
 		if st != nil && st.AutoMemoryEnabled != nil && !*st.AutoMemoryEnabled {
 			return ""
 		}
+	}
+	if st != nil && st.AutoMemoryDirectory != "" {
+		return st.AutoMemoryDirectory
 	}
 	if r, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = r

@@ -202,29 +202,30 @@ func (l *loader) rel(name string) string {
 
 // layer is one parsed settings layer.
 type layer struct {
-	src         source
-	permissions rawPermissions
-	allow       []Rule
-	deny        []Rule
-	ask         []Rule
-	hooks       map[string][]HookMatcher
-	disableAll  *bool
-	sandbox     rawSandbox
-	model       *string
-	fallback    *string
-	available   *[]string
-	provider    *string
-	baseURL     *string
-	keyHelper   *string
-	env         map[string]string
-	thinking    *bool
-	autoMemory  *bool // autoMemoryEnabled
-	effort      *string
-	enableAll   *bool
-	enabledMCP  []string
-	disabledMCP []string
-	mcpServers  map[string]json.RawMessage
-	lsp         rawLSP
+	src           source
+	permissions   rawPermissions
+	allow         []Rule
+	deny          []Rule
+	ask           []Rule
+	hooks         map[string][]HookMatcher
+	disableAll    *bool
+	sandbox       rawSandbox
+	model         *string
+	fallback      *string
+	available     *[]string
+	provider      *string
+	baseURL       *string
+	keyHelper     *string
+	env           map[string]string
+	thinking      *bool
+	autoMemory    *bool   // autoMemoryEnabled
+	autoMemoryDir *string // autoMemoryDirectory, absolute
+	effort        *string
+	enableAll     *bool
+	enabledMCP    []string
+	disabledMCP   []string
+	mcpServers    map[string]json.RawMessage
+	lsp           rawLSP
 }
 
 type rawPermissions struct {
@@ -473,6 +474,25 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("env", &lay.env)
 	decode("alwaysThinkingEnabled", &lay.thinking)
 	decode("autoMemoryEnabled", &lay.autoMemory)
+	decode("autoMemoryDirectory", &lay.autoMemoryDir)
+	if d := lay.autoMemoryDir; d != nil {
+		switch {
+		case src.scope == scopeProject || src.scope == scopeLocal:
+			// The model writes there without a question about the
+			// folder: a repository must not choose it.
+			warn("autoMemoryDirectory", "autoMemoryDirectory is read from the user's and the managed settings only; here it is ignored")
+			lay.autoMemoryDir = nil
+		case *d == "~" || strings.HasPrefix(*d, "~/"):
+			v := filepath.Join(home, strings.TrimPrefix(*d, "~"))
+			lay.autoMemoryDir = &v
+		case !filepath.IsAbs(*d):
+			report("autoMemoryDirectory", fmt.Sprintf("autoMemoryDirectory: %q is neither absolute nor under ~/; the default folder is used", *d))
+			lay.autoMemoryDir = nil
+		default:
+			v := filepath.Clean(*d)
+			lay.autoMemoryDir = &v
+		}
+	}
 	decode("effortLevel", &lay.effort)
 	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
 		warn("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
@@ -597,6 +617,7 @@ func merge(layers []*layer) *Settings {
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
 	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
 	s.AutoMemoryEnabled = firstBool(func(l *layer) *bool { return l.autoMemory })
+	s.AutoMemoryDirectory = first(func(l *layer) *string { return l.autoMemoryDir })
 	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
 	s.LSP = mergeLSP(layers)

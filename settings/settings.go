@@ -55,6 +55,10 @@ type Settings struct {
 	// AutoMemoryEnabled is Claude Code's auto memory switch: false turns
 	// it off; nil (unset) and true leave it on.
 	AutoMemoryEnabled *bool
+	// AutoMemoryDirectory is where auto memory is kept instead of
+	// ~/.claude/projects/<project>/memory (absolute); only the user's
+	// and the managed settings may set it.
+	AutoMemoryDirectory string
 
 	// EnableAllProjectMcpServers approves every server of the project's
 	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve
