@@ -353,6 +353,11 @@ func (l *memoryLoader) read(path string, scope memoryScope, org origin, base, im
 	}
 	for _, imp := range importPaths(text) {
 		target := l.importTarget(path, imp)
+		if fi, err := os.Stat(target); err != nil || fi.IsDir() {
+			// Not a file: an @-mention in prose ("@someone",
+			// "@Override"), a folder, or a file not written yet.
+			continue
+		}
 		if len(chain)+1 > maxImportDepth {
 			out = append(out, refuseImport(l, target, scope, path, fmt.Sprintf("more than %d hops of imports: not read", maxImportDepth)))
 			continue

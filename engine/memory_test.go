@@ -374,3 +374,26 @@ func TestAutoMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestImportNoise: @-words that name no file (a mention, a decorator, a
+// folder, a file not written yet) are left as text, without a warning.
+func TestImportNoise(t *testing.T) {
+	w := newMemoryWorld(t)
+	h := w.harness(t, newScript(t, say("ok")), nil)
+	w.write(t, map[string]string{
+		"CLAUDE.md":    "Ask @alice. Use @Override.\n@docs\n@docs/later.md\n@docs/here.md\n",
+		"docs/here.md": "HERE",
+	})
+	h.prompt(t, "hello")
+	if sys := systemText(h.model.requests()[0]); !strings.Contains(sys, "HERE") || !strings.Contains(sys, "Ask @alice.") {
+		t.Errorf("the system prompt lacks the import or the text:\n%s", sys)
+	}
+	for _, f := range h.sess.memoryListing() {
+		if f.Refused != "" {
+			t.Errorf("%s refused: %s", f.Path, f.Refused)
+		}
+	}
+	if got := h.client.text(); strings.Contains(got, "imports") {
+		t.Errorf("the user was warned: %q", got)
+	}
+}
