@@ -338,7 +338,7 @@ func (l *memoryLoader) read(path string, scope memoryScope, org origin, base, im
 	f := memoryFile{Path: path, Scope: scope, ImportedBy: importer, Base: base}
 	if base != "" {
 		meta, body := splitMeta(text)
-		if globs := meta.list("paths"); len(globs) > 0 {
+		if globs := globList(meta["paths"]); len(globs) > 0 {
 			f.Paths = globs
 		}
 		text = body
@@ -544,4 +544,43 @@ func (s *Session) isMemoryPath(path string) bool {
 	s.memory.mu.Lock()
 	defer s.memory.mu.Unlock()
 	return slices.ContainsFunc(s.memory.files, func(f memoryFile) bool { return f.Path == path })
+}
+
+// globList reads a rule's paths: "- item" lines, an inline [a, b] list
+// or a comma-separated string, splitting on the commas outside braces
+// and quotes ("src/**/*.{ts,tsx}" is one glob).
+func globList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			v = v[1 : len(v)-1]
+		}
+		depth, start := 0, 0
+		var quote rune
+		flush := func(end int) {
+			if g := unquote(strings.TrimSpace(v[start:end])); g != "" {
+				out = append(out, g)
+			}
+		}
+		for i, c := range v {
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'':
+				quote = c
+			case c == '{':
+				depth++
+			case c == '}':
+				depth--
+			case c == ',' && depth == 0:
+				flush(i)
+				start = i + 1
+			}
+		}
+		flush(len(v))
+	}
+	return out
 }

@@ -246,7 +246,7 @@ func TestMemoryOnFileUse(t *testing.T) {
 	w.write(t, map[string]string{
 		"CLAUDE.md":                "ROOT-MEMORY",
 		".claude/rules/ts.md":      "---\npaths: \"src/**/*.ts\"\n---\nTS-RULE",
-		".claude/rules/go.md":      "---\npaths:\n  - \"*.go\"\n  - \"cmd/**\"\n---\nGO-RULE",
+		".claude/rules/go.md":      "---\npaths:\n  - \"*.{go,mod}\"\n  - \"cmd/**\"\n---\nGO-RULE",
 		"src/app.ts":               "let x = 1",
 		"main.go":                  "package main",
 		"sub/CLAUDE.md":            "SUB-MEMORY @notes.md",

@@ -134,7 +134,7 @@ func (s *Session) describeMemory(files []memoryFile) string {
 		out += "\nNot read:\n" + refused.String()
 	}
 	if dir := s.autoMemoryDir(); dir != "" {
-		out += fmt.Sprintf("\nAuto memory is on: %s (autoMemoryEnabled in the settings, or CLAUDE_CODE_DISABLE_AUTO_MEMORY=1, turns it off).\n", dir)
+		out += fmt.Sprintf("\nAuto memory is on: %s (autoMemoryEnabled in the settings, or CLAUDE_CODE_DISABLE_AUTO_MEMORY=1, turns it off).\n", s.shortPath(dir))
 	} else {
 		out += "\nAuto memory is off.\n"
 	}
