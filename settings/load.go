@@ -202,30 +202,32 @@ func (l *loader) rel(name string) string {
 
 // layer is one parsed settings layer.
 type layer struct {
-	src           source
-	permissions   rawPermissions
-	allow         []Rule
-	deny          []Rule
-	ask           []Rule
-	hooks         map[string][]HookMatcher
-	disableAll    *bool
-	sandbox       rawSandbox
-	model         *string
-	fallback      *string
-	available     *[]string
-	provider      *string
-	baseURL       *string
-	keyHelper     *string
-	env           map[string]string
-	thinking      *bool
+	src         source
+	permissions rawPermissions
+	allow       []Rule
+	deny        []Rule
+	ask         []Rule
+	hooks       map[string][]HookMatcher
+	disableAll  *bool
+	sandbox     rawSandbox
+	model       *string
+	fallback    *string
+	available   *[]string
+	provider    *string
+	baseURL     *string
+	keyHelper   *string
+	env         map[string]string
+	thinking    *bool
+	effort      *string
+	enableAll   *bool
+	enabledMCP  []string
+	disabledMCP []string
+	mcpServers  map[string]json.RawMessage
+	lsp         rawLSP
+
+	// Auto memory (engine/memoryauto.go).
 	autoMemory    *bool   // autoMemoryEnabled
 	autoMemoryDir *string // autoMemoryDirectory, absolute
-	effort        *string
-	enableAll     *bool
-	enabledMCP    []string
-	disabledMCP   []string
-	mcpServers    map[string]json.RawMessage
-	lsp           rawLSP
 }
 
 type rawPermissions struct {
