@@ -101,6 +101,7 @@ func (s *Session) compact(ctx context.Context, all bool) error {
 	if err := s.conv.compacted(head, kept, trigger); err != nil {
 		s.svc.cfg.Logf("session %s: saving compaction: %v", s.ID, err)
 	}
+	s.forgetAttached()
 	s.status(ctx, Status{Kind: StatusInfo, Message: fmt.Sprintf("compacted the conversation: %d earlier messages summarized, %d kept", cut, len(kept))})
 	return nil
 }
@@ -199,6 +200,8 @@ var slashCommands = []schema.Command{
 	{Name: "compact", Description: "Summarize the conversation so far to free context"},
 	{Name: "clear", Description: "Forget the conversation and start over (nothing is sent to the model)"},
 	{Name: "effort", Description: "Show or set how much effort the model spends: low, medium, high, xhigh, max or auto", Input: &schema.CommandInput{Hint: "low | medium | high | xhigh | max | auto"}},
+	{Name: "memory", Description: "List the memory files loaded (CLAUDE.md, rules, auto memory), or open one in the editor", Input: &schema.CommandInput{Hint: "number, path, or user | project | local | auto"}},
+	{Name: "init", Description: "Analyze the codebase and create or improve CLAUDE.md"},
 	{Name: "rewind", Description: "List the checkpoints, or go back to before prompt N: /rewind N [code|conversation|both] [force]", Input: &schema.CommandInput{Hint: "checkpoint number"}},
 	{Name: "context", Description: "Show what fills the context window, by part"},
 	{Name: "export", Description: "Write the conversation to a text file", Input: &schema.CommandInput{Hint: "file name (optional)"}},
@@ -227,6 +230,10 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 	switch name {
 	case "/effort":
 		return s.effortCommand(ctx, arg)
+	case "/memory":
+		return s.memoryCommand(ctx, arg)
+	case "/init":
+		return s.initCommand(ctx, prompt)
 	case "/rewind":
 		return s.rewindCommand(ctx, strings.TrimSpace(strings.TrimPrefix(text, name)))
 	case "/context":
@@ -244,6 +251,7 @@ func (s *Session) slashCommand(ctx context.Context, prompt []schema.ContentBlock
 			s.svc.cfg.Logf("session %s: saving /clear: %v", s.ID, err)
 		}
 		s.cleared(ctx)
+		s.forgetAttached()
 		say("Conversation cleared.")
 		return schema.StopEndTurn, true, nil
 	case "/compact":

@@ -128,6 +128,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 		// Run the tools and persist their results.
 		results := s.runTools(ctx, uses)
 		s.checkRepeats(&guard, uses, results)
+		results = append(results, s.memoryAttachment(uses, results)...)
 		s.appendMessage(providers.Message{Role: providers.RoleUser, Content: results})
 		if ctx.Err() != nil {
 			return schema.StopCancelled, nil

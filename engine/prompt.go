@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,55 +58,10 @@ func (s *Session) ReloadInstructions() {
 	s.conv.setSystemPrompt(nil)
 }
 
-// instructionFiles are read walking up from the cwd, outermost first.
+// instructionFiles are the names of the memory files read in each folder
+// from the outermost down to the working directory (memory.go), and in
+// the folders below it when the model first works there.
 var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"}
-
-// instructions gathers the user's and the project's instruction files.
-func (s *Session) instructions() string {
-	var parts []string
-	add := func(path string) {
-		b, err := readInstructionFile(path, s.tools.env.Roots)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				s.svc.cfg.Logf("instructions: %v", err)
-			}
-			return
-		}
-		if len(strings.TrimSpace(string(b))) == 0 {
-			return
-		}
-		parts = append(parts, fmt.Sprintf("Instructions from %s:\n\n%s", path, strings.TrimSpace(string(b))))
-	}
-	if home := s.svc.cfg.Home; home != "" && home != os.DevNull {
-		add(filepath.Join(home, ".claude", "CLAUDE.md"))
-	}
-	var dirs []string
-	for dir := s.cwd; ; dir = filepath.Dir(dir) {
-		dirs = append(dirs, dir)
-		if filepath.Dir(dir) == dir || dir == s.svc.cfg.Home {
-			break
-		}
-	}
-	repo := repoTop(s.cwd, s.svc.cfg.Home)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		for _, name := range instructionFiles {
-			p := filepath.Join(dirs[i], name)
-			if !s.projectFileOK(dirs[i], p) {
-				continue
-			}
-			inWorkspace := slices.ContainsFunc(s.tools.env.Roots, func(r string) bool { return pathres.Within(r, dirs[i]) })
-			if !inWorkspace && !repoFileOK(repo, dirs[i], p) {
-				s.svc.cfg.Logf("session %s: %s is a link in the repository above the workspace: not read as instructions", s.ID, p)
-				continue
-			}
-			add(p)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "The user and the project give these instructions; follow them.\n\n" + strings.Join(parts, "\n\n---\n\n")
-}
 
 // maxInstructionBytes bounds one instruction file.
 const maxInstructionBytes = 256 << 10

@@ -60,6 +60,18 @@ type Config struct {
 	// (mcp.DefaultManagedFile); when it exists only its MCP servers
 	// start. Empty reads none.
 	ManagedMCP string
+	// ManagedMemory is the managed CLAUDE.md, the organization's
+	// instructions: "" means Claude Code's path on this system
+	// (/etc/claude-code/CLAUDE.md on Linux), "-" none.
+	ManagedMemory string
+	// AutoMemory turns Claude Code's auto memory on (memory.go): the
+	// model keeps notes in ~/.claude/projects/<project>/memory, whose
+	// MEMORY.md is loaded every time. The settings' autoMemoryEnabled
+	// and CLAUDE_CODE_DISABLE_AUTO_MEMORY may still turn it off.
+	AutoMemory bool
+	// DisableAutoMemory is CLAUDE_CODE_DISABLE_AUTO_MEMORY as the
+	// environment gave it; the settings' env overrides it.
+	DisableAutoMemory string
 	// CompactAt is the fraction of the window at which the conversation
 	// is compacted (default 0.8).
 	CompactAt float64

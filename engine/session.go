@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/agent-lsp/agent-lsp/hooks"
@@ -71,6 +72,7 @@ type Session struct {
 	turn turnState
 
 	effort effortChoice // what /effort chose (thinking.go); guards itself
+	memory memoryState  // the memory files read and attached (memory.go); guards itself
 	hookSt hookState    // what hooks carry between events (hooks.go); guards itself
 }
 
@@ -81,6 +83,16 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	}
 	policy := permission.NewPolicy(opts.Cwd, st, permission.Mode(svc.cfg.Mode))
 	policy.AddRoots(opts.Roots...) // the editor's other workspace folders
+	memDir := autoMemoryDirFor(&svc.cfg, st, opts.Cwd)
+	if memDir != "" {
+		// The model writes its auto memory with the file tools.
+		if err := os.MkdirAll(memDir, 0o700); err != nil {
+			svc.cfg.Logf("session %s: auto memory is off: %v", id, err)
+			memDir = ""
+		} else {
+			policy.AddRoots(memDir)
+		}
+	}
 	roots := tools.ResolveRoots(append(append([]string{opts.Cwd}, opts.Roots...), policy.Roots()...)...)
 	s := &Session{
 		ID:     id,
@@ -88,6 +100,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		cwd:    roots[0],
 		client: newSessionClient(id, opts.Client, svc.cfg.Logf),
 		pipe:   &callPipe{},
+	}
+	if memDir != "" {
+		s.memory.autoDir = tools.ResolveRoots(memDir)[0]
 	}
 	s.conv.startModel = svc.defaultModel()
 	s.conv.model = opts.Model

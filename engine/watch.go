@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/agent-lsp/agent-lsp/watch"
@@ -36,7 +34,7 @@ func (s *Session) startWatching() {
 			return
 		}
 		w.Subscribe(func(path string) {
-			if slices.Contains(instructionFiles, filepath.Base(path)) {
+			if s.isMemoryPath(path) {
 				s.ReloadInstructions()
 				s.notice(Status{Kind: StatusInfo, Message: "instructions reloaded: " + path + " changed"})
 			}

@@ -227,6 +227,10 @@ type layer struct {
 	deniedMCP   []MCPServerRule
 	managedMCP  *bool
 	lsp         rawLSP
+
+	// Auto memory (engine/memoryauto.go).
+	autoMemory    *bool   // autoMemoryEnabled
+	autoMemoryDir *string // autoMemoryDirectory, absolute
 }
 
 type rawPermissions struct {
@@ -474,6 +478,26 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("apiKeyHelper", &lay.keyHelper)
 	decode("env", &lay.env)
 	decode("alwaysThinkingEnabled", &lay.thinking)
+	decode("autoMemoryEnabled", &lay.autoMemory)
+	decode("autoMemoryDirectory", &lay.autoMemoryDir)
+	if d := lay.autoMemoryDir; d != nil {
+		switch {
+		case src.scope == scopeProject || src.scope == scopeLocal:
+			// The model writes there without a question about the
+			// folder: a repository must not choose it.
+			warn("autoMemoryDirectory", "autoMemoryDirectory is read from the user's and the managed settings only; here it is ignored")
+			lay.autoMemoryDir = nil
+		case *d == "~" || strings.HasPrefix(*d, "~/"):
+			v := filepath.Join(home, strings.TrimPrefix(*d, "~"))
+			lay.autoMemoryDir = &v
+		case !filepath.IsAbs(*d):
+			report("autoMemoryDirectory", fmt.Sprintf("autoMemoryDirectory: %q is neither absolute nor under ~/; the default folder is used", *d))
+			lay.autoMemoryDir = nil
+		default:
+			v := filepath.Clean(*d)
+			lay.autoMemoryDir = &v
+		}
+	}
 	decode("effortLevel", &lay.effort)
 	if e := lay.effort; e != nil && !slices.Contains(EffortLevels, *e) {
 		warn("effortLevel", fmt.Sprintf("effortLevel: unknown level %q (want one of %s); the model's default effort applies", *e, strings.Join(EffortLevels, ", ")))
@@ -602,6 +626,8 @@ func merge(layers []*layer) *Settings {
 	s.BaseURL = first(func(l *layer) *string { return l.baseURL })
 	s.APIKeyHelper = first(func(l *layer) *string { return l.keyHelper })
 	s.AlwaysThinkingEnabled = firstBool(func(l *layer) *bool { return l.thinking })
+	s.AutoMemoryEnabled = firstBool(func(l *layer) *bool { return l.autoMemory })
+	s.AutoMemoryDirectory = first(func(l *layer) *string { return l.autoMemoryDir })
 	s.EffortLevel = first(func(l *layer) *string { return l.effort })
 	s.EnableAllProjectMcpServers = isTrue(firstBool(func(l *layer) *bool { return l.enableAll }))
 	s.AllowManagedMcpServersOnly = isTrue(firstBool(func(l *layer) *bool { return l.managedMCP }))

@@ -52,6 +52,13 @@ type Settings struct {
 	// EffortLevel is the effort asked of models that take one ("low",
 	// "medium", "high", "xhigh", "max"); empty when no layer sets it.
 	EffortLevel string
+	// AutoMemoryEnabled is Claude Code's auto memory switch: false turns
+	// it off; nil (unset) and true leave it on.
+	AutoMemoryEnabled *bool
+	// AutoMemoryDirectory is where auto memory is kept instead of
+	// ~/.claude/projects/<project>/memory (absolute); only the user's
+	// and the managed settings may set it.
+	AutoMemoryDirectory string
 
 	// EnableAllProjectMcpServers approves every server of the project's
 	// .mcp.json; EnabledMcpjsonServers and DisabledMcpjsonServers approve

@@ -126,6 +126,11 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 	}
 	cfg.ManagedMCP = managedMCPPath()
 	cfg.MaxThinkingTokens = os.Getenv("MAX_THINKING_TOKENS")
+	// Claude Code's memory: the managed CLAUDE.md, and auto memory on
+	// unless the settings or the environment turn it off.
+	cfg.ManagedMemory = managedMemory()
+	cfg.AutoMemory = true
+	cfg.DisableAutoMemory = os.Getenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// The settings' env counts as the environment (as in Claude Code):
