@@ -563,8 +563,9 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	decode("allowManagedPermissionRulesOnly", &lay.managedRules)
 	decode("allowManagedMcpServersOnly", &lay.managedMCPOnly)
 	if src.scope != scopeManaged {
-		for _, k := range managedOnlyKeys {
-			if _, found := top[k]; found {
+		for i, v := range []*bool{lay.managedHooks, lay.managedRules, lay.managedMCPOnly} {
+			if v != nil && *v {
+				k := managedOnlyKeys[i]
 				warn(k, fmt.Sprintf("%s takes effect in managed settings only, so it has no effect in this file", k))
 			}
 		}
