@@ -218,9 +218,11 @@ func TestHonouredKeys(t *testing.T) {
 			want: [][]string{{"Read"}, {"Bash(curl:*)"}, nil},
 		},
 		{
-			name:            "managed switches are ignored outside managed settings",
-			user:            `{"allowManagedPermissionRulesOnly": true, "allowManagedMcpServersOnly": true, "permissions": {"allow": ["Bash"]}}`,
-			check:           func(s *Settings) any { return []any{s.ManagedPermissionRulesOnly, s.ManagedMcpServersOnly, texts(s.Permissions.Allow)} },
+			name: "managed switches are ignored outside managed settings",
+			user: `{"allowManagedPermissionRulesOnly": true, "allowManagedMcpServersOnly": true, "permissions": {"allow": ["Bash"]}}`,
+			check: func(s *Settings) any {
+				return []any{s.ManagedPermissionRulesOnly, s.ManagedMcpServersOnly, texts(s.Permissions.Allow)}
+			},
 			want:            []any{false, false, []string{"Bash"}},
 			problemContains: "takes effect in managed settings only",
 		},
