@@ -108,12 +108,13 @@ type Settings struct {
 	// Language is the language the model answers in ("" for the user's).
 	Language string
 
-	// ManagedHooksOnly, ManagedPermissionRulesOnly and
-	// ManagedMcpServersOnly are set by managed settings only
-	// (allowManagedHooksOnly, ...): hooks, permission rules, and MCP
-	// servers then come from managed settings alone. The first two are
-	// already applied to Hooks and Permissions; MCP loading applies the
-	// third.
+	// ManagedHooksOnly and ManagedPermissionRulesOnly are set by managed
+	// settings only (allowManagedHooksOnly, ...): hooks and permission
+	// rules then come from managed settings alone, and Hooks and
+	// Permissions already hold only theirs. ManagedMcpServersOnly
+	// (allowManagedMcpServersOnly, managed settings only too) means, as in
+	// Claude Code, that only managed settings' allowedMcpServers decide
+	// which MCP servers may run; the MCP loader applies it.
 	ManagedHooksOnly           bool
 	ManagedPermissionRulesOnly bool
 	ManagedMcpServersOnly      bool
