@@ -50,7 +50,7 @@ func (s *Session) fitContext(ctx context.Context) error {
 	// Tool results of the last message that alone would take more
 	// than a quarter of the window are cut.
 	s.conv.shrinkResults(s.svc.cfg.Window / 4)
-	if s.conv.tokens() <= s.threshold() {
+	if s.conv.tokens() <= s.threshold() || s.autoCompactOff() {
 		return nil
 	}
 	return s.compact(ctx, false)

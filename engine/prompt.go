@@ -45,6 +45,9 @@ func (s *Session) systemPrompt() []providers.SystemBlock {
 	if sk := s.skillsPrompt(); sk != "" {
 		blocks = append(blocks, providers.SystemBlock{Text: sk})
 	}
+	if sp := s.settingsPrompt(); sp != "" {
+		blocks = append(blocks, providers.SystemBlock{Text: sp})
+	}
 	blocks[len(blocks)-1].Cache = true
 	blocks = append(blocks, providers.SystemBlock{Text: s.environment()})
 	blocks = s.overrideSystem(blocks)

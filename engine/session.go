@@ -119,6 +119,8 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 		OnPlan:   s.client.plan,
 		Hide:     policy, // Read deny rules hide files from Grep, Glob and LS
 		Ask:      s.ask,
+
+		IncludeIgnored: st.IncludeIgnored, // respectGitignore: false
 	}
 	s.tools = newToolset(env)
 	s.tools.settings = st

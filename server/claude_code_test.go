@@ -28,7 +28,9 @@ type claudeCode struct {
 	bin       string // the claude binary
 	fakemodel string // the built internal/cmd/fakemodel
 	home      string // HOME; CLAUDE_CONFIG_DIR is home/.claude
-	proj      string // the project directory it runs in
+	proj      string // the project directory (symlink-free)
+	// cwd, when set, is where claude runs instead of proj: a link to it.
+	cwd string
 }
 
 // newClaudeCode finds the binary that scripts/install-claude-code.sh
@@ -121,7 +123,11 @@ func (c *claudeCode) run(turns string, prompt string, args ...string) (string, [
 		"--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5",
 		"--allowedTools", "Read", "Edit", "Grep", "Glob", "Write"}, args...)
 	cmd := exec.CommandContext(ctx, "unshare", all...)
-	cmd.Env = append(os.Environ(), "WORK="+work, "FAKEMODEL="+c.fakemodel, "PROJ="+c.proj, "CC_HOME="+c.home, "CLAUDE="+c.bin)
+	dir := c.proj
+	if c.cwd != "" {
+		dir = c.cwd
+	}
+	cmd.Env = append(os.Environ(), "WORK="+work, "FAKEMODEL="+c.fakemodel, "PROJ="+dir, "CC_HOME="+c.home, "CLAUDE="+c.bin)
 	out, err := cmd.CombinedOutput()
 	stderr, _ := os.ReadFile(filepath.Join(work, "err.txt"))
 	stdout, _ := os.ReadFile(filepath.Join(work, "out.jsonl"))
@@ -385,5 +391,81 @@ func TestRealClaudeCodeResumesOurs(t *testing.T) {
 		if !strings.Contains(conv, want) {
 			t.Errorf("Claude Code resumed our session without %q; it sent:\n%s", want, conv)
 		}
+	}
+}
+
+// TestRealClaudeCodeSessionsThroughLinks: a project reached through a
+// symbolic link. Claude Code starts a session from the folder or the
+// link, agent-lsp continues it from the folder or the link, and Claude
+// Code, resumed from the link or the folder, sends its model the whole
+// history, agent-lsp's turn included. Claude Code names its folder after
+// the resolved cwd, and the session here is one text answer outside a
+// git repository, after which Claude Code writes an attachment that its
+// last-prompt line names as the leaf to resume from: agent-lsp's lines
+// must chain to it (they were a branch Claude Code never read).
+func TestRealClaudeCodeSessionsThroughLinks(t *testing.T) {
+	tests := []struct {
+		name                   string
+		ccStart, alsp, ccAgain bool // through the link
+	}{
+		{name: "claude code from the link", ccStart: true, ccAgain: true},
+		{name: "agent-lsp from the link", alsp: true},
+		{name: "all from the link", ccStart: true, alsp: true, ccAgain: true},
+		{name: "started from the link, resumed from the folder", ccStart: true, alsp: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClaudeCode(t)
+			link := filepath.Join(filepath.Dir(c.proj), "link")
+			if err := os.Symlink(c.proj, link); err != nil {
+				t.Fatal(err)
+			}
+			at := func(viaLink bool) string {
+				if viaLink {
+					return link
+				}
+				return c.proj
+			}
+			c.cwd = at(tc.ccStart)
+			id, _ := c.run(`[[{"text": "Started in Claude Code."}], [{"text": "spare"}], [{"text": "spare"}]]`, "first prompt")
+			ccFile := c.sessionFile(id)
+			if _, err := os.Stat(ccFile); err != nil {
+				t.Fatalf("Claude Code's session file: %v", err)
+			}
+
+			d := serveDoor(t, true, at(tc.alsp), c.configDir(), fake.Turn{fake.Text("Continued by agent-lsp.")})
+			if err := d.ed.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var res schema.NewSessionResult
+			if err := d.ed.call("session/load", schema.LoadSessionParams{SessionID: id, Cwd: at(tc.alsp), MCPServers: []schema.MCPServer{}}, &res); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.ed.call("session/prompt", schema.PromptParams{SessionID: id, Prompt: []schema.ContentBlock{schema.TextBlock("Now from agent-lsp.")}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.ed.call("session/close", schema.SessionIDParams{SessionID: id}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if sent := d.model.Requests(); len(sent) != 1 || !bytes.Contains(sent[0].Body, []byte("Started in Claude Code.")) {
+				t.Fatalf("agent-lsp did not continue Claude Code's history (%d requests)", len(sent))
+			}
+			continued, _ := os.ReadFile(ccFile)
+			if !bytes.Contains(continued, []byte("Continued by agent-lsp.")) {
+				t.Fatalf("agent-lsp did not append to Claude Code's file %s", ccFile)
+			}
+
+			c.cwd = at(tc.ccAgain)
+			again, reqs := c.run(`[[{"text": "Resumed in Claude Code."}], [{"text": "spare"}], [{"text": "spare"}]]`, "What happened so far?", "--resume", id)
+			if again != id {
+				t.Errorf("claude --resume continued as %s, want %s", again, id)
+			}
+			conv := conversation(t, reqs)
+			for _, want := range []string{"first prompt", "Started in Claude Code.", "Now from agent-lsp.", "Continued by agent-lsp.", "What happened so far?"} {
+				if !strings.Contains(conv, want) {
+					t.Errorf("Claude Code resumed without %q; it sent:\n%.300s", want, conv)
+				}
+			}
+		})
 	}
 }

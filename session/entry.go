@@ -21,6 +21,7 @@ const (
 	typeUser        = "user"
 	typeAssistant   = "assistant"
 	typeSystem      = "system"
+	typeAttachment  = "attachment"
 	typeSummary     = "summary"
 	typeCustomTitle = "custom-title"
 	typeTombstone   = "tombstone"

@@ -1,11 +1,14 @@
 package session
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agent-lsp/agent-lsp/providers"
 )
 
 // TestProjectSlug: folder names are Claude Code's (cli.js of
@@ -364,5 +367,62 @@ func TestGitBranchOfDevices(t *testing.T) {
 		if got := gitBranch(dir); got != "" {
 			t.Errorf("gitBranch(%s) = %q, want none", dir, got)
 		}
+	}
+}
+
+// TestRealClaudeTrailingAttachment: Claude Code 2.1.332 ends a turn with
+// an attachment chained to the response and names it as the leaf to
+// resume from (testdata/claude_trailing_attachment.jsonl). A message
+// appended by agent-lsp chains to that attachment, so the file stays one
+// chain, which Claude Code follows from its leaf to agent-lsp's lines.
+func TestRealClaudeTrailingAttachment(t *testing.T) {
+	s, claude := newTestStore(t)
+	const cwd, id = "/home/dev/cc", "ba057973-1b71-4dcc-bb13-0d2bdc26a299"
+	data, err := os.ReadFile("testdata/claude_trailing_attachment.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(claude, "projects", sanitize(cwd), id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hint string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Type     string `json:"type"`
+			LeafUUID string `json:"leafUuid"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "last-prompt" {
+			hint = e.LeafUUID
+		}
+	}
+	l, h, err := s.Resume(cwd, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range h.Messages {
+		got = append(got, m.Text())
+	}
+	if strings.Join(got, " | ") != "first prompt | Started in Claude Code." {
+		t.Errorf("Resume: %s", got)
+	}
+	if err := l.Append(providers.Message{Role: providers.RoleUser, Content: []providers.Block{{Type: providers.BlockText, Text: "next"}}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	after, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(after)), "\n")
+	var last struct {
+		Parent string `json:"parentUuid"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if hint == "" || last.Parent != hint {
+		t.Errorf("the appended line's parent is %q, want Claude Code's leaf %q", last.Parent, hint)
 	}
 }

@@ -458,6 +458,19 @@ func build(seg []parsed, warn *warnings, forUser bool) built {
 		return b
 	}
 	b.leaf = seg[leaf].e.UUID
+	// Claude Code writes lines of its own after a response (attachments
+	// such as its prompt_snapshot), chained to it, and its last-prompt
+	// line names the last of them as the leaf to resume from. A new line
+	// chains to that one, so that Claude Code, resuming, follows the
+	// chain on to the lines written here; chained to the response, they
+	// would be a branch it never reads.
+	for i := leaf + 1; i < len(seg); i++ {
+		e := &seg[i].e
+		if e.Parent == b.leaf && e.UUID != "" && !e.Sidechain && !deleted[e.UUID] && !seg[i].boundary &&
+			(e.Type == typeAttachment || e.Type == typeSystem) {
+			b.leaf = e.UUID
+		}
+	}
 	var order []int
 	broken := false
 	for i := leaf; ; {

@@ -4,8 +4,10 @@
 //
 // Settings come from several layers, highest priority first:
 //
-//  1. the managed policy file (an optional path, usually
-//     /etc/claude-code/managed-settings.json),
+//  1. the managed policy file (an optional path, usually where Claude
+//     Code reads it on the system: [ManagedPathFor]) and, above it, the
+//     *.json files of the managed-settings.d folder beside it, in file
+//     name order, the last highest,
 //  2. the editor's initializationOptions,
 //  3. <project>/.claude/settings.local.json (personal, not committed),
 //  4. <project>/.claude/settings.json (shared with the team),
@@ -30,6 +32,11 @@
 // apiKeyHelper, MCP servers, env, baseURL, allow rules, defaultMode,
 // additionalDirectories, sandbox weakening) is left out and listed in
 // [Settings.HeldBack].
+//
+// Every key of Claude Code's settings schema is known ([SchemaVersion]):
+// a key agent-lsp does not honour is listed in [Settings.Inert] with the
+// reason, and a key Claude Code does not have is reported as a warning
+// [Problem], naming the key it likely misspells.
 //
 // A [Watcher] reloads the settings whenever one of the files changes.
 package settings

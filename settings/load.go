@@ -24,7 +24,10 @@ type Options struct {
 	// it is neither read nor watched. Home still expands "~" in rules.
 	NoUser bool
 	// ManagedPath is the managed policy file, if any (see
-	// DefaultManagedPath). A missing file is not a problem.
+	// DefaultManagedPath). A missing file is not a problem. The
+	// *.json files of the managed-settings.d folder beside it are read
+	// too, in file name order, each later one above the earlier ones and
+	// all above the file itself, as Claude Code merges them.
 	ManagedPath string
 	// InitializationOptions is the editor's settings object, in the same
 	// format as a settings file. Keys this package does not know (maxTurns,
@@ -86,9 +89,39 @@ func (o Options) home() string {
 	return h
 }
 
+// managedDropInDir returns the drop-in folder beside the managed policy
+// file.
+func managedDropInDir(managed string) string {
+	return filepath.Join(filepath.Dir(managed), "managed-settings.d")
+}
+
+// managedDropIns returns the drop-in files of dir, highest priority
+// (last in name order) first. Hidden files are skipped, as Claude Code
+// does.
+func managedDropIns(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || e.IsDir() {
+			continue
+		}
+		files = append(files, filepath.Join(dir, name))
+	}
+	slices.Sort(files)
+	slices.Reverse(files)
+	return files
+}
+
 func (o Options) sources() []source {
 	var srcs []source
 	if o.ManagedPath != "" {
+		for _, f := range managedDropIns(managedDropInDir(o.ManagedPath)) {
+			srcs = append(srcs, source{scopeManaged, f})
+		}
 		srcs = append(srcs, source{scopeManaged, o.ManagedPath})
 	}
 	if len(bytes.TrimSpace(o.InitializationOptions)) > 0 {
@@ -231,6 +264,19 @@ type layer struct {
 	// Auto memory (engine/memoryauto.go).
 	autoMemory    *bool   // autoMemoryEnabled
 	autoMemoryDir *string // autoMemoryDirectory, absolute
+	cleanup       *int
+	attribution   struct {
+		Commit *string `json:"commit"`
+		PR     *string `json:"pr"`
+	}
+	coAuthoredBy  *bool
+	gitInstr      *bool
+	respectIgnore *bool
+	autoCompact   *bool
+	language      *string
+	managedHooks  *bool
+	managedRules  *bool
+	inert         []Inert
 }
 
 type rawPermissions struct {
@@ -367,6 +413,10 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 		return out
 	}
 
+	warn := func(path, msg string) {
+		report(path, msg)
+		problems[len(problems)-1].Warning = true
+	}
 	lay := &layer{src: src}
 	var perms map[string]json.RawMessage
 	decode("permissions", &perms)
@@ -400,6 +450,13 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	lay.ask = rules("ask")
 	if m := lay.permissions.DefaultMode; m != nil {
 		switch {
+		case *m == "manual":
+			// Claude Code's newer name for the default mode.
+			def := "default"
+			lay.permissions.DefaultMode = &def
+		case *m == "auto" || *m == "delegate":
+			warn("permissions.defaultMode", fmt.Sprintf("permissions.defaultMode: agent-lsp has no %s mode; sessions start in the default mode", *m))
+			lay.permissions.DefaultMode = nil
 		case !slices.Contains(knownModes, *m):
 			report("permissions.defaultMode", fmt.Sprintf("permissions.defaultMode: unknown mode %q (want one of %s)", *m, strings.Join(knownModes, ", ")))
 			lay.permissions.DefaultMode = nil
@@ -415,10 +472,6 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	lay.permissions.AdditionalDirectories = resolveDirs(lay.permissions.AdditionalDirectories, project, home)
 
 	decode("hooks", &lay.hooks)
-	warn := func(path, msg string) {
-		report(path, msg)
-		problems[len(problems)-1].Warning = true
-	}
 	for _, event := range sortedKeys(lay.hooks) {
 		n := 0
 		for _, m := range lay.hooks[event] {
@@ -471,7 +524,17 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 		*list = resolveDirs(*list, project, home)
 	}
 	decode("model", &lay.model)
-	decode("fallbackModel", &lay.fallback)
+	if raw, found := top["fallbackModel"]; found {
+		// Claude Code 2.1.332 takes a chain; earlier releases one model.
+		var chain []string
+		if json.Unmarshal(raw, &chain) == nil {
+			if len(chain) > 0 {
+				lay.fallback = &chain[0]
+			}
+		} else {
+			decode("fallbackModel", &lay.fallback)
+		}
+	}
 	decode("availableModels", &lay.available)
 	decode("provider", &lay.provider)
 	decode("baseURL", &lay.baseURL)
@@ -515,6 +578,36 @@ func parseLayer(src source, data []byte, project, home string, check func(string
 	var lspRaw map[string]json.RawMessage
 	decode("lsp", &lspRaw)
 	lay.lsp = parseLSP(lspRaw, report)
+
+	decode("cleanupPeriodDays", &lay.cleanup)
+	if c := lay.cleanup; c != nil && *c < 1 {
+		report("cleanupPeriodDays", fmt.Sprintf("cleanupPeriodDays: %d is not allowed (Claude Code's minimum is 1); sessions are kept %d days", *c, DefaultCleanupPeriodDays))
+		lay.cleanup = nil
+	}
+	decode("attribution", &lay.attribution)
+	decode("includeCoAuthoredBy", &lay.coAuthoredBy)
+	decode("includeGitInstructions", &lay.gitInstr)
+	decode("respectGitignore", &lay.respectIgnore)
+	decode("autoCompactEnabled", &lay.autoCompact)
+	decode("language", &lay.language)
+	decode("allowManagedHooksOnly", &lay.managedHooks)
+	decode("allowManagedPermissionRulesOnly", &lay.managedRules)
+	var mcpOnly *bool // read into managedMCP above, for the managed layer
+	decode("allowManagedMcpServersOnly", &mcpOnly)
+	if src.scope != scopeManaged {
+		for i, v := range []*bool{lay.managedHooks, lay.managedRules, mcpOnly} {
+			if v != nil && *v {
+				k := managedOnlyKeys[i]
+				warn(k, fmt.Sprintf("%s takes effect in managed settings only, so it has no effect in this file", k))
+			}
+		}
+		lay.managedHooks, lay.managedRules = nil, nil
+	}
+	if src.scope != scopeInit {
+		// The editor's initializationOptions hold agent-lsp's own
+		// options beside the settings.
+		lay.inert = checkKeys(top, pos, warn)
+	}
 	return lay, problems, true
 }
 
@@ -552,6 +645,17 @@ func sortedKeys[V any](m map[string]V) []string {
 // merge combines layers given highest priority first.
 func merge(layers []*layer) *Settings {
 	s := &Settings{}
+	isManaged := func(l *layer) bool { return l.src.scope == scopeManaged }
+	managedTrue := func(get func(*layer) *bool) bool {
+		for _, l := range layers {
+			if v := get(l); isManaged(l) && v != nil && *v {
+				return true
+			}
+		}
+		return false
+	}
+	s.ManagedHooksOnly = managedTrue(func(l *layer) *bool { return l.managedHooks })
+	s.ManagedPermissionRulesOnly = managedTrue(func(l *layer) *bool { return l.managedRules })
 	first := func(get func(*layer) *string) string {
 		for _, l := range layers {
 			if v := get(l); v != nil {
@@ -571,14 +675,20 @@ func merge(layers []*layer) *Settings {
 	isTrue := func(b *bool) bool { return b != nil && *b }
 
 	for _, l := range layers {
-		s.Permissions.Allow = appendRules(s.Permissions.Allow, l.allow)
-		s.Permissions.Deny = appendRules(s.Permissions.Deny, l.deny)
-		s.Permissions.Ask = appendRules(s.Permissions.Ask, l.ask)
+		s.Inert = append(s.Inert, l.inert...)
+		if !s.ManagedPermissionRulesOnly || isManaged(l) {
+			s.Permissions.Allow = appendRules(s.Permissions.Allow, l.allow)
+			s.Permissions.Deny = appendRules(s.Permissions.Deny, l.deny)
+			s.Permissions.Ask = appendRules(s.Permissions.Ask, l.ask)
+		}
 		s.Permissions.AdditionalDirectories = appendUnique(s.Permissions.AdditionalDirectories, l.permissions.AdditionalDirectories)
 		if d := l.permissions.DisableBypassPermissionsMode; d != nil && *d == "disable" {
 			s.Permissions.DisableBypassPermissions = true
 		}
 		for _, event := range sortedKeys(l.hooks) {
+			if s.ManagedHooksOnly && !isManaged(l) {
+				break
+			}
 			if s.Hooks == nil {
 				s.Hooks = map[string][]HookMatcher{}
 			}
@@ -642,7 +752,45 @@ func merge(layers []*layer) *Settings {
 		s.AllowedMcpServers = append(s.AllowedMcpServers, *l.allowedMCP...)
 	}
 	s.LSP = mergeLSP(layers)
+
+	s.CleanupPeriodDays = DefaultCleanupPeriodDays
+	for _, l := range layers {
+		if l.cleanup != nil {
+			s.CleanupPeriodDays = *l.cleanup
+			break
+		}
+	}
+	coAuthored := firstBool(func(l *layer) *bool { return l.coAuthoredBy })
+	none := ""
+	s.CommitAttribution = firstPtr(layers, func(l *layer) *string { return l.attribution.Commit })
+	s.PRAttribution = firstPtr(layers, func(l *layer) *string { return l.attribution.PR })
+	if coAuthored != nil && !*coAuthored {
+		// The deprecated switch, where attribution does not say.
+		if s.CommitAttribution == nil {
+			s.CommitAttribution = &none
+		}
+		if s.PRAttribution == nil {
+			s.PRAttribution = &none
+		}
+	}
+	isFalse := func(b *bool) bool { return b != nil && !*b }
+	s.NoGitInstructions = isFalse(firstBool(func(l *layer) *bool { return l.gitInstr }))
+	s.IncludeIgnored = isFalse(firstBool(func(l *layer) *bool { return l.respectIgnore }))
+	s.NoAutoCompact = isFalse(firstBool(func(l *layer) *bool { return l.autoCompact }))
+	s.Language = first(func(l *layer) *string { return l.language })
 	return s
+}
+
+// firstPtr returns the value of the highest layer that sets it, nil when
+// none does.
+func firstPtr[T any](layers []*layer, get func(*layer) *T) *T {
+	for _, l := range layers {
+		if v := get(l); v != nil {
+			c := *v
+			return &c
+		}
+	}
+	return nil
 }
 
 // appendRules appends the rules of add whose text is not already in rules.

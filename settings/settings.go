@@ -3,12 +3,31 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 )
 
 // DefaultManagedPath is where Claude Code's managed policy file lives on
-// Linux. Pass it as [Options.ManagedPath] to honour an administrator's
-// policy.
-const DefaultManagedPath = "/etc/claude-code/managed-settings.json"
+// this system ([ManagedPathFor]). Pass it as [Options.ManagedPath] to
+// honour an administrator's policy.
+var DefaultManagedPath = ManagedPathFor(runtime.GOOS)
+
+// ManagedPathFor returns where Claude Code reads its managed policy file
+// on goos: /Library/Application Support/ClaudeCode on macOS,
+// C:\Program Files\ClaudeCode on Windows, /etc/claude-code elsewhere.
+// The managed-settings.d folder beside it holds drop-in files.
+func ManagedPathFor(goos string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/ClaudeCode/managed-settings.json"
+	case "windows":
+		return `C:\Program Files\ClaudeCode\managed-settings.json`
+	}
+	return "/etc/claude-code/managed-settings.json"
+}
+
+// DefaultCleanupPeriodDays is how many days sessions are kept when no
+// layer sets cleanupPeriodDays, as in Claude Code.
+const DefaultCleanupPeriodDays = 30
 
 // initializationOptionsName names the initializationOptions layer in
 // positions and problems.
@@ -80,6 +99,41 @@ type Settings struct {
 
 	// LSP configures the language servers agent-lsp starts itself.
 	LSP LSP
+
+	// CleanupPeriodDays is how many days a session is kept after its
+	// last change; older ones are deleted when agent-lsp starts. Always
+	// at least 1 (DefaultCleanupPeriodDays when no layer sets it).
+	CleanupPeriodDays int
+	// CommitAttribution and PRAttribution are the text the model puts at
+	// the end of a commit message and of a pull request description; nil
+	// means agent-lsp's default, "" none (attribution.commit and
+	// attribution.pr, else includeCoAuthoredBy: false).
+	CommitAttribution *string
+	PRAttribution     *string
+	// NoGitInstructions leaves the git commit and pull request
+	// instructions out of the system prompt (includeGitInstructions:
+	// false).
+	NoGitInstructions bool
+	// IncludeIgnored makes Glob list files that .gitignore excludes
+	// (respectGitignore: false).
+	IncludeIgnored bool
+	// NoAutoCompact stops the session from compacting by itself when the
+	// context fills up (autoCompactEnabled: false); /compact still works.
+	NoAutoCompact bool
+	// Language is the language the model answers in ("" for the user's).
+	Language string
+
+	// ManagedHooksOnly and ManagedPermissionRulesOnly are set by managed
+	// settings only (allowManagedHooksOnly, ...): hooks and permission
+	// rules then come from managed settings alone, and Hooks and
+	// Permissions already hold only theirs. (allowManagedMcpServersOnly
+	// is AllowManagedMcpServersOnly, above.)
+	ManagedHooksOnly           bool
+	ManagedPermissionRulesOnly bool
+
+	// Inert are the settings files' keys that Claude Code knows and that
+	// have no effect in agent-lsp, with the reason, highest layer first.
+	Inert []Inert
 
 	// Files are the settings files that were read, highest priority
 	// first.

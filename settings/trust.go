@@ -403,6 +403,21 @@ func restrict(lay *layer, file string) HeldBack {
 			*p.v = nil
 		}
 	}
+	// The number of days decides which of the user's sessions are
+	// deleted; the attribution and the language are text for the
+	// system prompt.
+	if lay.cleanup != nil {
+		other("cleanupPeriodDays")
+		lay.cleanup = nil
+	}
+	if lay.attribution.Commit != nil || lay.attribution.PR != nil {
+		other("attribution")
+		lay.attribution.Commit, lay.attribution.PR = nil, nil
+	}
+	if lay.language != nil {
+		other("language")
+		lay.language = nil
+	}
 	// Thinking, like the model, spends the user's tokens: the project
 	// may turn it off, not on.
 	if t := lay.thinking; t != nil && *t {

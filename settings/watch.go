@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -59,8 +60,12 @@ func Watch(ctx context.Context, opts Options, onChange func(*Settings, []Problem
 		done:     make(chan struct{}),
 		watched:  map[string]bool{},
 	}
+	if opts.ManagedPath != "" {
+		// Drop-in files come and go: the pattern stands for them all.
+		w.files = append(w.files, filepath.Join(managedDropInDir(opts.ManagedPath), "*.json"))
+	}
 	for _, src := range opts.sources() {
-		if src.scope != scopeInit {
+		if src.scope != scopeInit && !slices.ContainsFunc(w.files, func(f string) bool { return matchFile(f, src.name) }) {
 			w.files = append(w.files, src.name)
 		}
 	}
@@ -123,11 +128,24 @@ func (w *Watcher) reload() {
 func (w *Watcher) relevant(name string) bool {
 	name = filepath.Clean(name)
 	for _, f := range w.files {
-		if name == f || name == filepath.Dir(f) || name == filepath.Dir(filepath.Dir(f)) {
+		if matchFile(f, name) || name == filepath.Dir(f) || name == filepath.Dir(filepath.Dir(f)) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchFile reports whether name is the settings file f, or one of the
+// files that f, a "<dir>/*.json" pattern, stands for.
+func matchFile(f, name string) bool {
+	if name == f {
+		return true
+	}
+	if filepath.Base(f) != "*.json" || filepath.Dir(f) != filepath.Dir(name) {
+		return false
+	}
+	base := filepath.Base(name)
+	return strings.HasSuffix(base, ".json") && !strings.HasPrefix(base, ".")
 }
 
 // updateWatches watches the directory of each settings file, or its

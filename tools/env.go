@@ -31,6 +31,9 @@ type Env struct {
 	// must leave out of their results: those a permission rule forbids
 	// reading (or would ask about).
 	Hide Hider
+	// IncludeIgnored makes Glob list the files .gitignore excludes too
+	// (the settings' respectGitignore: false).
+	IncludeIgnored bool
 	// Reads records what the model has read, so edits of stale files can
 	// be refused.
 	Reads *ReadTracker

@@ -112,7 +112,7 @@ func (t *globTool) Run(ctx context.Context, input json.RawMessage) *Result {
 	if err != nil {
 		return inputError(err)
 	}
-	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern, t.env.hider("Glob"))
+	files, err := globFiles(ctx, dir, t.env.rootOf(dir), pattern, t.env.hider("Glob"), t.env.IncludeIgnored)
 	if err != nil {
 		return Errorf("glob %s in %s: %v", pattern, dir, err)
 	}
@@ -140,8 +140,9 @@ type timedFile struct {
 }
 
 // globFiles returns the files under dir matching pattern, newest first,
-// leaving out those hide reports (nil: none).
-func globFiles(ctx context.Context, dir, base, pattern string, hide func(string) bool) ([]timedFile, error) {
+// leaving out those hide reports (nil: none) and, unless noIgnore, those
+// .gitignore excludes.
+func globFiles(ctx context.Context, dir, base, pattern string, hide func(string) bool, noIgnore bool) ([]timedFile, error) {
 	staticBase, _ := doublestar.SplitPattern(pattern)
 	start := dir
 	if staticBase != "." {
@@ -176,7 +177,7 @@ func globFiles(ctx context.Context, dir, base, pattern string, hide func(string)
 	}
 	var mu sync.Mutex
 	var files []timedFile
-	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true, hide: hide}, func(e walkEntry) error {
+	err := walkTree(ctx, start, walkOptions{base: base, skipDir: skipDir, parallel: true, hide: hide, noIgnore: noIgnore}, func(e walkEntry) error {
 		if e.dir {
 			return nil
 		}

@@ -245,12 +245,17 @@ func reach(ctx context.Context, url string) error {
 
 // checkSettings lists each settings problem with its file:line:column.
 func checkSettings(st *settings.Settings, problems []settings.Problem) []doctorCheck {
+	// Keys Claude Code knows that do nothing here: the session runs.
+	var inert []doctorCheck
+	for _, i := range st.Inert {
+		inert = append(inert, doctorCheck{Name: "settings", Status: statusWarning, Message: i.String()})
+	}
 	if len(problems) == 0 {
 		files := "no settings files"
 		if len(st.Files) > 0 {
 			files = strings.Join(st.Files, ", ")
 		}
-		return []doctorCheck{{Name: "settings", Status: statusOK, Message: files}}
+		return append([]doctorCheck{{Name: "settings", Status: statusOK, Message: files}}, inert...)
 	}
 	var out []doctorCheck
 	for _, p := range problems {
@@ -268,7 +273,7 @@ func checkSettings(st *settings.Settings, problems []settings.Problem) []doctorC
 			Fix: "correct " + p.File + " at the line and column shown (" + off + ")",
 		})
 	}
-	return out
+	return append(out, inert...)
 }
 
 // checkTrust says whether the project folder is trusted and what its own

@@ -76,6 +76,21 @@ func TestDoctor(t *testing.T) {
 			},
 		},
 		{
+			// A Claude Code key with a typo is named with the key it
+			// misspells; a known key agent-lsp reads past says why. The
+			// session runs: exit 0.
+			name: "unknown and inert keys", key: "k", exit: 0,
+			files: map[string]string{".claude/settings.json": `{
+  "includeCoAuthoredBy": false,
+  "cleanupPeriodDay": 3,
+  "statusLine": {"type": "command", "command": "status.sh"}
+}`},
+			want: []want{
+				{name: "settings", status: "warning", message: `settings.json:3:23: unknown setting "cleanupPeriodDay": Claude Code 2.1.332 does not have it, and it has no effect (did you mean "cleanupPeriodDays"?)`},
+				{name: "settings", status: "warning", message: "settings.json:4:17: statusLine has no effect in agent-lsp: the editor draws the status"},
+			},
+		},
+		{
 			// Claude Code's switch in the settings' env: Bedrock, named
 			// by doctor with its region and credentials.
 			name: "bedrock", exit: 0,

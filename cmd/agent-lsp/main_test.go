@@ -222,16 +222,19 @@ func TestSettingsProblemsShownAndReloaded(t *testing.T) {
 		}
 		return false
 	})
-	// Fixing the file takes effect without a restart.
-	os.WriteFile(settingsPath, []byte(`{"permissions": {"deny": ["Read(secret.txt)"]}}`), 0o644)
-	ed.WaitFor("settings reloaded", func() bool {
-		for _, n := range ed.Notifications() {
-			if n.Method == "agent/status" && strings.Contains(string(n.Params), "settings reloaded") {
-				return true
+	// Fixing the file takes effect without a restart; a key Claude Code
+	// does not have is a warning naming it and the key it misspells.
+	os.WriteFile(settingsPath, []byte(`{"permissions": {"deny": ["Read(secret.txt)"]}, "respectGitIgnore": false}`), 0o644)
+	for _, want := range []string{"settings reloaded", `unknown setting \"respectGitIgnore\"`, `did you mean \"respectGitignore\"`} {
+		ed.WaitFor(want, func() bool {
+			for _, n := range ed.Notifications() {
+				if n.Method == "agent/status" && strings.Contains(string(n.Params), want) {
+					return true
+				}
 			}
-		}
-		return false
-	})
+			return false
+		})
+	}
 	if _, err := ed.Prompt(sid, "read the secret"); err != nil {
 		t.Fatal(err)
 	}

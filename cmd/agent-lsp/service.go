@@ -103,10 +103,12 @@ func (b *serviceBuilder) config(trusted bool) engine.Config {
 		log.Printf("settings: not watching for changes: %v", err)
 		st, problems = settings.Load(opts)
 	}
+	store := session.NewStore(session.DefaultDir(), claudeDir())
+	cleanupSessions(store, st.CleanupPeriodDays)
 	cfg := engine.Config{
 		MaxTurns: init.MaxTurns,
 		Logf:     log.Printf,
-		Store:    session.NewStore(session.DefaultDir(), claudeDir()),
+		Store:    store,
 		Settings: st,
 		Notices:  append(notices(problems), platformNotices()...),
 		OnClose:  []func(){stopWatching},
