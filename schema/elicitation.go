@@ -1,10 +1,9 @@
 package schema
 
-// MethodElicitationCreate is ACP's elicitation/create: the agent asks the
+// ACP's elicitation/create (MethodElicitationCreate): the agent asks the
 // user for structured input, here the questions of the model's
 // AskUserQuestion tool, as a form. Both doors send it; an ACP client
 // gets it only when it announced clientCapabilities.elicitation.form.
-const MethodElicitationCreate = "elicitation/create"
 
 // ElicitationCapabilities are the elicitation modes a client announced
 // (clientCapabilities.elicitation). A mode is supported only when its

@@ -22,6 +22,7 @@ const (
 	MethodSessionRewind          = "session/rewind"
 	MethodSessionUpdate          = "session/update"
 	MethodRequestPermission      = "session/request_permission"
+	MethodElicitationCreate      = "elicitation/create"
 	MethodAgentStatus            = "agent/status"
 	MethodAgentDiagnostics       = "agent/diagnostics"
 	MethodApplyEdit              = "workspace/applyEdit"
