@@ -66,17 +66,15 @@ var askUserQuestionSchema = tools.InputSchema[askUserQuestionInput](func(s *json
 func (t *askUserQuestionTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name: "AskUserQuestion",
-		Description: "Use this tool when you need to ask the user questions during execution. This allows you to:\n" +
-			"1. Gather user preferences or requirements\n" +
-			"2. Clarify ambiguous instructions\n" +
-			"3. Get decisions on implementation choices as you work\n" +
-			"4. Offer choices to the user about what direction to take.\n\n" +
+		// Claude Code 2.1.332's words, without the preview feature (HTML
+		// previews of options) that no editor here renders.
+		Description: "Use this tool only when you are blocked on a decision that is genuinely the user's to make: one you cannot resolve from the request, the code, or sensible defaults.\n\n" +
 			"Usage notes:\n" +
 			"- Users will always be able to select \"Other\" to provide custom text input\n" +
 			"- Use multiSelect: true to allow multiple answers to be selected for a question\n" +
 			"- If you recommend a specific option, make that the first option in the list and add \"(Recommended)\" at the end of the label\n\n" +
-			"Plan mode note: In plan mode, use this tool to clarify requirements or choose between approaches BEFORE finalizing your plan. " +
-			"Do NOT use this tool to ask \"Is my plan ready?\" or \"Should I proceed?\" - use ExitPlanMode for plan approval.",
+			"Plan mode note: To switch into plan mode, use EnterPlanMode (not this tool). Once in plan mode, use this tool to clarify requirements or choose between approaches BEFORE finalizing your plan. " +
+			"Do NOT use this tool to ask \"Is my plan ready?\", \"Should I proceed?\", or otherwise reference \"the plan\" in questions \u2014 the user cannot see the plan until you call ExitPlanMode for approval.",
 		InputSchema: askUserQuestionSchema(),
 		Kind:        schema.KindOther,
 		ReadOnly:    true,
