@@ -133,6 +133,35 @@ return {
     end,
   },
   {
+    name = 'the built-in vim.ui.select and vim.ui.input ask them',
+    fn = function(h)
+      h.workspace({})
+      local model = h.fakemodel(ask_turns())
+      h.setup()
+      -- Neovim's own vim.ui.select and vim.ui.input run; only the keys the
+      -- user types at inputlist() and input() are scripted.
+      local lists, typed = {}, {}
+      local picks = { 2, 4, 1, 0 } -- Redis; Other…; Auth; Done (0: the last entry)
+      vim.fn.inputlist = function(choices)
+        table.insert(lists, choices)
+        local n = table.remove(picks, 1)
+        return n == 0 and #choices - 1 or n
+      end
+      vim.fn.input = function(opts)
+        table.insert(typed, opts.prompt)
+        return 'Dark mode'
+      end
+      vim.cmd('Agent set it up')
+      h.expect_turn('end_turn')
+      local text = answer_sent(model)
+      h.contains(text, '"Which database?"="Redis", "Which features?"="Auth, Dark mode"')
+      h.eq({ '[Database] Which database?', '1: Postgres — Relational', '2: Redis — Key-value', '3: Other…' }, lists[1])
+      h.eq('[Features] Which features? (several allowed)', lists[2][1])
+      h.eq({ 'Which features? ' }, typed)
+      h.eq({ '[Features] Which features? (chosen: Auth)', '1: Search — Find things', '2: Export — CSV', '3: Done' }, lists[4])
+    end,
+  },
+  {
     name = 'cancelling declines and the turn goes on',
     fn = function(h)
       h.workspace({})
