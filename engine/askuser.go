@@ -259,7 +259,7 @@ func (t *askUserQuestionTool) Run(ctx context.Context, input json.RawMessage) *t
 	case err != nil:
 		return tools.Errorf("could not show the questions to the user (%v); ask in your reply instead", err)
 	}
-	if res.Action == schema.ElicitationAccept {
+	if res != nil && res.Action == schema.ElicitationAccept {
 		if text := answersText(questions, res.Content); text != "" {
 			return &tools.Result{Title: "Answered", Content: text}
 		}

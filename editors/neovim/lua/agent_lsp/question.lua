@@ -146,6 +146,7 @@ function M.request(params, _)
   if not co or is_main or params.mode ~= methods.elicitation_mode.form then
     return { action = action.decline }
   end
+  require('agent_lsp.chat').on_question(params.sessionId)
   local content = vim.empty_dict()
   for _, q in ipairs(M.questions(params)) do
     local a = ask(q)
