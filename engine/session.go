@@ -135,6 +135,9 @@ func newSession(svc *Service, id string, opts SessionOptions) *Session {
 	if svc.cfg.WebSearch {
 		builtin = append(builtin, &webSearchTool{s})
 	}
+	if _, ok := opts.Client.(Elicitor); ok {
+		builtin = append(builtin, &askUserQuestionTool{s})
+	}
 	s.tools.setBuiltin(builtin)
 	s.setCode(opts.Client)
 	s.pipe.gate = newGate(policy)

@@ -22,6 +22,7 @@ const (
 	MethodSessionRewind          = "session/rewind"
 	MethodSessionUpdate          = "session/update"
 	MethodRequestPermission      = "session/request_permission"
+	MethodElicitationCreate      = "elicitation/create"
 	MethodAgentStatus            = "agent/status"
 	MethodAgentDiagnostics       = "agent/diagnostics"
 	MethodApplyEdit              = "workspace/applyEdit"
@@ -73,6 +74,7 @@ var EditorMethods = []Method{
 	{Name: MethodSessionRewind, Dir: ToAgent, Params: RewindParams{}, Result: RewindResult{}},
 	{Name: MethodSessionUpdate, Dir: ToEditor, Notification: true, Params: SessionNotification{}},
 	{Name: MethodRequestPermission, Dir: ToEditor, Params: RequestPermissionParams{}, Result: RequestPermissionResult{}},
+	{Name: MethodElicitationCreate, Dir: ToEditor, Params: CreateElicitationParams{}, Result: CreateElicitationResult{}},
 	{Name: MethodAgentStatus, Dir: ToEditor, Notification: true, Params: StatusParams{}},
 	{Name: MethodAgentDiagnostics, Dir: ToEditor, Params: DiagnosticsParams{}},
 	{Name: MethodApplyEdit, Dir: ToEditor, LSP: true},

@@ -36,6 +36,8 @@ type SessionCapabilities struct {
 type ClientCapabilities struct {
 	FS       FSCapabilities `json:"fs"`
 	Terminal bool           `json:"terminal"`
+	// Elicitation is nil when the client takes no elicitation/create.
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
 }
 
 // FSCapabilities say whether the client serves fs/read_text_file and

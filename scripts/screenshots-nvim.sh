@@ -20,6 +20,7 @@
 #   nvim-rewind-preview.png the files a rewind will change, to confirm
 #   nvim-rewound.png        the chat and calc.go after the rewind
 #   nvim-no-key.png         a chat opened with no model configured
+#   nvim-question.png       the model's question (AskUserQuestion) in vim.ui.select
 #
 #   scripts/screenshots-nvim.sh          writes docs/screenshots/nvim-*.png
 #   SCREENSHOTS_DIR=/tmp/s scripts/screenshots-nvim.sh
@@ -119,6 +120,13 @@ turns = [
      {"tool_use": {"id": "toolu_bash", "name": "Bash", "input": {
          "command": "go test ./...", "description": "Run the Go tests"}}}],
     [{"between_ms": 20}, {"text": [l + "\n" for l in answer.rstrip("\n").split("\n")]}],
+    [{"text": "Before I write it, one choice is yours:"},
+     {"tool_use": {"id": "toolu_ask", "name": "AskUserQuestion", "input": {"questions": [{
+         "question": "How should Sub handle an overflow?", "header": "Overflow", "multiSelect": False,
+         "options": [{"label": "Wrap around (Recommended)", "description": "Like Go's own integer arithmetic"},
+                     {"label": "Return an error", "description": "Sub(a, b int) (int, error)"},
+                     {"label": "Panic", "description": "Overflow is a programming error"}]}]}}}],
+    [{"text": "Sub will wrap around, as Go's integers do."}],
 ]
 print(json.dumps(turns))
 EOF
@@ -314,6 +322,18 @@ ex AgentChat
 wait_for 'No model is configured' 20
 wait_for 'shows what is set' 10 # the chat's notice, under the message
 shot no-key
+ex 'qa!'
+
+# 6. The model asks a question: Neovim's own vim.ui.select.
+nvim_start ask "$tmp/home"
+wait_for 'Add returns the sum'
+ex AgentChat
+wait_for '## You'
+keys i 'Add a Sub function' Escape Enter
+wait_for 'Type number and <Enter>' 30
+shot question
+keys 1 Enter
+wait_for 'as Go' 30
 ex 'qa!'
 
 log "screenshots in $out"

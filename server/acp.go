@@ -124,8 +124,9 @@ func acpClientCapabilities(raw json.RawMessage) schema.ClientCapabilities {
 		return caps
 	}
 	var parts struct {
-		FS       json.RawMessage `json:"fs"`
-		Terminal json.RawMessage `json:"terminal"`
+		FS          json.RawMessage `json:"fs"`
+		Terminal    json.RawMessage `json:"terminal"`
+		Elicitation json.RawMessage `json:"elicitation"`
 	}
 	json.Unmarshal(raw, &parts)
 	var fs struct {
@@ -136,6 +137,7 @@ func acpClientCapabilities(raw json.RawMessage) schema.ClientCapabilities {
 	json.Unmarshal(fs.Read, &caps.FS.ReadTextFile)
 	json.Unmarshal(fs.Write, &caps.FS.WriteTextFile)
 	json.Unmarshal(parts.Terminal, &caps.Terminal)
+	json.Unmarshal(parts.Elicitation, &caps.Elicitation)
 	return caps
 }
 
@@ -332,7 +334,7 @@ func (d *acpDoor) sessionOptions(cwd string, mcp []schema.MCPServer) (engine.Ses
 	caps, shows := d.caps, d.showsTerminals
 	d.mu.Unlock()
 	ref := &sessionRef{}
-	opts := engine.SessionOptions{Cwd: cwd, Client: peerClient{d.c}, MCPServers: mcp}
+	opts := engine.SessionOptions{Cwd: cwd, Client: acpSessionClient(d.c, caps), MCPServers: mcp}
 	opts.Files = &acpFS{c: d.c, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile, ref: ref}
 	if caps.Terminal {
 		opts.Terminal = &acpTerminal{c: d.c, ref: ref, shows: shows}

@@ -54,6 +54,8 @@ var enumGroups = []enumGroup{
 	{first: "StatusRetry", lua: "status_kind", ts: "AgentStatusParams", field: "kind"},
 	{first: "RestoreCode", lua: "rewind_restore", ts: "RewindRestore"},
 	{first: "RewindWrite", lua: "rewind_action", ts: "RewindAction"},
+	{first: "ElicitationForm", lua: "elicitation_mode", ts: "ElicitationMode"},
+	{first: "ElicitationAccept", lua: "elicitation_action", ts: "ElicitationAction"},
 }
 
 // constGroups reads the groups of string constants declared in

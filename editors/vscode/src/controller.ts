@@ -15,6 +15,8 @@ import {
   singleDiff, descriptionOf, providerProblemOf, ruleOf, ruleTooltip, userMessage,
 } from './protocol';
 import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
+import { CreateElicitationRequest, type CreateElicitationParams } from './protocol';
+import { askQuestions, type QuestionUI } from './question';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
@@ -146,6 +148,7 @@ export class AgentController implements vscode.Disposable {
     });
     this.client = client;
     client.onRequest(RequestPermissionRequest.method, (p: RequestPermissionParams, token: CancellationToken) => this.onPermission(p, token));
+    client.onRequest(CreateElicitationRequest.method, (p: CreateElicitationParams, token: CancellationToken) => askQuestions(quickPickUI(token), p));
     client.onNotification(SessionUpdateNotification.method, (p: SessionNotification) => this.onUpdate(p));
     client.onNotification(AgentStatusNotification.method, (p: AgentStatusParams) => this.onStatus(p));
     client.onRequest(AgentDiagnosticsRequest.method, (p: AgentDiagnosticsParams) => answerDiagnostics(this.diagnostics, {
@@ -793,5 +796,21 @@ function toLspDiagnostic(d: vscode.Diagnostic): LspDiagnostic {
     message: d.message,
     ...(d.source ? { source: d.source } : {}),
     ...(code !== undefined ? { code } : {}),
+  };
+}
+
+/** The model's questions through VS Code's quick pick and input box; the agent's cancel closes them. */
+function quickPickUI(token: CancellationToken): QuestionUI {
+  return {
+    async pick(items, opts) {
+      if (opts.many) {
+        return vscode.window.showQuickPick(items, { title: opts.title, placeHolder: opts.placeHolder, canPickMany: true, ignoreFocusOut: true }, token);
+      }
+      const one = await vscode.window.showQuickPick(items, { title: opts.title, placeHolder: opts.placeHolder, ignoreFocusOut: true }, token);
+      return one && [one];
+    },
+    async input(opts) {
+      return vscode.window.showInputBox({ title: opts.title, prompt: opts.prompt, ignoreFocusOut: true }, token);
+    },
   };
 }

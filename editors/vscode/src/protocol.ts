@@ -263,6 +263,76 @@ export type PermissionOutcome =
   | { outcome: 'cancelled' };
 export interface RequestPermissionResult { outcome: PermissionOutcome }
 
+// ---- elicitation/create ----------------------------------------------------
+
+/**
+ * ACP's elicitation/create in form mode: the model's questions
+ * (AskUserQuestion). Each question is a choice field `question_<n>` (a
+ * string with `oneOf`, or an array whose `items.anyOf` allows several) and
+ * a free-text field `question_<n>_custom` titled "Other".
+ */
+export type ElicitationMode = 'form' | 'url';
+export interface EnumOption { const: string; title?: string; description?: string }
+export interface ElicitationItems { anyOf: EnumOption[] }
+export interface ElicitationProperty { type: 'string' | 'array' | string; title?: string; description?: string; oneOf?: EnumOption[]; items?: ElicitationItems }
+export interface ElicitationSchema { type: 'object' | string; properties: Record<string, ElicitationProperty>; required?: string[] }
+export interface CreateElicitationParams { sessionId: string; toolCallId?: string; mode: ElicitationMode; message: string; requestedSchema: ElicitationSchema; _meta?: Record<string, unknown> }
+export type ElicitationAction = 'accept' | 'decline' | 'cancel';
+export interface CreateElicitationResult { action: ElicitationAction; content?: Record<string, string | string[]> }
+
+/** One question of a form: its choice field, its "Other" field, and what to show. */
+export interface FormQuestion {
+  field: string;
+  customField?: string;
+  header: string;
+  question: string;
+  multiSelect: boolean;
+  options: EnumOption[];
+}
+
+/**
+ * The questions of a form, in order (question_0, question_1, ...): the
+ * single question's text is the message, several carry theirs in their
+ * field's description.
+ */
+export function formQuestions(p: CreateElicitationParams): FormQuestion[] {
+  const props = p.requestedSchema?.properties ?? {};
+  const names = Object.keys(props)
+    .filter(k => (props[k].oneOf?.length ?? 0) > 0 || (props[k].items?.anyOf?.length ?? 0) > 0)
+    .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  return names.map(field => {
+    const f = props[field];
+    const custom = `${field}_custom`;
+    return {
+      field,
+      customField: props[custom] ? custom : undefined,
+      header: f.title ?? '',
+      question: f.description || p.message,
+      multiSelect: f.type === 'array',
+      options: f.type === 'array' ? f.items?.anyOf ?? [] : f.oneOf ?? [],
+    };
+  });
+}
+
+/** An answer to one question: the options picked and the text typed as "Other". */
+export interface FormAnswer { picks: string[]; other?: string }
+
+/** The accepted form holding answers, one per question (keyed by field). */
+export function formAnswer(questions: FormQuestion[], answers: Record<string, FormAnswer>): CreateElicitationResult {
+  const content: Record<string, string | string[]> = {};
+  for (const q of questions) {
+    const a = answers[q.field];
+    if (!a) continue;
+    if (q.multiSelect) content[q.field] = a.picks;
+    else if (a.picks.length > 0) content[q.field] = a.picks[0];
+    const other = a.other?.trim();
+    if (other && q.customField) content[q.customField] = other;
+  }
+  return { action: 'accept', content };
+}
+
+export const DECLINED: CreateElicitationResult = { action: 'decline' };
+
 // ---- agent/status ----------------------------------------------------------
 
 export interface AgentStatusParams { sessionId?: string; kind: 'retry' | 'warning' | 'info' | string; message: string; retryInMs?: number }
@@ -327,6 +397,7 @@ export const Methods = {
   sessionRewind: 'session/rewind',
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
+  elicitationCreate: 'elicitation/create',
   agentStatus: 'agent/status',
   agentDiagnostics: 'agent/diagnostics',
 } as const;
@@ -360,6 +431,8 @@ export const ForkSessionRequest = request<LoadSessionParams, NewSessionResult>(M
 export const CloseSessionRequest = request<SessionIdParams, object>(Methods.sessionClose);
 export const SessionUpdateNotification = notification<SessionNotification>(Methods.sessionUpdate);
 export const RequestPermissionRequest = request<RequestPermissionParams, RequestPermissionResult>(Methods.requestPermission);
+/** elicitation/create: the model's questions as a form; answer, decline or cancel. */
+export const CreateElicitationRequest = request<CreateElicitationParams, CreateElicitationResult>(Methods.elicitationCreate);
 export const AgentStatusNotification = notification<AgentStatusParams>(Methods.agentStatus);
 export const AgentDiagnosticsRequest = request<AgentDiagnosticsParams, LspDiagnostic[]>(Methods.agentDiagnostics);
 

@@ -1276,6 +1276,17 @@ function M.on_permission(client_id, req)
   end
 end
 
+--- The model asks questions (elicitation/create): what it said before them
+--- is on the screen before a picker (the built-in one blocks) takes it.
+---@param session_id string?
+function M.on_question(session_id)
+  local chat = session_id and by_session[session_id]
+  if chat then
+    chat:flush()
+  end
+  vim.cmd('redraw')
+end
+
 --- A permission request was answered here (the state's "answered" event).
 ---@param req agent_lsp.PermissionRequest
 ---@param o table? the option chosen (nil when cancelled)

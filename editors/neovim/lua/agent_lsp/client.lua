@@ -121,6 +121,9 @@ local function handlers()
     [method.session_request_permission] = function(_, params, ctx)
       return require('agent_lsp.permission').request(params, ctx)
     end,
+    [method.elicitation_create] = function(_, params, ctx)
+      return require('agent_lsp.question').request(params, ctx)
+    end,
     [method.agent_status] = function(_, params, ctx)
       require('agent_lsp.chat').on_status(ctx.client_id, params)
     end,

@@ -36,6 +36,12 @@ M.rewind_restore = gen.rewind_restore
 --- `changes[].action` of a session/rewind result.
 M.rewind_action = gen.rewind_action
 
+--- `mode` of elicitation/create (the model's questions come as `form`).
+M.elicitation_mode = gen.elicitation_mode
+
+--- `action` of an elicitation/create answer.
+M.elicitation_action = gen.elicitation_action
+
 --- `_meta["agent-lsp"].kind` of a request to trust a folder.
 M.folder_trust = 'folderTrust'
 

@@ -22,6 +22,7 @@ M.method = {
   session_rewind = 'session/rewind', -- request, editor -> agent
   session_update = 'session/update', -- notification, agent -> editor
   session_request_permission = 'session/request_permission', -- request, agent -> editor
+  elicitation_create = 'elicitation/create', -- request, agent -> editor
   agent_status = 'agent/status', -- notification, agent -> editor
   agent_diagnostics = 'agent/diagnostics', -- request, agent -> editor
   workspace_apply_edit = 'workspace/applyEdit', -- request, agent -> editor
@@ -116,6 +117,19 @@ M.rewind_action = {
   write = 'write',
   create = 'create',
   delete = 'delete',
+}
+
+--- schema's constants ElicitationForm, ...
+M.elicitation_mode = {
+  form = 'form',
+  url = 'url',
+}
+
+--- schema's constants ElicitationAccept, ...
+M.elicitation_action = {
+  accept = 'accept',
+  decline = 'decline',
+  cancel = 'cancel',
 }
 
 ---@class agent_lsp.proto.NewSessionParams
@@ -360,6 +374,38 @@ M.rewind_action = {
 ---@field outcome string
 ---@field optionId? string
 ---@field _meta? table<string, any>
+
+---@class agent_lsp.proto.CreateElicitationParams
+---@field sessionId string
+---@field toolCallId? string
+---@field mode string
+---@field message string
+---@field requestedSchema agent_lsp.proto.ElicitationSchema
+---@field _meta? table<string, any>
+
+---@class agent_lsp.proto.ElicitationSchema
+---@field type string
+---@field properties table<string, agent_lsp.proto.ElicitationProperty>
+---@field required? string[]
+
+---@class agent_lsp.proto.ElicitationProperty
+---@field type string
+---@field title? string
+---@field description? string
+---@field oneOf? agent_lsp.proto.EnumOption[]
+---@field items? agent_lsp.proto.ElicitationItems
+
+---@class agent_lsp.proto.EnumOption
+---@field const string
+---@field title? string
+---@field description? string
+
+---@class agent_lsp.proto.ElicitationItems
+---@field anyOf agent_lsp.proto.EnumOption[]
+
+---@class agent_lsp.proto.CreateElicitationResult
+---@field action string
+---@field content? table<string, any>
 
 ---@class agent_lsp.proto.StatusParams
 ---@field sessionId string
