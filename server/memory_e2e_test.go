@@ -32,8 +32,7 @@ func TestMemoryThroughTheEditor(t *testing.T) {
 		"src/app.ts":          "let x = 1\n",
 		"src/CLAUDE.md":       "SRC-MEMORY",
 	}
-	var e *env
-	e = newEnvWith(t, files, func(c *engine.Config) { c.ManagedMemory = "-" },
+	e := newEnvWith(t, files, func(c *engine.Config) { c.ManagedMemory = "-" },
 		fake.Turn{fake.ToolUse("r1", "Read", fmt.Sprintf(`{"file_path":%q}`, "src/app.ts"))},
 		fake.Turn{fake.Text("read it")},
 		fake.Turn{fake.Text("CLAUDE.md written")},
