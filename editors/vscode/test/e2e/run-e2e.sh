@@ -254,6 +254,9 @@ grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached 
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
 [ "$n" -eq 11 ] || die "expected 11 model requests, got $n"
+# The open file went with the first prompt without a command (editor context).
+sed -n 1p "$tmp/requests.jsonl" | grep -q "The user opened the file $ws/calc.py in the IDE" \
+  || die "the first prompt did not carry the open file as editor context"
 # The plan the model follows is the one the user changed in its editor.
 sed -n 11p "$tmp/requests.jsonl" | grep -q 'USER ADDED STEP' || die "the model did not get the plan as the user changed it"
 # The rewind brought back what the Bash turn changed, removed and made.
