@@ -185,11 +185,7 @@ func exportText(hist []providers.Message) string {
 			case providers.BlockToolUse:
 				fmt.Fprintf(&b, "⏺ %s(%s)\n", blk.Name, compactJSON(blk.Input))
 			case providers.BlockToolResult:
-				var text strings.Builder
-				for _, c := range blk.Content {
-					text.WriteString(c.Text)
-				}
-				out := strings.TrimSpace(tools.Truncate(text.String(), 4000))
+				out := strings.TrimSpace(tools.Truncate(resultText(blk), 4000))
 				if blk.IsError {
 					out = "Error: " + out
 				}

@@ -298,16 +298,22 @@ func (s *Session) expandCommand(ctx context.Context, prompt []schema.ContentBloc
 	if args != "" {
 		head += fmt.Sprintf("<command-args>%s</command-args>\n", args)
 	}
-	msg := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(head + "\n" + body)}}
-	// What else the prompt held (attached files, images) goes along.
+	msg, err := withAttachments(providers.TextBlock(head+"\n"+body), prompt)
+	return msg, true, err
+}
+
+// withAttachments is the user message of a command: its text, then what
+// else the prompt held (attached files, images).
+func withAttachments(text providers.Block, prompt []schema.ContentBlock) (providers.Message, error) {
+	msg := providers.Message{Role: providers.RoleUser, Content: []providers.Block{text}}
 	if others := slices.DeleteFunc(slices.Clone(prompt), func(b schema.ContentBlock) bool { return b.Type == schema.BlockText }); len(others) > 0 {
 		rest, err := userMessage(others)
 		if err != nil {
-			return msg, true, err
+			return msg, err
 		}
 		msg.Content = append(msg.Content, rest.Content...)
 	}
-	return msg, true, nil
+	return msg, nil
 }
 
 // commandBash runs one !`command` span of a custom command as a Bash call

@@ -59,11 +59,16 @@ func (s *Session) fitContext(ctx context.Context) error {
 // truncatedResult returns a tool result's text cut to fit half of limit
 // tokens.
 func truncatedResult(b providers.Block, limit int64) string {
+	return tools.Truncate(resultText(b), int(limit)*charsPerToken/2)
+}
+
+// resultText is the text of a tool result block.
+func resultText(b providers.Block) string {
 	var text strings.Builder
 	for _, c := range b.Content {
 		text.WriteString(c.Text)
 	}
-	return tools.Truncate(text.String(), int(limit)*charsPerToken/2)
+	return text.String()
 }
 
 // compact replaces older turns by a model-written summary. Unless all is
@@ -172,15 +177,11 @@ func renderTranscript(msgs []providers.Message) string {
 			case providers.BlockToolUse:
 				fmt.Fprintf(&b, "[tool call %s] %s\n", blk.Name, compactJSON(blk.Input))
 			case providers.BlockToolResult:
-				var text strings.Builder
-				for _, c := range blk.Content {
-					text.WriteString(c.Text)
-				}
 				status := "result"
 				if blk.IsError {
 					status = "error"
 				}
-				fmt.Fprintf(&b, "[tool %s] %s\n", status, tools.Truncate(text.String(), 2000))
+				fmt.Fprintf(&b, "[tool %s] %s\n", status, tools.Truncate(resultText(blk), 2000))
 			}
 		}
 	}

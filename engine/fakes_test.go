@@ -350,14 +350,6 @@ func (h *harness) toolResult(t *testing.T, id string) providers.Block {
 	return providers.Block{}
 }
 
-func resultText(b providers.Block) string {
-	var s string
-	for _, c := range b.Content {
-		s += c.Text
-	}
-	return s
-}
-
 // blockingTool is a tool that closes started when it runs and then waits
 // for its context to end.
 type blockingTool struct {

@@ -56,6 +56,12 @@ func (s *Session) runTurn(ctx context.Context, prompt []schema.ContentBlock, msg
 	if done {
 		return stop, err
 	}
+	return s.start(ctx, prompt, msg)
+}
+
+// start begins a turn with the user's message msg: the title, a
+// checkpoint of the workspace, then the loop.
+func (s *Session) start(ctx context.Context, prompt []schema.ContentBlock, msg providers.Message) (string, error) {
 	s.setTitle(prompt)
 	s.checkpointStart(ctx, prompt)
 	defer s.checkpointEnd()

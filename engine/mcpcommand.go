@@ -121,16 +121,8 @@ func (s *Session) mcpPromptCommand(ctx context.Context, name, args string, promp
 			if err != nil {
 				return providers.Message{}, true, err
 			}
-			msg := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock(text)}}
-			// What else the prompt held (attached files, images) goes along.
-			if others := slices.DeleteFunc(slices.Clone(prompt), func(b schema.ContentBlock) bool { return b.Type == schema.BlockText }); len(others) > 0 {
-				rest, err := userMessage(others)
-				if err != nil {
-					return msg, true, err
-				}
-				msg.Content = append(msg.Content, rest.Content...)
-			}
-			return msg, true, nil
+			msg, err := withAttachments(providers.TextBlock(text), prompt)
+			return msg, true, err
 		}
 	}
 	return providers.Message{}, false, nil

@@ -239,13 +239,6 @@ This file provides guidance to Claude Code (claude.ai/code) when working with co
 // project's CLAUDE.md, sent as the user's turn.
 func (s *Session) initCommand(ctx context.Context, prompt []schema.ContentBlock) (string, bool, error) {
 	msg := providers.Message{Role: providers.RoleUser, Content: []providers.Block{providers.TextBlock("<command-name>/init</command-name>\n\n" + initPrompt)}}
-	s.setTitle(prompt)
-	s.checkpointStart(ctx, prompt)
-	defer s.checkpointEnd()
-	s.appendMessage(msg)
-	if s.tools.code != nil {
-		s.tools.code.beginTurn()
-	}
-	stop, err := s.loop(ctx)
+	stop, err := s.start(ctx, prompt, msg)
 	return stop, true, err
 }
