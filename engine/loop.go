@@ -80,6 +80,7 @@ func (s *Session) prepare(ctx context.Context, prompt []schema.ContentBlock, msg
 	// An untrusted folder's held-back settings are settled before
 	// anything of the turn runs (hooks included).
 	s.svc.settleTrust(ctx, s)
+	s.approveProjectMCP(ctx)
 	if ctx.Err() != nil {
 		return msg, schema.StopCancelled, true, nil
 	}

@@ -261,6 +261,46 @@ func (m *Manager) Reconnect(server string) error {
 	return nil
 }
 
+// Waiting returns the project servers that wait for the user's approval,
+// sorted by name.
+func (m *Manager) Waiting() []Server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Server
+	for _, r := range m.runs {
+		if r.srv.NeedsApproval {
+			out = append(out, r.srv)
+		}
+	}
+	slices.SortFunc(out, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Approve answers a project server that waited for the user's approval:
+// approved starts it, otherwise it is reported disabled. A server that
+// was not waiting is left as it is.
+func (m *Manager) Approve(server string, approved bool) error {
+	m.mu.Lock()
+	r := m.runs[server]
+	m.mu.Unlock()
+	if r == nil {
+		return fmt.Errorf("no MCP server named %q", server)
+	}
+	if !r.srv.NeedsApproval {
+		return nil
+	}
+	<-r.done // a waiting server's run only reports its state
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.runs[server] != r {
+		return fmt.Errorf("MCP server %q: the session is closing", server)
+	}
+	srv := r.srv
+	srv.NeedsApproval, srv.Disabled = false, !approved
+	m.startLocked(srv)
+	return nil
+}
+
 // Status returns the state of one server.
 func (m *Manager) Status(server string) (Status, bool) {
 	m.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -151,56 +152,79 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // AddLocalAllowedDomain appends host to sandbox.network.allowedDomains
-// in the project's .claude/settings.local.json, creating the file when
-// needed, as AddLocalRule does for rules: every other key is kept, a
-// host already listed is not added twice, a file that is not valid JSON
-// is left alone. It refuses to write through a .claude folder or a file
-// that is a link: a repository chooses those, and the user's answer
-// must not land outside the project.
+// in the project's .claude/settings.local.json (see AddLocalEntry).
 func AddLocalAllowedDomain(project, host string) error {
 	if host == "" || host == "*" {
 		return fmt.Errorf("adding %q to sandbox.network.allowedDomains: name one host", host)
 	}
+	return AddLocalEntry(project, "sandbox.network.allowedDomains", host)
+}
+
+// AddLocalEntry appends value to the list at the dotted key of the
+// project's .claude/settings.local.json, creating the file and the
+// objects on the way when needed, as AddLocalRule does for rules: every
+// other key is kept, a value already listed is not added twice, a file
+// that is not valid JSON is left alone. It refuses to write through a
+// .claude folder or a file that is a link: a repository chooses those,
+// and the user's answer must not land outside the project.
+func AddLocalEntry(project, key, value string) error {
+	return editLocal(project, key, value, func(data []byte) ([]byte, error) {
+		existing := gjson.GetBytes(data, key)
+		if existing.Exists() && !existing.IsArray() {
+			return nil, fmt.Errorf("%q is not an array", key)
+		}
+		for _, h := range existing.Array() {
+			if h.String() == value {
+				return data, nil
+			}
+		}
+		return sjson.SetBytes(data, key+".-1", value)
+	})
+}
+
+// SetLocalTrue sets the dotted key of the project's
+// .claude/settings.local.json to true, as AddLocalEntry edits the file.
+func SetLocalTrue(project, key string) error {
+	return editLocal(project, key, "true", func(data []byte) ([]byte, error) {
+		return sjson.SetBytes(data, key, true)
+	})
+}
+
+// editLocal applies edit to the project's .claude/settings.local.json
+// (what says what is being saved, for errors).
+func editLocal(project, key, what string, edit func([]byte) ([]byte, error)) error {
 	path := LocalPath(project)
 	for _, p := range []string{filepath.Dir(path), path} {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("not saving %q to %s: %s is a link, which may lead outside the project", host, path, p)
+			return fmt.Errorf("not saving %q to %s: %s is a link, which may lead outside the project", what, path, p)
 		}
 	}
 	persistMu.Lock()
 	defer persistMu.Unlock()
 	data, err := ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+		return fmt.Errorf("saving %q in %s: %w", what, path, err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
 	if !json.Valid(data) || !gjson.ParseBytes(data).IsObject() {
-		return fmt.Errorf("adding %q to %s: the file is not a JSON object; fix it first", host, path)
+		return fmt.Errorf("saving %q in %s: the file is not a JSON object; fix it first", what, path)
 	}
-	const key = "sandbox.network.allowedDomains"
-	for _, k := range []string{"sandbox", "sandbox.network"} {
+	parts := strings.Split(key, ".")
+	for i := 1; i < len(parts); i++ {
+		k := strings.Join(parts[:i], ".")
 		if v := gjson.GetBytes(data, k); v.Exists() && !v.IsObject() {
-			return fmt.Errorf("adding %q to %s: %q is not an object", host, path, k)
+			return fmt.Errorf("saving %q in %s: %q is not an object", what, path, k)
 		}
 	}
-	existing := gjson.GetBytes(data, key)
-	if existing.Exists() && !existing.IsArray() {
-		return fmt.Errorf("adding %q to %s: %q is not an array", host, path, key)
-	}
-	for _, h := range existing.Array() {
-		if h.String() == host {
-			return nil
-		}
-	}
-	out, err := sjson.SetBytes(data, key+".-1", host)
+	out, err := edit(data)
 	if err != nil {
-		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+		return fmt.Errorf("saving %q in %s: %w", what, path, err)
 	}
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, out, "", "  "); err != nil {
-		return fmt.Errorf("adding %q to %s: %w", host, path, err)
+		return fmt.Errorf("saving %q in %s: %w", what, path, err)
 	}
 	pretty.WriteByte('\n')
 	return writeAtomic(path, pretty.Bytes())
