@@ -205,6 +205,35 @@ return {
     end,
   },
   {
+    name = '@ mentions a folder and a line range; completion offers folders',
+    fn = function(h)
+      local root = h.workspace({ ['calc.py'] = 'a = 1\nb = 2\nc = 3\n', ['src/lib.py'] = 'x = 1\n' })
+      local model = h.fakemodel({ { { text = 'ok' } } })
+      h.setup()
+      vim.cmd('AgentChat')
+      local words = vim.tbl_map(function(it)
+        return it.word
+      end, require('agent_lsp.chat').omnifunc(0, 's'))
+      h.contains(words, 'src/', 'completion offers the folder')
+      h.contains(words, 'src/lib.py', 'and its files')
+      vim.cmd('Agent see @src/ and @calc.py:2-3 please')
+      h.expect_turn('end_turn')
+      local sent = h.sent_params('session/prompt')[1].prompt
+      local folder, lines
+      for _, b in ipairs(sent) do
+        if b.type == 'resource_link' and b.name == 'src/' then
+          folder = b
+        elseif b.type == 'resource' and b.resource.uri:find('#L2%-L3$') then
+          lines = b
+        end
+      end
+      h.ok(folder and folder.uri == vim.uri_from_fname(root .. '/src'), 'the folder is a resource_link: ' .. vim.inspect(sent))
+      h.eq('b = 2\nc = 3', lines and lines.resource.text, 'the line range is a resource with those lines')
+      local got = last_user_text(model.wait_requests(1)[1])
+      h.contains(got, 'b = 2', 'the lines reach the model')
+    end,
+  },
+  {
     name = ':AgentAsk without text attaches the selection to the next prompt typed in the chat',
     fn = function(h)
       h.workspace({ ['calc.py'] = 'a = 1\nb = 2\n' })

@@ -12,6 +12,8 @@ const FLUSH_MS = 16;
 
 export interface ChatActions {
   attachDiagnostics(): void;
+  /** The `@` mention picker (mentions.ts). */
+  mention(): Promise<void>;
   openLocation(path: string, line?: number): void;
   setApiKey(): Promise<void>;
   openSettings(): Thenable<unknown>;
@@ -122,6 +124,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
       case 'pickMode': void c.pickMode(); break;
       case 'pickModel': void c.pickModel(); break;
       case 'pickEffort': void c.pickEffort(); break;
+      case 'mention': void this.actions.mention(); break;
       case 'setApiKey': void this.actions.setApiKey(); break;
       case 'openSettings': void this.actions.openSettings(); break;
     }

@@ -8,6 +8,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
 import { AgentController } from './controller';
 import { bundledServerPath, DEFAULT_SETTINGS, keyVariable, type Settings } from './settings';
 import { runDoctor } from './doctor';
+import { pickMention } from './mentions';
 import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment } from './shared/context';
 import { pendingPermissions, type ViewState } from './shared/state';
 
@@ -142,7 +143,12 @@ export function activate(context: vscode.ExtensionContext): void {
     });
   };
 
-  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, openLocation, setApiKey, openSettings }, log);
+  const mention = async () => {
+    const a = await pickMention();
+    if (a) controller.addAttachment(a);
+    await chat.focusPrompt();
+  };
+  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, mention, openLocation, setApiKey, openSettings }, log);
   controller.addSink(chat);
 
   const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);

@@ -20,7 +20,7 @@ export interface ViewHost {
 }
 
 /** Long messages re-render at most this often while they stream (ms). */
-const idlePlaceholder = 'Ask the agent… (/ for commands, Enter to send, Shift+Enter for a new line)';
+const idlePlaceholder = 'Ask the agent… (/ for commands, @ for files, Enter to send, Shift+Enter for a new line)';
 const LONG_TEXT = 20_000;
 const LONG_TEXT_INTERVAL = 200;
 
@@ -283,6 +283,12 @@ export class ChatView {
         this.completions.hidden = true;
         return;
       }
+    }
+    if (e.key === '@' && !e.isComposing && /(^|\s)$/.test(this.input.value.slice(0, this.input.selectionStart ?? 0))) {
+      // A mention: the extension's picker of files, folders and lines.
+      e.preventDefault();
+      this.host.post({ type: 'mention' });
+      return;
     }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();

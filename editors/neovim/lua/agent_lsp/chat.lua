@@ -854,21 +854,46 @@ end
 ---@return table[] blocks, string[] labels
 function Chat:_mentions(text)
   local blocks, labels, seen = {}, {}, {}
-  for path in text:gmatch('%f[%S]@([%w%._%-/~+]+)') do
-    path = path:gsub('[%.,;:]+$', '')
+  for mention in text:gmatch('%f[%S]@([%w%._%-/~+:#L]+)') do
+    mention = mention:gsub('[%.,;:]+$', '')
+    -- A line range: @calc.py:10-20, @calc.py:7 or @calc.py#L10-L20.
+    local path, a, b = mention:match('^(.-):(%d+)%-(%d+)$')
+    if not path then
+      path, a = mention:match('^(.-):(%d+)$')
+      b = a
+    end
+    if not path then
+      path, a, b = mention:match('^(.-)#L(%d+)%-L?(%d+)$')
+    end
+    path = path or mention
     local abs = vim.fs.normalize(path)
     if not abs:match('^/') then
       abs = vim.fs.normalize(self.root .. '/' .. path)
     end
     local stat = vim.uv.fs_stat(abs)
-    if stat and stat.type == 'file' and not seen[abs] then
-      seen[abs] = true
-      table.insert(blocks, {
-        type = methods.content.resource_link,
-        uri = vim.uri_from_fname(abs),
-        name = vim.fn.fnamemodify(abs, ':t'),
-      })
-      table.insert(labels, vim.fn.fnamemodify(abs, ':~:.'))
+    local key = abs .. (a and ('#' .. a .. '-' .. b) or '')
+    if stat and not seen[key] then
+      seen[key] = true
+      local rel = vim.fn.fnamemodify(abs, ':~:.')
+      a, b = tonumber(a), tonumber(b)
+      if stat.type == 'file' and a and b and a >= 1 and b >= a then
+        local buf = vim.fn.bufnr(abs)
+        local lines = buf ~= -1 and api.nvim_buf_is_loaded(buf) and api.nvim_buf_get_lines(buf, a - 1, b, false)
+          or vim.list_slice(vim.fn.readfile(abs, '', b), a, b)
+        table.insert(blocks, {
+          type = methods.content.resource,
+          resource = { uri = ('%s#L%d-L%d'):format(vim.uri_from_fname(abs), a, b), text = table.concat(lines, '\n') },
+        })
+        table.insert(labels, ('%s:%d-%d'):format(rel, a, b))
+      elseif stat.type == 'file' or stat.type == 'directory' then
+        local dir = stat.type == 'directory' and '/' or ''
+        table.insert(blocks, {
+          type = methods.content.resource_link,
+          uri = vim.uri_from_fname(abs),
+          name = vim.fn.fnamemodify(abs, ':t') .. dir,
+        })
+        table.insert(labels, rel .. dir)
+      end
     end
   end
   return blocks, labels
@@ -1349,12 +1374,20 @@ function M.omnifunc(findstart, base)
   local root = chat and chat.root or vim.uv.cwd()
   local items = {}
   local prefix = base:gsub('^@', '')
-  local found = vim.fs.find(function(name, path)
+  local function match(name, path)
     local rel = (path .. '/' .. name):sub(#root + 2)
     return vim.startswith(rel, prefix) or vim.startswith(name, prefix)
-  end, { path = root, type = 'file', limit = 50 })
-  for _, f in ipairs(found) do
-    table.insert(items, f:sub(#root + 2))
+  end
+  -- Folders (with a trailing /) and files; a line range is typed after
+  -- a file's name (@calc.py:10-20).
+  for _, d in ipairs(vim.fs.find(match, { path = root, type = 'directory', limit = 20 })) do
+    local rel = d:sub(#root + 2)
+    if not rel:match('^%.git/') and rel ~= '.git' then
+      table.insert(items, { word = rel .. '/', menu = 'folder' })
+    end
+  end
+  for _, f in ipairs(vim.fs.find(match, { path = root, type = 'file', limit = 50 })) do
+    table.insert(items, { word = f:sub(#root + 2), menu = 'file (:10-20 for lines)' })
   end
   return items
 end

@@ -88,3 +88,33 @@ export function diagnosticsAttachment(uri: string, diags: DiagnosticInfo[], line
   const label = `${diags.length} diagnostic${diags.length === 1 ? '' : 's'} at ${baseName(uri)}:${first + 1}`;
   return { id: newId('diag'), label, block: { type: 'resource', resource: { uri: `${uri}#L${first + 1}`, mimeType: 'text/plain', text: `Diagnostics reported by the editor:\n${text}` } } };
 }
+
+/** A folder as a link the model may list and Read from ("src/"). */
+export function folderAttachment(uri: string): Attachment {
+  const name = `${baseName(uri.replace(/\/+$/, ''))}/`;
+  return { id: newId('dir'), label: name, block: { type: 'resource_link', uri, name } };
+}
+
+/**
+ * A line range typed in the mention picker: "calc.py:10", "calc.py:10-20"
+ * or "calc.py#L10-L20" (1-based lines); undefined when the text is none.
+ */
+export function parseLineRange(text: string): { path: string; start: number; end: number } | undefined {
+  const m = /^(.+?)(?::(\d+)(?:-(\d+))?|#L(\d+)(?:-L?(\d+))?)$/.exec(text.trim());
+  if (!m) return undefined;
+  const start = Number(m[2] ?? m[4]);
+  const end = Number(m[3] ?? m[5] ?? start);
+  if (!(start >= 1) || end < start) return undefined;
+  return { path: m[1], start, end };
+}
+
+/** The folders that hold the given relative file paths, each once, sorted ("src/", "src/lib/"). */
+export function foldersOf(paths: string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const parts = p.split('/');
+    for (let i = 1; i < parts.length; i++) out.add(`${parts.slice(0, i).join('/')}/`);
+  }
+  return [...out].sort();
+}
+

@@ -33,13 +33,15 @@ export type FromWebview =
   | { type: 'pickMode' }
   | { type: 'pickModel' }
   | { type: 'pickEffort' }
+  /** `@` typed in the prompt: open the mention picker. */
+  | { type: 'mention' }
   /** The no-model notice's buttons. */
   | { type: 'setApiKey' }
   | { type: 'openSettings' };
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort',
+  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort', 'mention',
   'setApiKey', 'openSettings',
 ]);
 

@@ -167,6 +167,14 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await chat.locator('#attachments .chip', { hasText: 'calc.py:1-' }).waitFor({ timeout: 10000 });
   await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
 
+  step('an @ mention: a file picked in the mention picker goes with the prompt');
+  await chat.locator('#prompt').fill('');
+  await chat.locator('#prompt').press('@');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await page.keyboard.type('data.txt');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'data.txt' }).first().click();
+  await chat.locator('#attachments .chip', { hasText: 'data.txt' }).waitFor({ timeout: 10000 });
+
   step('cancel a running turn');
   await chat.locator('#prompt').fill('Explain this, take your time');
   await chat.locator('#prompt').press('Enter');

@@ -257,6 +257,9 @@ n=$(wc -l < "$tmp/requests.jsonl")
 # The open file went with the first prompt without a command (editor context).
 sed -n 1p "$tmp/requests.jsonl" | grep -q "The user opened the file $ws/calc.py in the IDE" \
   || die "the first prompt did not carry the open file as editor context"
+# The file picked with @ went with the prompt.
+sed -n 7p "$tmp/requests.jsonl" | grep -q 'The user attached data.txt' \
+  || die "the @ mention did not reach the model"
 # The plan the model follows is the one the user changed in its editor.
 sed -n 11p "$tmp/requests.jsonl" | grep -q 'USER ADDED STEP' || die "the model did not get the plan as the user changed it"
 # The rewind brought back what the Bash turn changed, removed and made.

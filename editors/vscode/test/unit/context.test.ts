@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { ambientAttachments, diagnosticsAttachment, fileAttachment, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
+import { ambientAttachments, diagnosticsAttachment, fileAttachment, folderAttachment, foldersOf, parseLineRange, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
 import { urisOfEdit } from '../../src/shared/edits';
 import { isFromWebview } from '../../src/shared/messages';
 
@@ -20,6 +20,20 @@ describe('prompt context', () => {
     assert.deepStrictEqual(sel.block, { type: 'resource', resource: { uri: `${uri}#L3-L4`, mimeType: 'text/x-python', text: 'x = 1\ny = 2' }, _meta: { 'agent-lsp': { ambient: 'selection' } } });
     assert.strictEqual(ambientAttachments(uri, 'python').length, 1, 'no selection, no selection chip');
     assert.strictEqual(ambientAttachments(uri, 'python', { span: { startLine: 0, endLine: 0 }, text: '' }).length, 1, 'an empty selection is none');
+  });
+
+  it('reads a line range typed in the mention picker', () => {
+    assert.deepStrictEqual(parseLineRange('src/calc.py:10-20'), { path: 'src/calc.py', start: 10, end: 20 });
+    assert.deepStrictEqual(parseLineRange('calc.py:7'), { path: 'calc.py', start: 7, end: 7 });
+    assert.deepStrictEqual(parseLineRange('calc.py#L3-L4'), { path: 'calc.py', start: 3, end: 4 });
+    for (const bad of ['calc.py', 'calc.py:0', 'calc.py:9-3', ':5', 'calc.py:x']) assert.strictEqual(parseLineRange(bad), undefined, bad);
+  });
+
+  it('lists the folders of the workspace files and links a folder', () => {
+    assert.deepStrictEqual(foldersOf(['a.txt', 'src/b.go', 'src/lib/c.go']), ['src/', 'src/lib/']);
+    const f = folderAttachment('file:///w/src/lib');
+    assert.strictEqual(f.label, 'lib/');
+    assert.deepStrictEqual(f.block, { type: 'resource_link', uri: 'file:///w/src/lib', name: 'lib/' });
   });
 
   it('links a file for the model to Read', () => {

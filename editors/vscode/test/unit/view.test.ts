@@ -100,6 +100,20 @@ describe('chat webview DOM', () => {
     assert.match(after.outerHTML, /status-completed/);
   });
 
+  it('opens the mention picker on @ at the start of a word, and types @ inside one', () => {
+    const { document, posted, key } = setup();
+    const input = document.querySelector('#prompt') as unknown as HTMLTextAreaElement;
+    input.value = 'look at ';
+    input.selectionStart = input.selectionEnd = input.value.length;
+    key(input as unknown as Element, '@');
+    assert.deepStrictEqual(posted.slice(-1), [{ type: 'mention' }]);
+    input.value = 'me';
+    input.selectionStart = input.selectionEnd = 2;
+    const before = posted.length;
+    key(input as unknown as Element, '@');
+    assert.strictEqual(posted.length, before, 'an @ inside a word (an e-mail address) is text');
+  });
+
   it('sends the prompt on Enter, not on Shift+Enter, and while busy to steer the turn (not commands)', () => {
     const { view, document, posted, key, flush } = setup();
     const input = document.querySelector('#prompt') as unknown as HTMLTextAreaElement;
