@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/agent-lsp/agent-lsp/providers"
@@ -39,8 +41,8 @@ func userMessage(blocks []schema.ContentBlock) (providers.Message, error) {
 			}
 			msg.Content = append(msg.Content, providers.TextBlock(fmt.Sprintf("<context uri=%q>\n%s\n</context>", pathOfURI(r.URI), r.Text)))
 		case schema.BlockImage:
-			if b.Data == "" {
-				return msg, fmt.Errorf("prompt[%d]: image block has no data", i)
+			if err := checkImage(b); err != nil {
+				return msg, fmt.Errorf("prompt[%d]: %w", i, err)
 			}
 			msg.Content = append(msg.Content, providers.Block{Type: providers.BlockImage, Source: &providers.ImageSource{Type: "base64", MediaType: b.MimeType, Data: b.Data}})
 		case "":
@@ -76,4 +78,28 @@ func pathOfURI(uri string) string {
 		return u.Path + "#" + u.Fragment // a range such as #L4-L5
 	}
 	return u.Path
+}
+
+// imageTypes are the image types the models take.
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// maxImageBytes is the largest image the model takes (Anthropic's limit).
+const maxImageBytes = 5 << 20
+
+// checkImage says what is wrong with a prompt's image block, if anything.
+func checkImage(b schema.ContentBlock) error {
+	if b.Data == "" {
+		return fmt.Errorf("image block has no data")
+	}
+	if !slices.Contains(imageTypes, b.MimeType) {
+		return fmt.Errorf("image type %q is not one the model takes (%s)", b.MimeType, strings.Join(imageTypes, ", "))
+	}
+	n := base64.StdEncoding.DecodedLen(len(b.Data))
+	if n > maxImageBytes {
+		return fmt.Errorf("the image is %d KB; the model takes at most %d KB", n>>10, maxImageBytes>>10)
+	}
+	if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
+		return fmt.Errorf("image data is not base64: %v", err)
+	}
+	return nil
 }

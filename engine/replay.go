@@ -41,6 +41,10 @@ func (s *Session) replay(ctx context.Context, msgs []providers.Message, h *sessi
 			case b.Type == providers.BlockText && m.Role == providers.RoleUser && isSystemReminder(b.Text):
 				// Told to the model beside the user's words (the
 				// editor's context): not something the user typed.
+			case b.Type == providers.BlockImage && m.Role == providers.RoleUser && b.Source != nil && b.Source.Data != "":
+				// An image the user attached: editors show it again.
+				c := schema.ContentBlock{Type: schema.BlockImage, MimeType: b.Source.MediaType, Data: b.Source.Data}
+				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})
 			case b.Type == providers.BlockText && m.Role == providers.RoleUser:
 				c := schema.TextBlock(b.Text)
 				s.update(ctx, schema.Update{SessionUpdate: schema.UpdateUserMessageChunk, Content: &c})
