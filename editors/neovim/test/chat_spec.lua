@@ -234,6 +234,31 @@ return {
     end,
   },
   {
+    name = '@shot.png sends the image file as an image',
+    fn = function(h)
+      local png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+      local root = h.workspace({ ['a.txt'] = 'a\n' })
+      local f = assert(io.open(root .. '/shot.png', 'wb'))
+      f:write(vim.base64.decode(png))
+      f:close()
+      local model = h.fakemodel({ { { text = 'A pixel.' } } })
+      h.setup()
+      vim.cmd('Agent what is @shot.png')
+      h.expect_turn('end_turn')
+      local req = model.wait_requests(1)[1]
+      local image
+      for _, c in ipairs(req.messages[#req.messages].content) do
+        if c.type == 'image' then
+          image = c
+        end
+      end
+      h.ok(image, 'the model got an image block: ' .. vim.inspect(req.messages[#req.messages].content))
+      h.eq('image/png', image.source.media_type)
+      h.eq(png, image.source.data)
+      h.contains(table.concat(h.chat_lines(), '\n'), '🖼 shot.png (1 KB)', 'the chat names the image')
+    end,
+  },
+  {
     name = ':AgentAsk without text attaches the selection to the next prompt typed in the chat',
     fn = function(h)
       h.workspace({ ['calc.py'] = 'a = 1\nb = 2\n' })

@@ -38,6 +38,17 @@ end
 
 return {
   {
+    name = "a replayed user message shows its image as a line",
+    fn = function(h)
+      local s = new()
+      apply(s, {
+        chunk('user_message_chunk', 'what is this?'),
+        { sessionUpdate = 'user_message_chunk', content = { type = 'image', mimeType = 'image/png', data = ('A'):rep(4096) } },
+      })
+      h.eq({ 'user: what is this?\n🖼 image (image/png, 3 KB)\n' }, transcript(s))
+    end,
+  },
+  {
     name = 'streamed text joins one item per speaker, and thinking ends when the answer starts',
     fn = function(h)
       local s = new()

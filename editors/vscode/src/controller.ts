@@ -20,8 +20,8 @@ import { askQuestions, type QuestionUI } from './question';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
-import { ambientAttachments } from './shared/context';
-import { type Attachment, checkpointOf, emptyState, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
+import { ambientAttachments, imageAttachment } from './shared/context';
+import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
 export interface ViewSink {
@@ -441,7 +441,8 @@ export class AgentController implements vscode.Disposable {
     }
     const attachments = [...this.ambientNow(), ...this.state.attachments];
     const prompt = [{ type: 'text' as const, text }, ...attachments.map(a => a.block)];
-    this.emit({ type: 'userPrompt', text, attachments: attachments.map(a => a.label) });
+    const images = attachments.flatMap(a => a.block.type === 'image' ? [imageURL(a.block.mimeType, a.block.data)] : []);
+    this.emit({ type: 'userPrompt', text, attachments: attachments.filter(a => a.block.type !== 'image').map(a => a.label), images });
     this.emit({ type: 'attachments', attachments: [] });
     this.updateAmbient();
     this.emit({ type: 'busy', busy: true });
@@ -555,6 +556,13 @@ export class AgentController implements vscode.Disposable {
   addAttachment(a: Attachment): void {
     this.emit({ type: 'attachments', attachments: [...this.state.attachments, a] });
     this.updateAmbient();
+  }
+
+  /** A pasted or dropped image: an attachment, or a notice saying why not. */
+  attachImage(name: string, mimeType: string, data: string): void {
+    const a = imageAttachment(name, mimeType, data);
+    if (typeof a === 'string') this.notice('warning', `Image not attached: ${a}`);
+    else this.addAttachment(a);
   }
 
   removeAttachment(id: string): void {

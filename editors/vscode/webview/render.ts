@@ -43,7 +43,9 @@ export function renderItem(item: Item, opts: RenderOptions = {}): string {
     case 'user': {
       const chips = item.attachments.map(a => `<span class="chip">${escapeHtml(a)}</span>`).join('');
       const rewind = opts.rewind ? `<button class="rewind-btn" data-action="rewind" data-id="${escapeHtml(item.id)}" title="Rewind the code, the conversation or both to before this message" aria-label="Rewind to here">Rewind to here</button>` : '';
-      return `<div class="msg user">${rewind}<div class="text">${escapeHtml(item.text)}</div>${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
+      const images = (item.images ?? []).filter(u => /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(u))
+        .map(u => `<img class="thumb" src="${u}" alt="image sent with the message">`).join('');
+      return `<div class="msg user">${rewind}<div class="text">${escapeHtml(item.text)}</div>${images ? `<div class="thumbs">${images}</div>` : ''}${chips ? `<div class="chips">${chips}</div>` : ''}</div>`;
     }
     case 'agent':
       return `<div class="msg agent md">${renderMarkdown(item.text, opts.tabSizes)}</div>`;

@@ -78,6 +78,22 @@ export class ChatView {
     this.cancelBtn.addEventListener('click', () => host.post({ type: 'cancel' }));
     q('#attach-diag').addEventListener('click', () => host.post({ type: 'attachDiagnostics' }));
     this.input.addEventListener('keydown', e => this.onKey(e));
+    // Images pasted or dropped into the prompt become attachments.
+    this.input.addEventListener('paste', e => {
+      const files = [...(e.clipboardData?.files ?? [])].filter(f => f.type.startsWith('image/'));
+      if (files.length) {
+        e.preventDefault();
+        this.attachImages(files);
+      }
+    });
+    this.input.addEventListener('dragover', e => e.preventDefault());
+    this.input.addEventListener('drop', e => {
+      const files = [...(e.dataTransfer?.files ?? [])].filter(f => f.type.startsWith('image/'));
+      if (files.length) {
+        e.preventDefault();
+        this.attachImages(files);
+      }
+    });
     this.input.addEventListener('input', () => { host.saveDraft(this.input.value); this.completionIndex = 0; this.renderCompletions(); });
     root.addEventListener('click', e => this.onClick(e));
     // <details> toggles do not bubble: listen while capturing.
@@ -231,7 +247,8 @@ export class ChatView {
       (s.busy ? `<span class="working">${pending ? `Waiting for your approval (${pending})` : 'Working…'}</span>` : '') +
       `<span class="spacer"></span>` +
       (usage ? `<span class="usage" title="Context window used by this session">${escapeHtml(usage)}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
-    const chip = (a: Attachment, ambient: boolean) => `<span class="chip${ambient ? ' ambient' : ''}"${ambient ? ' title="Sent with your prompt because it is open in the editor (agentLsp.editorContext)"' : ''}>${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="${ambient ? 'Leave out of this prompt' : 'Remove'}" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`;
+    const thumb = (a: Attachment) => a.block.type === 'image' && /^[A-Za-z0-9+/=]+$/.test(a.block.data) ? `<img class="thumb" src="data:${escapeHtml(a.block.mimeType)};base64,${a.block.data}" alt="">` : '';
+    const chip = (a: Attachment, ambient: boolean) => `<span class="chip${ambient ? ' ambient' : ''}"${ambient ? ' title="Sent with your prompt because it is open in the editor (agentLsp.editorContext)"' : ''}>${thumb(a)}${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="${ambient ? 'Leave out of this prompt' : 'Remove'}" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`;
     const chips = s.ambient.map(a => chip(a, true)).join('') + s.attachments.map(a => chip(a, false)).join('');
     this.root('#attachments').innerHTML = chips;
     this.renderCompletions();
@@ -263,6 +280,19 @@ export class ChatView {
     this.host.saveDraft(this.input.value);
     this.renderCompletions();
     this.input.focus();
+  }
+
+  /** Reads image files and hands them to the extension, which checks them. */
+  private attachImages(files: File[]): void {
+    for (const f of files) {
+      const reader = new FileReader();
+      reader.onload = () => {
+        const url = String(reader.result ?? '');
+        const data = url.slice(url.indexOf(',') + 1);
+        this.host.post({ type: 'attachImage', name: f.name || 'pasted image', mimeType: f.type, data });
+      };
+      reader.readAsDataURL(f);
+    }
   }
 
   private onKey(e: KeyboardEvent): void {

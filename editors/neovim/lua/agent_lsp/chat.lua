@@ -852,6 +852,12 @@ end
 --- Files named with @path in a prompt, as resource_link blocks.
 ---@param text string
 ---@return table[] blocks, string[] labels
+--- Image files a mention sends as images, by extension, with their type.
+local image_types = { png = 'image/png', jpg = 'image/jpeg', jpeg = 'image/jpeg', gif = 'image/gif', webp = 'image/webp' }
+
+--- The largest image the model takes.
+local max_image_bytes = 5 * 1024 * 1024
+
 function Chat:_mentions(text)
   local blocks, labels, seen = {}, {}, {}
   for mention in text:gmatch('%f[%S]@([%w%._%-/~+:#L]+)') do
@@ -885,6 +891,21 @@ function Chat:_mentions(text)
           resource = { uri = ('%s#L%d-L%d'):format(vim.uri_from_fname(abs), a, b), text = table.concat(lines, '\n') },
         })
         table.insert(labels, ('%s:%d-%d'):format(rel, a, b))
+      elseif stat.type == 'file' and image_types[(abs:match('%.(%w+)$') or ''):lower()] then
+        -- An image: sent as one, as the editors' pasted images are.
+        if stat.size > max_image_bytes then
+          notify(('%s is %d KB; the model takes images of at most 5 MB'):format(rel, math.floor(stat.size / 1024)), vim.log.levels.WARN)
+        else
+          local f = assert(io.open(abs, 'rb'))
+          local bytes = f:read('*a')
+          f:close()
+          table.insert(blocks, {
+            type = methods.content.image,
+            mimeType = image_types[(abs:match('%.(%w+)$') or ''):lower()],
+            data = vim.base64.encode(bytes),
+          })
+          table.insert(labels, ('🖼 %s (%d KB)'):format(rel, math.max(1, math.floor(#bytes / 1024 + 0.5))))
+        end
       elseif stat.type == 'file' or stat.type == 'directory' then
         local dir = stat.type == 'directory' and '/' or ''
         table.insert(blocks, {

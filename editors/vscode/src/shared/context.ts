@@ -118,3 +118,20 @@ export function foldersOf(paths: string[]): string[] {
   return [...out].sort();
 }
 
+/** The image types the model takes (docs/protocol.md, session/prompt). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/** The largest image the model takes. */
+export const MAX_IMAGE_BYTES = 5 << 20;
+
+/**
+ * A pasted or dropped image as an image block, or why it cannot be sent
+ * (a type the model does not take, too large).
+ */
+export function imageAttachment(name: string, mimeType: string, base64: string): Attachment | string {
+  if (!IMAGE_TYPES.includes(mimeType)) return `${name}: the model takes PNG, JPEG, GIF and WebP images, not ${mimeType || 'this file'}`;
+  const bytes = Math.floor(base64.length * 3 / 4);
+  if (bytes > MAX_IMAGE_BYTES) return `${name}: ${Math.round(bytes / 1024)} KB is more than the model takes (5 MB)`;
+  return { id: newId('img'), label: `${name} (${Math.max(1, Math.round(bytes / 1024))} KB)`, block: { type: 'image', mimeType, data: base64 } };
+}
+

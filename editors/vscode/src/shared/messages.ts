@@ -35,13 +35,15 @@ export type FromWebview =
   | { type: 'pickEffort' }
   /** `@` typed in the prompt: open the mention picker. */
   | { type: 'mention' }
+  /** An image pasted or dropped into the prompt, base64. */
+  | { type: 'attachImage'; name: string; mimeType: string; data: string }
   /** The no-model notice's buttons. */
   | { type: 'setApiKey' }
   | { type: 'openSettings' };
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort', 'mention',
+  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort', 'mention', 'attachImage',
   'setApiKey', 'openSettings',
 ]);
 
@@ -55,6 +57,7 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'prompt': return str('text');
     case 'setMode': return str('modeId');
     case 'setModel': return str('model');
+    case 'attachImage': return str('name') && str('mimeType') && str('data');
     case 'permission': return str('id') && str('optionId');
     case 'review': case 'removeAttachment': case 'rewind': return str('id');
     case 'openLocation': return str('path') && (msg.line === undefined || typeof msg.line === 'number');

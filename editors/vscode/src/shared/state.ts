@@ -24,7 +24,11 @@ export interface Attachment {
   block: ContentBlock;
 }
 
-export interface UserItem { kind: 'user'; id: string; text: string; attachments: string[] }
+export interface UserItem {
+  kind: 'user'; id: string; text: string; attachments: string[];
+  /** The images sent with the message, as data: URLs (thumbnails). */
+  images?: string[];
+}
 export interface AgentItem { kind: 'agent'; id: string; text: string }
 export interface ThoughtItem { kind: 'thought'; id: string; text: string }
 export interface ToolItem { kind: 'tool'; id: string; call: ToolCall }
@@ -102,7 +106,7 @@ export type ViewEvent =
   | { type: 'update'; update: SessionUpdate }
   | { type: 'connection'; state: ConnectionState; message?: string }
   | { type: 'session'; sessionId?: string; title?: string; cwd?: string; modes?: Mode[]; currentModeId?: ModeId; configOptions?: ConfigOption[]; models?: ModelState; keepItems?: boolean }
-  | { type: 'userPrompt'; text: string; attachments: string[] }
+  | { type: 'userPrompt'; text: string; attachments: string[]; images?: string[] }
   | { type: 'busy'; busy: boolean }
   | { type: 'turnEnded'; stopReason: StopReason | string }
   | { type: 'notice'; level: NoticeLevel; text: string }
@@ -139,6 +143,11 @@ export function mergeChanges(into: Changes, c: Changes): Changes {
   into.header ||= c.header;
   into.footer ||= c.footer;
   return into;
+}
+
+/** A data: URL of an image block, for a thumbnail. */
+export function imageURL(mimeType: string, data: string): string {
+  return `data:${mimeType};base64,${data}`;
 }
 
 function blockText(b: ContentBlock | undefined): string {
@@ -307,7 +316,7 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       ch.header = ch.footer = true;
       break;
     case 'userPrompt':
-      push(s, { kind: 'user', id: nextId(s, 'u'), text: e.text, attachments: e.attachments }, ch);
+      push(s, { kind: 'user', id: nextId(s, 'u'), text: e.text, attachments: e.attachments, ...(e.images?.length ? { images: e.images } : {}) }, ch);
       if (!s.title) {
         s.title = e.text.slice(0, 80);
         ch.header = true;
@@ -385,6 +394,17 @@ function reduceUpdate(s: ViewState, u: SessionUpdate, ch: Changes): void {
       appendChunk(s, 'thought', blockText(u.content), ch);
       break;
     case 'user_message_chunk':
+      if (u.content?.type === 'image') {
+        // An image of the user's message (a loaded session replays it).
+        let last = s.items[s.items.length - 1];
+        if (!last || last.kind !== 'user') {
+          last = { kind: 'user', id: nextId(s, 'u'), text: '', attachments: [] };
+          push(s, last, ch);
+        }
+        last.images = [...(last.images ?? []), imageURL(u.content.mimeType, u.content.data)];
+        ch.items.add(last.id);
+        break;
+      }
       appendChunk(s, 'user', blockText(u.content), ch);
       break;
     case 'tool_call':

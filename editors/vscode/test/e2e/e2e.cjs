@@ -175,10 +175,20 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'data.txt' }).first().click();
   await chat.locator('#attachments .chip', { hasText: 'data.txt' }).waitFor({ timeout: 10000 });
 
+  step('a pasted image goes with the prompt, shown as a thumbnail');
+  await chat.locator('#prompt').evaluate(el => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const dt = new DataTransfer();
+    dt.items.add(new File([Uint8Array.from(atob(png), c => c.charCodeAt(0))], 'shot.png', { type: 'image/png' }));
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  });
+  await chat.locator('#attachments .chip', { hasText: 'shot.png' }).waitFor({ timeout: 10000 });
+
   step('cancel a running turn');
   await chat.locator('#prompt').fill('Explain this, take your time');
   await chat.locator('#prompt').press('Enter');
   await chat.locator('.msg.agent', { hasText: 'Working on it' }).waitFor({ timeout: 30000 });
+  await chat.locator('.msg.user img.thumb').first().waitFor({ timeout: 5000 });
   await chat.locator('#cancel').click();
   await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
   await chat.locator('#send:not([disabled])').waitFor({ timeout: 10000 });

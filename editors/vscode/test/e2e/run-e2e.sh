@@ -260,6 +260,9 @@ sed -n 1p "$tmp/requests.jsonl" | grep -q "The user opened the file $ws/calc.py 
 # The file picked with @ went with the prompt.
 sed -n 7p "$tmp/requests.jsonl" | grep -q 'The user attached data.txt' \
   || die "the @ mention did not reach the model"
+# The pasted image went with the same prompt.
+sed -n 7p "$tmp/requests.jsonl" | grep -q '"media_type":"image/png"' \
+  || die "the pasted image did not reach the model"
 # The plan the model follows is the one the user changed in its editor.
 sed -n 11p "$tmp/requests.jsonl" | grep -q 'USER ADDED STEP' || die "the model did not get the plan as the user changed it"
 # The rewind brought back what the Bash turn changed, removed and made.

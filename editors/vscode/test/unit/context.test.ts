@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { ambientAttachments, diagnosticsAttachment, fileAttachment, folderAttachment, foldersOf, parseLineRange, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
+import { ambientAttachments, imageAttachment, diagnosticsAttachment, fileAttachment, folderAttachment, foldersOf, parseLineRange, formatDiagnostics, selectionAttachment } from '../../src/shared/context';
 import { urisOfEdit } from '../../src/shared/edits';
 import { isFromWebview } from '../../src/shared/messages';
 
@@ -34,6 +34,16 @@ describe('prompt context', () => {
     const f = folderAttachment('file:///w/src/lib');
     assert.strictEqual(f.label, 'lib/');
     assert.deepStrictEqual(f.block, { type: 'resource_link', uri: 'file:///w/src/lib', name: 'lib/' });
+  });
+
+  it('attaches a pasted image the model takes, and says why not otherwise', () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const a = imageAttachment('shot.png', 'image/png', png);
+    assert.ok(typeof a !== 'string');
+    assert.strictEqual(a.label, 'shot.png (1 KB)');
+    assert.deepStrictEqual(a.block, { type: 'image', mimeType: 'image/png', data: png });
+    assert.match(imageAttachment('x.bmp', 'image/bmp', png) as string, /PNG, JPEG, GIF and WebP.*image\/bmp/);
+    assert.match(imageAttachment('big.png', 'image/png', 'A'.repeat(8 << 20)) as string, /more than the model takes/);
   });
 
   it('links a file for the model to Read', () => {

@@ -85,6 +85,12 @@ describe('webview rendering', () => {
     assert.ok(!done.includes('<button'));
   });
 
+  it('shows a message\'s images as thumbnails, and only well-formed image data', () => {
+    const html = renderItem({ kind: 'user', id: 'u1', text: 'what is this?', attachments: [], images: ['data:image/png;base64,AAAA', 'javascript:alert(1)', 'data:image/svg+xml;base64,AAAA'] });
+    assert.strictEqual((html.match(/<img class="thumb"/g) ?? []).length, 1);
+    assert.match(html, /src="data:image\/png;base64,AAAA"/);
+  });
+
   it('renders a plan to approve with an "Open plan" button and says the plan can be changed', () => {
     const item: PermissionItem = {
       kind: 'permission', id: 'perm9', toolCallId: 't9', title: 'Ready to code?', toolKind: 'switch_mode', state: 'pending', review: 'plan',

@@ -74,6 +74,17 @@ describe('view state reducer', () => {
     assert.strictEqual(currentEffortName(none), undefined, 'an agent without the option shows no effort picker');
   });
 
+  it('keeps the images of a user message, sent or replayed', () => {
+    const s = emptyState();
+    apply(s, { type: 'userPrompt', text: 'what is this?', attachments: [], images: ['data:image/png;base64,AAAA'] });
+    assert.deepStrictEqual((s.items[0] as { images?: string[] }).images, ['data:image/png;base64,AAAA']);
+    const r = emptyState();
+    apply(r, up({ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'look' } }),
+      up({ sessionUpdate: 'user_message_chunk', content: { type: 'image', mimeType: 'image/png', data: 'BBBB' } }));
+    assert.strictEqual(r.items.length, 1, 'the image joins the replayed message');
+    assert.deepStrictEqual((r.items[0] as { images?: string[] }).images, ['data:image/png;base64,BBBB']);
+  });
+
   it('tracks commands, mode, usage, model', () => {
     const s = emptyState();
     apply(s,

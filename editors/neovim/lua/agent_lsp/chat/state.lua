@@ -71,6 +71,10 @@ function M.chunk_text(c)
   if c.type == methods.content.resource_link then
     return ('\n📎 %s\n'):format(c.name or c.uri)
   end
+  if c.type == methods.content.image and type(c.data) == 'string' then
+    -- An image of the user's message (a loaded session replays it).
+    return ('\n🖼 image (%s, %d KB)\n'):format(c.mimeType or '?', math.max(1, math.floor(#c.data * 3 / 4 / 1024 + 0.5)))
+  end
   return ''
 end
 
