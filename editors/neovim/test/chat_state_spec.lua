@@ -38,6 +38,32 @@ end
 
 return {
   {
+    name = 'the input header says when the turn waits for an approval, and how to get a model when there is none',
+    fn = function(h)
+      local render = require('agent_lsp.chat.render')
+      local keys = { send = '<CR>', cancel = '<C-c>', permission = 'gp' }
+      local function header(s)
+        local parts = render.header(s, keys)
+        return table.concat(vim.tbl_map(function(p)
+          return p[1]
+        end, parts))
+      end
+      local s = new()
+      h.contains(header(s), '<CR> sends')
+      s.busy = true
+      h.contains(header(s), 'working')
+      apply(s, { { kind = 'awaiting', tool = { toolCallId = 't1', title = 'Run ls', kind = 'execute' } } })
+      local text = header(s)
+      h.contains(text, 'waiting for your approval (gp shows it)')
+      h.ok(not text:find('working', 1, true), 'not "working" while it waits: ' .. text)
+      local none = new()
+      apply(none, { { kind = 'provider_problem', message = 'No model is configured.' } })
+      text = header(none)
+      h.contains(text, 'no model configured')
+      h.ok(not text:find('sends', 1, true), 'no "<CR> sends" when nothing can be sent: ' .. text)
+    end,
+  },
+  {
     name = "a replayed user message shows its image as a line",
     fn = function(h)
       local s = new()

@@ -735,6 +735,8 @@ function Chat:_bind(session_id, result)
     local problem = util.meta(result)[methods.meta.provider_problem]
     if type(problem) == 'string' and problem ~= '' then
       self:push({ kind = 'provider_problem', message = problem })
+    else
+      self.state.problem_shown = nil -- a model is configured (again)
     end
   end
   self:_refresh_header()

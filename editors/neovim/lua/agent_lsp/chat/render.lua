@@ -365,7 +365,17 @@ end
 ---@return table[] parts, table[]? virt_lines
 function M.header(s, keys)
   local parts = {}
-  if s.busy then
+  local awaiting = false
+  for _, t in pairs(s.tools or {}) do
+    awaiting = awaiting or t.awaiting == true
+  end
+  if s.busy and awaiting then
+    -- The turn waits for the user, not for the model.
+    table.insert(parts, { '  ◐ waiting for your approval', 'DiagnosticWarn' })
+    if keys.permission then
+      table.insert(parts, { (' (%s shows it)'):format(keys.permission), 'Comment' })
+    end
+  elseif s.busy then
     table.insert(parts, { '  ◐ working', 'DiagnosticWarn' })
     if keys.cancel then
       table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
@@ -373,6 +383,9 @@ function M.header(s, keys)
     if keys.send then
       table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment' })
     end
+  elseif s.problem_shown then
+    -- Nothing can be sent until a model is configured: say how instead.
+    table.insert(parts, { '  no model configured: set ANTHROPIC_API_KEY, then :AgentStop; :checkhealth agent_lsp', 'DiagnosticError' })
   elseif keys.send then
     table.insert(parts, { ('  %s sends'):format(keys.send), 'Comment' })
   end
