@@ -480,6 +480,34 @@ return {
     end,
   },
   {
+    name = 'the model picker keeps its columns from the tenth row on',
+    fn = function(h)
+      local chat = bound_chat(h)
+      local available = {}
+      for i = 1, 12 do
+        table.insert(available, { modelId = 'm' .. i, name = 'Model ' .. i, description = 'm' .. i, _meta = { ['agent-lsp'] = { group = 'G' } } })
+      end
+      chat.models = { currentModelId = 'm1', availableModels = available }
+      chat.with_session = function(_, cb)
+        cb()
+      end
+      local rows
+      vim.ui.select = function(items, opts)
+        rows = {}
+        for i, it in ipairs(items) do
+          -- As the built-in picker (inputlist) shows them.
+          table.insert(rows, ('%d: %s'):format(i, opts.format_item(it)))
+        end
+      end
+      vim.cmd('AgentModel')
+      h.ok(rows and #rows == 12, 'the picker opened with 12 rows')
+      local col = rows[1]:find('Model')
+      for _, r in ipairs(rows) do
+        h.eq(col, r:find('Model'), 'the name starts in the same column: ' .. r)
+      end
+    end,
+  },
+  {
     name = 'the model picker shows display names grouped with the current one first; modes have descriptions',
     fn = function(h)
       local chat = bound_chat(h)

@@ -244,6 +244,9 @@ function M.model_items(chat)
     end
     return a.index < b.index
   end)
+  for i, it in ipairs(items) do
+    it.pos = i
+  end
   return items, current
 end
 
@@ -271,6 +274,11 @@ function M.select_model(id)
       format_item = function(it)
         local group = it.group or ''
         local parts = {}
+        -- The built-in picker numbers its rows: from the tenth, "10: "
+        -- is wider than "9: ", so rows 1-9 get a space to keep columns.
+        if #items >= 10 and (it.pos or 10) < 10 then
+          table.insert(parts, ' ')
+        end
         if gw > 0 then
           table.insert(parts, group .. (' '):rep(gw - vim.fn.strdisplaywidth(group)) .. '  ')
         end
