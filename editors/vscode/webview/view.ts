@@ -5,7 +5,7 @@
 
 import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
-  type Attachment, type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageText,
+  type Attachment, type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageShort, usageText,
 } from '../src/shared/state';
 import { escapeHtml, renderInline } from './markdown';
 import { renderItem } from './render';
@@ -246,7 +246,7 @@ export class ChatView {
     status.innerHTML =
       (s.busy ? `<span class="working">${pending ? `Waiting for your approval (${pending})` : 'Working…'}</span>` : '') +
       `<span class="spacer"></span>` +
-      (usage ? `<span class="usage" title="Context window used by this session">${escapeHtml(usage)}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
+      (usage ? `<span class="usage" title="${escapeHtml(`Context window used by this session: ${usage}`)}">${escapeHtml(usageShort(s.usage))}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
     const thumb = (a: Attachment) => a.block.type === 'image' && /^[A-Za-z0-9+/=]+$/.test(a.block.data) ? `<img class="thumb" src="data:${escapeHtml(a.block.mimeType)};base64,${a.block.data}" alt="">` : '';
     const chip = (a: Attachment, ambient: boolean) => `<span class="chip${ambient ? ' ambient' : ''}"${ambient ? ' title="Sent with your prompt because it is open in the editor (agentLsp.editorContext)"' : ''}>${thumb(a)}${escapeHtml(a.label)}<button class="chip-x" data-action="removeAttachment" data-id="${escapeHtml(a.id)}" title="${ambient ? 'Leave out of this prompt' : 'Remove'}" aria-label="Remove ${escapeHtml(a.label)}">×</button></span>`;
     const chips = s.ambient.map(a => chip(a, true)).join('') + s.attachments.map(a => chip(a, false)).join('');

@@ -507,6 +507,16 @@ export function usageText(u: Usage | undefined): string {
   return s;
 }
 
+/**
+ * The usage as the footer shows it, short enough for a narrow pane
+ * ("114 / 200k · <$0.01"): the meter beside it shows what is left, and
+ * usageText is its tooltip.
+ */
+export function usageShort(u: Usage | undefined): string {
+  const full = usageText(u);
+  return full.replace(' tokens', '').replace(/ · \d+% left/, '');
+}
+
 /** Fraction of the context window still free, 0..1. */
 export function contextLeft(u: Usage | undefined): number {
   if (!u || !u.size) return 1;

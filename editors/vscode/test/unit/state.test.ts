@@ -1,7 +1,7 @@
 import * as assert from 'assert';
 import type { SessionUpdate } from '../../src/protocol';
 import {
-  contextLeft, currentEffortName, emptyState, matchCommands, modelGroups, pendingPermissions, reduce, toolItemId, usageText, type PermissionItem, type ViewEvent, type ViewState,
+  contextLeft, currentEffortName, emptyState, matchCommands, modelGroups, pendingPermissions, reduce, toolItemId, usageShort, usageText, type PermissionItem, type ViewEvent, type ViewState,
 } from '../../src/shared/state';
 
 function apply(s: ViewState, ...events: ViewEvent[]) {
@@ -100,6 +100,7 @@ describe('view state reducer', () => {
     assert.deepStrictEqual(s.models.map(m => m.value), ['m1', 'm2']);
     assert.strictEqual(s.commands[0].name, 'compact');
     assert.strictEqual(usageText(s.usage), '50k / 200k tokens · 75% left · $0.50');
+    assert.strictEqual(usageShort(s.usage), '50k / 200k · $0.50', 'the footer keeps the cost in a narrow pane; the meter shows what is left');
     assert.strictEqual(contextLeft(s.usage), 0.75);
   });
 

@@ -50,7 +50,8 @@ describe('chat webview DOM', () => {
     assert.strictEqual(document.querySelector('#mode')!.getAttribute('data-value'), 'plan');
     assert.match(document.querySelector('#mode')!.textContent!, /^Plan/);
     assert.match(document.querySelector('#model')!.textContent!, /^Model One/);
-    assert.match(document.querySelector('#status-line')!.textContent!, /150k \/ 200k tokens · 25% left/);
+    assert.match(document.querySelector('#status-line')!.textContent!, /150k \/ 200k/);
+    assert.match(document.querySelector('#status-line .usage')!.getAttribute('title')!, /150k \/ 200k tokens · 25% left/, 'the whole usage in the tooltip');
   });
 
   it('applies many streamed chunks in one frame, updating only the message node', () => {
