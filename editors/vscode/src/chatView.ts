@@ -126,6 +126,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ViewSink {
       case 'pickEffort': void c.pickEffort(); break;
       case 'mention': void this.actions.mention(); break;
       case 'attachImage': c.attachImage(msg.name, msg.mimeType, msg.data); break;
+      case 'copy': void vscode.env.clipboard.writeText(msg.text); break;
       case 'setApiKey': void this.actions.setApiKey(); break;
       case 'openSettings': void this.actions.openSettings(); break;
     }

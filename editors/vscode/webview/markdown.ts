@@ -79,11 +79,12 @@ export function tabSizeFor(lang: string, sizes: TabSizes | undefined): number {
   return typeof n === 'number' && n > 0 && n <= 16 ? Math.floor(n) : 4;
 }
 
-/** A highlighted code block; tabs as wide as the editor's. */
+/** A highlighted code block; tabs as wide as the editor's; its language and a copy button above it. */
 export function codeBlock(code: string, lang: string, sizes?: TabSizes): string {
   const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   const cls = name && hljs.getLanguage(name) ? ` language-${escapeHtml(name)}` : '';
-  return `<pre class="code" style="tab-size:${tabSizeFor(name, sizes)}"><code class="hljs${cls}">${highlight(code, name)}</code></pre>`;
+  const head = `<div class="code-head"><span class="code-lang">${escapeHtml(name)}</span><button class="copy-btn" data-action="copyCode" title="Copy the code">Copy</button></div>`;
+  return `<div class="codeblock">${head}<pre class="code" style="tab-size:${tabSizeFor(name, sizes)}"><code class="hljs${cls}">${highlight(code, name)}</code></pre></div>`;
 }
 
 const md: MarkdownIt = new MarkdownIt({

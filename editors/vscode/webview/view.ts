@@ -367,6 +367,13 @@ export class ChatView {
       case 'setApiKey': this.host.post({ type: 'setApiKey' }); break;
       case 'openSettings': this.host.post({ type: 'openSettings' }); break;
       case 'complete': this.complete(el.getAttribute('data-name') ?? ''); break;
+      case 'copyCode': {
+        const code = el.closest('.codeblock')?.querySelector('pre code')?.textContent ?? '';
+        this.host.post({ type: 'copy', text: code });
+        el.textContent = 'Copied';
+        setTimeout(() => { el.textContent = 'Copy'; }, 1500);
+        break;
+      }
     }
   }
 }

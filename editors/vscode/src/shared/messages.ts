@@ -37,13 +37,15 @@ export type FromWebview =
   | { type: 'mention' }
   /** An image pasted or dropped into the prompt, base64. */
   | { type: 'attachImage'; name: string; mimeType: string; data: string }
+  /** A code block's Copy button: the text for the clipboard. */
+  | { type: 'copy'; text: string }
   /** The no-model notice's buttons. */
   | { type: 'setApiKey' }
   | { type: 'openSettings' };
 
 const fromTypes = new Set<FromWebview['type']>([
   'ready', 'prompt', 'cancel', 'setMode', 'setModel', 'permission', 'review', 'removeAttachment',
-  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort', 'mention', 'attachImage',
+  'attachDiagnostics', 'newSession', 'history', 'rewind', 'openLocation', 'showLog', 'restart', 'pickMode', 'pickModel', 'pickEffort', 'mention', 'attachImage', 'copy',
   'setApiKey', 'openSettings',
 ]);
 
@@ -58,6 +60,7 @@ export function isFromWebview(m: unknown): m is FromWebview {
     case 'setMode': return str('modeId');
     case 'setModel': return str('model');
     case 'attachImage': return str('name') && str('mimeType') && str('data');
+    case 'copy': return str('text');
     case 'permission': return str('id') && str('optionId');
     case 'review': case 'removeAttachment': case 'rewind': return str('id');
     case 'openLocation': return str('path') && (msg.line === undefined || typeof msg.line === 'number');

@@ -160,7 +160,7 @@ describe('webview rendering', () => {
       _meta: { 'agent-lsp': { description: 'Run the Go tests' } },
     } };
     const html = renderItem(bash);
-    assert.match(html, /<div class="output md"><pre class="code" style="tab-size:4"><code class="hljs language-console">/);
+    assert.match(html, /<div class="output md"><div class="codeblock"><div class="code-head"><span class="code-lang">console<\/span><button class="copy-btn" data-action="copyCode"[^>]*>Copy<\/button><\/div><pre class="code" style="tab-size:4"><code class="hljs language-console">/, 'the language and a Copy button above the block');
     assert.ok(!html.includes('```'), html);
     assert.ok(!/<a /.test(html), 'calc.go is not a link to a web site: ' + html);
     assert.ok(!html.includes('class="code cmd"'), 'the command shows once, in the output block');

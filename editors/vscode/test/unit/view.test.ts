@@ -209,6 +209,15 @@ describe('chat webview DOM', () => {
     assert.deepStrictEqual(posted.slice(-1), [{ type: 'removeAttachment', id: 'ambient-selection' }]);
   });
 
+  it('copies a code block with its Copy button', () => {
+    const { view, document, posted, flush } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1' });
+    view.receive({ type: 'events', events: [{ type: 'update', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Here:\n\n```go\nx := 1\n```\n' } } }] });
+    flush();
+    assert.strictEqual(document.querySelector('.codeblock .code-lang')?.textContent, 'go');
+    (document.querySelector('.codeblock .copy-btn') as unknown as HTMLButtonElement).click();
+    assert.deepStrictEqual(posted.slice(-1), [{ type: 'copy', text: 'x := 1\n' }]);
+  });
+
   it('shows the effort beside the model and opens its picker', () => {
     const { document, posted } = setup({ ...emptyState(), connection: 'ready', sessionId: 's1', models: [{ value: 'm1', name: 'Model One' }], currentModel: 'm1',
       effort: { current: 'auto', options: [{ value: 'auto', name: 'Auto', description: 'medium (the settings\' effortLevel)' }, { value: 'high', name: 'High' }] } });
