@@ -730,7 +730,7 @@ export class AgentController implements vscode.Disposable {
   }
 
   /**
-   * The diff editor's "Always…" action: the request's standing answers
+   * The diff editor's "Always allow or reject…" action: the request's standing answers
    * ("Always allow edits to calc.go", "Always reject …") by their names,
    * with the settings rule each adds.
    */

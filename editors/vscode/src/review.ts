@@ -97,7 +97,7 @@ export class EditReviews implements vscode.Disposable {
   /**
    * Opens (or re-opens) a plan for review: a markdown document the user
    * can change before approving it (the editor's title bar has the
-   * request's Allow, Always… and Reject, as for an edit).
+   * request's Allow, Always allow or reject… and Reject, as for an edit).
    */
   async openPlan(id: string, plan: string): Promise<void> {
     let r = this.reviews.get(id);

@@ -98,7 +98,7 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   }, EDIT_MARK, { timeout: 10000 });
 
   step('the diff editor: text actions named like the chat\'s buttons, no internal id in the breadcrumb');
-  for (const label of ['Allow', 'Always…', 'Reject']) {
+  for (const label of ['Allow', 'Always allow or reject…', 'Reject']) {
     await page.locator('.editor-actions .action-label', { hasText: new RegExp(`^${label}$`) }).first().waitFor({ timeout: 10000 });
   }
   const crumbs = await page.evaluate(() => [...document.querySelectorAll('.breadcrumbs-control')].map(e => e.textContent).join(' | '));

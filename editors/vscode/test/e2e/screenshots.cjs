@@ -75,7 +75,7 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
   await page.waitForFunction(() => /len\(values\)/.test((document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 30000 });
   await shot(page, 'edit-approval');
-  await page.locator('.editor-actions .action-label', { hasText: /^Always…$/ }).first().click();
+  await page.locator('.editor-actions .action-label', { hasText: /^Always allow or reject…$/ }).first().click();
   await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
   await shot(page, 'diff-review');
   await closeQuickInput(page);
