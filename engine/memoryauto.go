@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agent-lsp/agent-lsp/pathres"
 	"github.com/agent-lsp/agent-lsp/session"
 	"github.com/agent-lsp/agent-lsp/settings"
 )
@@ -90,7 +91,9 @@ func canonicalGitRoot(dir string) string {
 // worktreeMain reads a linked worktree's .git file ("gitdir: <main>/.git/
 // worktrees/<name>") and returns the main working tree, or "".
 func worktreeMain(gitFile string) string {
-	b, err := os.ReadFile(gitFile)
+	// A repository chooses its .git: it may be a link to /dev/zero or a
+	// FIFO, so it is read as a small regular file or not at all.
+	b, err := pathres.ReadRegular(gitFile, 4<<10)
 	if err != nil {
 		return ""
 	}
@@ -104,7 +107,7 @@ func worktreeMain(gitFile string) string {
 		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
 	}
 	common := filepath.Dir(filepath.Dir(gitdir)) // <main>/.git
-	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+	if c, err := pathres.ReadRegular(filepath.Join(gitdir, "commondir"), 4<<10); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitdir, cd)
