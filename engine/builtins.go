@@ -244,8 +244,8 @@ func (s *Session) permissionsCommand(ctx context.Context, arg string) (string, b
 		return say("Not saved: %v.", err)
 	}
 	path := settings.LocalPath(s.cwd)
-	if err := localSettingsWithin(s.cwd); err != nil {
-		return say("Not saved: %v.", err)
+	if err := settings.CheckLocalNotLinked(s.cwd); err != nil {
+		return say("Not saved: %v; edit the settings by hand.", err)
 	}
 	if verb == "remove" {
 		removed, err := settings.RemoveLocalRule(s.cwd, rule)
@@ -265,19 +265,6 @@ func (s *Session) permissionsCommand(ctx context.Context, arg string) (string, b
 		return say("Not saved: %v.", err)
 	}
 	return say("Added %s to the %s rules in %s.", rule, verb, path)
-}
-
-// localSettingsWithin refuses the project's settings.local.json when a
-// link would take the write out of the project (a repository chooses its
-// .claude folder).
-func localSettingsWithin(project string) error {
-	path := settings.LocalPath(project)
-	for _, p := range []string{filepath.Dir(path), path} {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a link, which may lead outside the project; edit the settings by hand", p)
-		}
-	}
-	return nil
 }
 
 // permissionsList renders the permission setup for /permissions.

@@ -190,14 +190,25 @@ func SetLocalTrue(project, key string) error {
 	})
 }
 
+// CheckLocalNotLinked refuses the project's .claude/settings.local.json
+// when it, or its .claude folder, is a link: a repository chooses those,
+// and what the user saves must not land outside the project.
+func CheckLocalNotLinked(project string) error {
+	path := LocalPath(project)
+	for _, p := range []string{filepath.Dir(path), path} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a link, which may lead outside the project", p)
+		}
+	}
+	return nil
+}
+
 // editLocal applies edit to the project's .claude/settings.local.json
 // (what says what is being saved, for errors).
 func editLocal(project, key, what string, edit func([]byte) ([]byte, error)) error {
 	path := LocalPath(project)
-	for _, p := range []string{filepath.Dir(path), path} {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("not saving %q to %s: %s is a link, which may lead outside the project", what, path, p)
-		}
+	if err := CheckLocalNotLinked(project); err != nil {
+		return fmt.Errorf("not saving %q to %s: %w", what, path, err)
 	}
 	persistMu.Lock()
 	defer persistMu.Unlock()

@@ -20,7 +20,7 @@ import { askQuestions, type QuestionUI } from './question';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
-import { ambientAttachments, imageAttachment } from './shared/context';
+import { ambientAttachments, imageAttachment, selectionSpan } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
 /** Where the controller's events go (the chat view, the status bar). */
@@ -590,10 +590,8 @@ export class AgentController implements vscode.Disposable {
       return [];
     }
     const sel = ed.selection;
-    // A selection ending at the start of a line does not take that line.
-    const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : sel.end.line;
     const chips = ambientAttachments(ed.document.uri.toString(), ed.document.languageId,
-      sel.isEmpty ? undefined : { span: { startLine: sel.start.line, endLine }, text: ed.document.getText(sel) });
+      sel.isEmpty ? undefined : { span: selectionSpan(sel.start, sel.end), text: ed.document.getText(sel) });
     const labels = new Set(chips.map(c => c.label));
     for (const d of [...this.dismissed]) if (!labels.has(d)) this.dismissed.delete(d);
     const attached = new Set(this.state.attachments.map(a => a.label));

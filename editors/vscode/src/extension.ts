@@ -9,7 +9,7 @@ import { AgentController } from './controller';
 import { bundledServerPath, DEFAULT_SETTINGS, keyVariable, type Settings } from './settings';
 import { runDoctor } from './doctor';
 import { pickMention } from './mentions';
-import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment } from './shared/context';
+import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment, selectionSpan } from './shared/context';
 import { pendingPermissions, type ViewState } from './shared/state';
 
 function readSettings(): Settings {
@@ -184,9 +184,8 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!editor) return;
       const sel = editor.selection;
       const range = sel.isEmpty ? editor.document.lineAt(sel.active.line).range : sel;
-      const endLine = !sel.isEmpty && sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : range.end.line;
       controller.addAttachment(selectionAttachment(editor.document.uri.toString(), editor.document.languageId,
-        { startLine: range.start.line, endLine }, editor.document.getText(range)));
+        selectionSpan(range.start, range.end), editor.document.getText(range)));
       return chat.focusPrompt();
     },
     'agentLsp.addFileToChat': (uri?: vscode.Uri, uris?: vscode.Uri[]) => {

@@ -5,7 +5,7 @@
 // Read, or the lines themselves).
 
 import * as vscode from 'vscode';
-import { fileAttachment, folderAttachment, foldersOf, parseLineRange, selectionAttachment } from './shared/context';
+import { fileAttachment, folderAttachment, foldersOf, parseLineRange, selectionAttachment, selectionSpan } from './shared/context';
 import type { Attachment } from './shared/state';
 
 /** How many workspace files the picker lists at most. */
@@ -24,7 +24,7 @@ export async function pickMention(): Promise<Attachment | undefined> {
   const ed = vscode.window.activeTextEditor;
   if (ed && ed.document.uri.scheme === 'file' && !ed.selection.isEmpty) {
     const sel = ed.selection;
-    const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : sel.end.line;
+    const { endLine } = selectionSpan(sel.start, sel.end);
     const rel = vscode.workspace.asRelativePath(ed.document.uri, false);
     base.push({
       label: `$(selection) ${rel}:${sel.start.line + 1}-${endLine + 1}`, description: 'the selection',

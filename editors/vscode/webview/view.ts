@@ -79,21 +79,16 @@ export class ChatView {
     q('#attach-diag').addEventListener('click', () => host.post({ type: 'attachDiagnostics' }));
     this.input.addEventListener('keydown', e => this.onKey(e));
     // Images pasted or dropped into the prompt become attachments.
-    this.input.addEventListener('paste', e => {
-      const files = [...(e.clipboardData?.files ?? [])].filter(f => f.type.startsWith('image/'));
+    const takeImages = (e: Event, list: FileList | undefined) => {
+      const files = [...(list ?? [])].filter(f => f.type.startsWith('image/'));
       if (files.length) {
         e.preventDefault();
         this.attachImages(files);
       }
-    });
+    };
+    this.input.addEventListener('paste', e => takeImages(e, e.clipboardData?.files));
     this.input.addEventListener('dragover', e => e.preventDefault());
-    this.input.addEventListener('drop', e => {
-      const files = [...(e.dataTransfer?.files ?? [])].filter(f => f.type.startsWith('image/'));
-      if (files.length) {
-        e.preventDefault();
-        this.attachImages(files);
-      }
-    });
+    this.input.addEventListener('drop', e => takeImages(e, e.dataTransfer?.files));
     this.input.addEventListener('input', () => { host.saveDraft(this.input.value); this.completionIndex = 0; this.renderCompletions(); });
     root.addEventListener('click', e => this.onClick(e));
     // <details> toggles do not bubble: listen while capturing.

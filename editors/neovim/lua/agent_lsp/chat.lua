@@ -880,6 +880,7 @@ function Chat:_mentions(text)
     end
     local stat = vim.uv.fs_stat(abs)
     local key = abs .. (a and ('#' .. a .. '-' .. b) or '')
+    local image_type = image_types[(abs:match('%.(%w+)$') or ''):lower()]
     if stat and not seen[key] then
       seen[key] = true
       local rel = vim.fn.fnamemodify(abs, ':~:.')
@@ -893,7 +894,7 @@ function Chat:_mentions(text)
           resource = { uri = ('%s#L%d-L%d'):format(vim.uri_from_fname(abs), a, b), text = table.concat(lines, '\n') },
         })
         table.insert(labels, ('%s:%d-%d'):format(rel, a, b))
-      elseif stat.type == 'file' and image_types[(abs:match('%.(%w+)$') or ''):lower()] then
+      elseif stat.type == 'file' and image_type then
         -- An image: sent as one, as the editors' pasted images are.
         if stat.size > max_image_bytes then
           notify(('%s is %d KB; the model takes images of at most 5 MB'):format(rel, math.floor(stat.size / 1024)), vim.log.levels.WARN)
@@ -903,7 +904,7 @@ function Chat:_mentions(text)
           f:close()
           table.insert(blocks, {
             type = methods.content.image,
-            mimeType = image_types[(abs:match('%.(%w+)$') or ''):lower()],
+            mimeType = image_type,
             data = vim.base64.encode(bytes),
           })
           table.insert(labels, ('🖼 %s (%d KB)'):format(rel, math.max(1, math.floor(#bytes / 1024 + 0.5))))

@@ -7,6 +7,14 @@ import type { Attachment } from './state';
 
 export interface Span { startLine: number; endLine: number } // 0-based, inclusive
 
+/**
+ * The lines a selection covers (0-based positions in, a Span out): one
+ * ending at the start of a line does not take that line.
+ */
+export function selectionSpan(start: { line: number }, end: { line: number; character: number }): Span {
+  return { startLine: start.line, endLine: end.character === 0 && end.line > start.line ? end.line - 1 : end.line };
+}
+
 export interface DiagnosticInfo {
   line: number; // 0-based
   character: number; // 0-based
