@@ -152,8 +152,11 @@ function H.fakemodel(turns)
   function model.requests()
     local text = H.read(log) or ''
     local reqs = {}
-    for line in text:gmatch('[^\n]+') do
-      table.insert(reqs, vim.json.decode(line))
+    -- Only whole lines: the model may be writing the last one as we read.
+    for line in text:gmatch('([^\n]*)\n') do
+      if line ~= '' then
+        table.insert(reqs, vim.json.decode(line))
+      end
     end
     return reqs
   end

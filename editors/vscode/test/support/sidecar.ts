@@ -44,7 +44,7 @@ export async function startFakeModel(bin: string, dir: string, turns: unknown[])
   return {
     url,
     logFile,
-    requests: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l)) : []),
+    requests: () => wholeLines(fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '').map(l => JSON.parse(l)),
     stop: () => stopProcess(p, () => p.stdin!.end()),
   };
 }
@@ -116,4 +116,9 @@ export function startAgent(bin: string, modelURL: string, home: string, cwd: str
 
 export function tempDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** wholeLines returns the non-empty lines that end in a newline: the model may be writing the last one as we read. */
+function wholeLines(text: string): string[] {
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
 }
