@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/agent-lsp/agent-lsp/internal/testenv"
 )
 
 // benchFolder makes a git repository of n files in 100 folders, last
@@ -16,21 +16,7 @@ func benchFolder(b *testing.B, n int) (root string, s *Store) {
 	b.Helper()
 	base := b.TempDir()
 	root = filepath.Join(base, "ws")
-	old := time.Now().Add(-time.Hour)
-	for i := range n {
-		p := filepath.Join(root, fmt.Sprintf("pkg%02d", i%100), fmt.Sprintf("file%05d.go", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		data := fmt.Sprintf("package pkg\n\n// File %d.\nvar x%d = %d\n", i, i, i*i)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		os.Chtimes(p, old, old)
-	}
-	runB(b, root, "git", "init", "-q")
-	runB(b, root, "git", "add", "-A")
-	runB(b, root, "git", "-c", "gc.auto=0", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init")
+	testenv.Repository(b, root, n)
 	var err error
 	if s, err = Open(filepath.Join(base, "state"), root); err != nil {
 		b.Fatal(err)
@@ -39,15 +25,6 @@ func benchFolder(b *testing.B, n int) (root string, s *Store) {
 		b.Fatal(err)
 	}
 	return root, s
-}
-
-func runB(b *testing.B, dir string, args ...string) {
-	b.Helper()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("%v: %v\n%s", args, err, out)
-	}
 }
 
 // BenchmarkCheckpoint10kFiles10Changed is a prompt's checkpoint in a
@@ -64,7 +41,7 @@ func BenchmarkCheckpoint10kFiles10Changed(b *testing.B) {
 		b.StopTimer()
 		for j := range 10 {
 			k := (i*10 + j) * 997 % 10_000
-			p := filepath.Join(root, fmt.Sprintf("pkg%02d", k%100), fmt.Sprintf("file%05d.go", k))
+			p := testenv.RepositoryFile(root, k)
 			if err := os.WriteFile(p, fmt.Appendf(nil, "package pkg\n\n// Changed %d.\n", i), 0o644); err != nil {
 				b.Fatal(err)
 			}
@@ -89,7 +66,7 @@ func BenchmarkRewind100Files(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		for k := range 100 {
-			p := filepath.Join(root, fmt.Sprintf("pkg%02d", k%100), fmt.Sprintf("file%05d.go", k*97))
+			p := testenv.RepositoryFile(root, k*97)
 			if err := os.WriteFile(p, fmt.Appendf(nil, "changed %d\n", i), 0o644); err != nil {
 				b.Fatal(err)
 			}

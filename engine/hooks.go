@@ -27,6 +27,7 @@ func (s *Session) runHook(ctx context.Context, event string, in hooks.Input) hoo
 	if s.pipe.hooks == nil || !s.pipe.hooks.Has(event) {
 		return hooks.Outcome{}
 	}
+	s.awaitCheckpoint() // a hook's command may change files too
 	in.SessionID = s.ID
 	in.Cwd = s.cwd
 	in.PermissionMode = s.Mode()

@@ -27,6 +27,12 @@ type rewinding struct {
 	off     error             // why the session has no checkpoints, once known
 	next    int               // the next prompt's number; 0 until read from the store
 	running int               // the running prompt's number, 0 when none has a start point
+
+	// pendingMu guards pending, the running prompt's start point while
+	// it is being taken: closed when it is saved or failed. Nothing that
+	// can change files (a tool, a hook) runs before it is closed.
+	pendingMu sync.Mutex
+	pending   chan struct{}
 }
 
 // position is where a prompt starts in the conversation, kept in its
@@ -115,16 +121,36 @@ func (b buffers) Text(path string) ([]byte, bool) {
 	return data, err == nil
 }
 
-// checkpointTimeout bounds a snapshot, which the prompt waits for.
+// checkpointTimeout bounds a snapshot, which the turn's first tool waits for.
 const checkpointTimeout = 10 * time.Second
 
-// checkpointStart records the workspace and the conversation's position
-// before a prompt runs; the history does not hold the prompt yet. A
-// failure is logged: the prompt runs without a checkpoint.
+// checkpointStart begins the snapshot of the workspace and records the
+// conversation's position before a prompt runs; the history does not
+// hold the prompt yet. The snapshot is taken while the model is asked
+// (it waits on the network, the snapshot on the disk), so a prompt's
+// start does not wait for it; awaitCheckpoint holds back everything that
+// can change files until it is saved. A failure is logged: the prompt
+// runs without a checkpoint.
 func (s *Session) checkpointStart(ctx context.Context, prompt []schema.ContentBlock) {
 	if s.agent != nil {
 		return // a subagent's turns are its parent's
 	}
+	data, _ := json.Marshal(s.position())
+	text := promptText(prompt)
+	done := make(chan struct{})
+	r := &s.rewind
+	r.pendingMu.Lock()
+	r.pending = done
+	r.pendingMu.Unlock()
+	go func() {
+		defer close(done)
+		s.saveStart(ctx, text, data)
+	}()
+}
+
+// saveStart saves the running prompt's start point: the workspace as
+// the editor's buffers show it, and the conversation's position data.
+func (s *Session) saveStart(ctx context.Context, prompt string, data []byte) {
 	store, err := s.checkpoints()
 	if store == nil {
 		if !errors.Is(err, errNoCheckpoints) {
@@ -139,15 +165,17 @@ func (s *Session) checkpointStart(ctx context.Context, prompt []schema.ContentBl
 		s.svc.cfg.Logf("session %s: %v", s.ID, err)
 		return
 	}
-	data, _ := json.Marshal(s.position())
 	ctx, cancel := context.WithTimeout(ctx, checkpointTimeout)
 	defer cancel()
-	p := checkpoint.Point{Session: s.ID, N: r.next, Kind: checkpoint.Start, Prompt: promptText(prompt), Data: data}
+	if checkpointStall != nil {
+		checkpointStall()
+	}
+	p := checkpoint.Point{Session: s.ID, N: r.next, Kind: checkpoint.Start, Prompt: prompt, Data: data}
 	if _, err := store.Save(ctx, p, buffers{s.tools.env.Files}); err != nil {
 		s.svc.cfg.Logf("session %s: %v", s.ID, err)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// A folder too large to snapshot would delay every prompt
-			// by the timeout: the session goes on without.
+			// A folder too large to snapshot would hold every turn's
+			// first tool by the timeout: the session goes on without.
 			r.store, r.off = nil, fmt.Errorf("the workspace is too large to checkpoint within %s; this session has no checkpoints", checkpointTimeout)
 			s.status(context.WithoutCancel(ctx), Status{Kind: StatusWarning, Message: r.off.Error()})
 		}
@@ -155,6 +183,24 @@ func (s *Session) checkpointStart(ctx context.Context, prompt []schema.ContentBl
 	}
 	r.running = r.next
 	r.next++
+}
+
+// checkpointStall, set by tests, runs before a start point is saved: it
+// holds the snapshot back to show that no tool runs before it.
+var checkpointStall func()
+
+// awaitCheckpoint waits until the running prompt's start point is
+// saved (or failed): called before anything that can change the
+// workspace runs, so the checkpoint holds the files as they were before
+// the prompt.
+func (s *Session) awaitCheckpoint() {
+	r := &s.rewind
+	r.pendingMu.Lock()
+	done := r.pending
+	r.pendingMu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // known reads the next prompt's number from the store the first time:
@@ -177,7 +223,11 @@ func (r *rewinding) known(store *checkpoint.Store, id string) error {
 // checkpointEnd records the workspace after the turn, so that a later
 // rewind tells the agent's changes from the user's.
 func (s *Session) checkpointEnd() {
+	s.awaitCheckpoint()
 	r := &s.rewind
+	r.pendingMu.Lock()
+	r.pending = nil
+	r.pendingMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running == 0 || r.store == nil {
@@ -210,6 +260,7 @@ func (s *Session) position() position {
 // Checkpoints lists the session's checkpoints: one per prompt, with the
 // prompt's text, oldest first.
 func (s *Session) Checkpoints() ([]schema.Checkpoint, error) {
+	s.awaitCheckpoint() // the running prompt's point is listed once saved
 	store, err := s.checkpoints()
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 // results in the model's order. Calls run concurrently when all of them
 // are read-only, one at a time otherwise.
 func (s *Session) runTools(ctx context.Context, uses []providers.Block) []providers.Block {
+	s.awaitCheckpoint() // the prompt's checkpoint holds the files before any tool
 	results := make([]providers.Block, len(uses))
 	if s.allReadOnly(uses) {
 		var wg sync.WaitGroup

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // RequireEnv is the environment variable that turns missing dependencies
@@ -128,4 +129,41 @@ func BuildAgent(pkg string) (binary string, cleanup func(), err error) {
 		return "", nil, fmt.Errorf("building agent-lsp: %w", err)
 	}
 	return binary, cleanup, nil
+}
+
+// Repository makes root a git repository of n small Go files in 100
+// folders (pkgNN/fileNNNNN.go), committed, each last modified an hour
+// ago: the workspace of the checkpoint benchmarks. The file Repository
+// names i is RepositoryFile(root, i).
+func Repository(tb testing.TB, root string, n int) {
+	tb.Helper()
+	NeedTool(tb, "git")
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		p := RepositoryFile(root, i)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		data := fmt.Sprintf("package pkg\n\n// File %d.\nvar x%d = %d\n", i, i, i*i)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "gc.auto=0", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// RepositoryFile is the path of the i-th file of a Repository.
+func RepositoryFile(root string, i int) string {
+	return filepath.Join(root, fmt.Sprintf("pkg%02d", i%100), fmt.Sprintf("file%05d.go", i))
 }
