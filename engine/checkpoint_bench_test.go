@@ -71,7 +71,7 @@ func BenchmarkPromptStart10kFiles(b *testing.B) {
 
 func benchPromptStart(b *testing.B, root string, checkpoints, tool bool) {
 	model := &timedModel{tool: tool}
-	cfg := Config{Provider: model, Model: "test-model", Home: b.TempDir(), Logf: func(string, ...any) {}, Settings: &settings.Settings{Project: root}}
+	cfg := Config{Provider: model, Model: "test-model", Home: b.TempDir(), Logf: b.Logf, Settings: &settings.Settings{Project: root}}
 	if checkpoints {
 		cfg.Store = session.NewStore(b.TempDir(), "-")
 	}
@@ -107,6 +107,12 @@ func benchPromptStart(b *testing.B, root string, checkpoints, tool bool) {
 		}
 	}
 	b.StopTimer()
+	if checkpoints {
+		// Every prompt has its checkpoint: none was given up.
+		if cps, err := sess.Checkpoints(); err != nil || len(cps) != b.N+1 {
+			b.Fatalf("%d checkpoints (%v), want %d", len(cps), err, b.N+1)
+		}
+	}
 	b.ReportMetric(float64(toModel.Microseconds())/1000/float64(b.N), "to-model-ms")
 	if tool {
 		b.ReportMetric(float64(firstTool.Microseconds())/1000/float64(b.N), "first-tool-ms")
