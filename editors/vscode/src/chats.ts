@@ -3,7 +3,9 @@
 // knows which chat the commands without one go to (the one the user last
 // acted in), and puts "New Chat" and a chat from the history where they
 // discard nothing: a chat whose turn runs keeps it, and the new chat opens
-// in a new tab (shared/chats.ts has the rules).
+// in a new tab (shared/chats.ts has the rules). The tabs' sessions are
+// remembered per workspace, so the tabs VS Code restores after a reload
+// reopen their chats.
 
 import * as vscode from 'vscode';
 import { CHAT_TAB_TYPE, type ChatActions, ChatTab, ChatViewProvider, ChatWebview } from './chatView';
@@ -11,6 +13,9 @@ import type { AgentConnection } from './connection';
 import { AgentController } from './controller';
 import { isRunning, loadPlacement, newChatPlacement } from './shared/chats';
 import { pendingPermissions } from './shared/state';
+
+/** Where the sessions of the open tabs are remembered (the workspace's state). */
+const TAB_SESSIONS_KEY = 'agentLsp.tabSessions';
 
 /** What a tab opens with: a stored chat to load, a notice to show once it has its session. */
 export interface OpenOptions {
@@ -30,6 +35,7 @@ export class Chats implements vscode.Disposable {
     private readonly conn: AgentConnection,
     actions: Omit<ChatActions, 'newChat' | 'history' | 'focused'>,
     private readonly log: vscode.LogOutputChannel,
+    private readonly store?: vscode.Memento,
   ) {
     this.actions = {
       ...actions,
@@ -40,11 +46,46 @@ export class Chats implements vscode.Disposable {
     this.panel = new AgentController(conn);
     this.panelView = new ChatViewProvider(extensionUri, this.panel, this.actions, log);
     this.last = this.panel;
+    this.toRestore = [...(store?.get<string[]>(TAB_SESSIONS_KEY) ?? [])];
+  }
+
+  /** Sessions of the tabs open before the reload, not yet restored. */
+  private toRestore: string[];
+
+  /**
+   * A tab VS Code restored after a reload (the WebviewPanelSerializer):
+   * it reopens one of the chats the tabs showed before (loaded, its
+   * history replayed), or starts a new one.
+   */
+  restoreTab(panel: vscode.WebviewPanel): Promise<AgentController> {
+    const sessionId = this.toRestore.shift();
+    return this.adopt(panel, sessionId ? { load: { sessionId } } : {});
+  }
+
+  /** Remembers the open tabs' sessions for the next window. */
+  private saveTabs(): void {
+    if (!this.store) return;
+    const ids = [...this.tabs.keys()].flatMap(c => c.state.sessionId ? [c.state.sessionId] : []);
+    const old = this.store.get<string[]>(TAB_SESSIONS_KEY) ?? [];
+    if (ids.length === old.length && ids.every((id, i) => id === old[i])) return;
+    void this.store.update(TAB_SESSIONS_KEY, ids);
   }
 
   /** The chat the commands without one go to: the one the user last acted in. */
   active(): AgentController {
     return this.last;
+  }
+
+  /** The chat of the active editor tab, if a chat is the active editor. */
+  activeTab(): AgentController | undefined {
+    for (const [chat, tab] of this.tabs) if (tab.panel.active) return chat;
+    return undefined;
+  }
+
+  /** The chat that waits for an approval, else one whose turn runs, if any. */
+  waiting(): AgentController | undefined {
+    const all = this.all();
+    return all.find(c => pendingPermissions(c.state).length > 0) ?? all.find(c => c.state.busy);
   }
 
   /** Every chat, the panel's first. */
@@ -96,6 +137,12 @@ export class Chats implements vscode.Disposable {
     this.tabs.set(chat, tab);
     this.last = chat;
     panel.onDidDispose(() => this.closed(chat));
+    let session = chat.state.sessionId;
+    chat.onDidChange(s => {
+      if (s.sessionId === session) return;
+      session = s.sessionId;
+      this.saveTabs();
+    });
     await chat.open(opts.load);
     if (opts.notice) chat.notice('info', opts.notice);
     void tab.focusPrompt();
@@ -115,6 +162,7 @@ export class Chats implements vscode.Disposable {
     const title = chat.state.title;
     chat.close();
     tab.dispose();
+    this.saveTabs();
     if (running) {
       void vscode.window.showInformationMessage(`The closed chat's turn was cancelled${title ? ` ("${title.slice(0, 40)}")` : ''}. It is kept in the chat history.`);
     }
@@ -151,11 +199,11 @@ export class Chats implements vscode.Disposable {
     }
   }
 
+  /** The extension stops: the tabs stay for VS Code to restore in the next window. */
   dispose(): void {
     for (const [chat, tab] of [...this.tabs]) {
       this.tabs.delete(chat);
       tab.dispose();
-      tab.panel.dispose();
       chat.dispose();
     }
     this.panel.dispose();

@@ -5,7 +5,7 @@
 
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { CHAT_VIEW_ID } from './chatView';
+import { CHAT_TAB_TYPE, CHAT_VIEW_ID } from './chatView';
 import { Chats } from './chats';
 import { AgentConnection } from './connection';
 import type { AgentController } from './controller';
@@ -142,11 +142,11 @@ export function activate(context: vscode.ExtensionContext): void {
     if (a) chat.addAttachment(a);
     await chats.focusPrompt(chat);
   };
-  const chats = new Chats(context.extensionUri, conn, { attachDiagnostics, mention, openLocation, setApiKey, openSettings, restart: () => { void conn.restart(); } }, log);
+  const chats = new Chats(context.extensionUri, conn, { attachDiagnostics, mention, openLocation, setApiKey, openSettings, restart: () => { void conn.restart(); } }, log, context.workspaceState);
 
   const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);
   status.name = 'agent-lsp';
-  status.command = 'agentLsp.focusChat';
+  status.command = 'agentLsp.showWaitingChat';
   let pendingKey = false;
   // Over every chat: any chat waiting for an approval shows here.
   const showStatus = () => {
@@ -166,12 +166,16 @@ export function activate(context: vscode.ExtensionContext): void {
   // Commands that take the resource the menu was opened on, or the active editor.
   const commands: Record<string, (...args: any[]) => unknown> = {
     'agentLsp.focusChat': () => chats.focusPrompt(chats.panel),
+    // The status bar item: the chat that waits for an approval, else one whose turn runs, else the panel's.
+    'agentLsp.showWaitingChat': () => chats.focusPrompt(chats.waiting() ?? chats.panel),
     'agentLsp.openChatInEditor': () => chats.openTab(),
-    // From the palette and a tab's title bar: the chat last acted in; from the panel's title bar: the panel's.
+    // From the palette: the chat last acted in; from a title bar: the panel's, or the active tab's.
     'agentLsp.newSession': () => chats.newChat(chats.active()),
     'agentLsp.showHistory': () => chats.history(chats.active()),
     'agentLsp.panel.newSession': () => chats.newChat(chats.panel),
     'agentLsp.panel.showHistory': () => chats.history(chats.panel),
+    'agentLsp.tab.newSession': () => chats.newChat(chats.activeTab() ?? chats.active()),
+    'agentLsp.tab.showHistory': () => chats.history(chats.activeTab() ?? chats.active()),
     'agentLsp.cancel': () => chats.active().cancel(),
     'agentLsp.restart': () => conn.restart(),
     'agentLsp.showLog': () => log.show(),
@@ -203,6 +207,8 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     log, chats, conn, status,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats.panelView),
+    // Chat tabs open before a reload come back with their chats.
+    vscode.window.registerWebviewPanelSerializer(CHAT_TAB_TYPE, { deserializeWebviewPanel: async panel => { await chats.restoreTab(panel); } }),
     conn.onDidChange(showStatus),
     ...Object.entries(commands).map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => { void conn.workspaceTrustGranted(); }),
