@@ -21,6 +21,8 @@ const TAB_SESSIONS_KEY = 'agentLsp.tabSessions';
 export interface OpenOptions {
   load?: { sessionId: string; title?: string };
   notice?: string;
+  /** Leave the focus where it is (a tab restored after a reload). */
+  quiet?: boolean;
 }
 
 export class Chats implements vscode.Disposable {
@@ -59,7 +61,8 @@ export class Chats implements vscode.Disposable {
    */
   restoreTab(panel: vscode.WebviewPanel): Promise<AgentController> {
     const sessionId = this.toRestore.shift();
-    return this.adopt(panel, sessionId ? { load: { sessionId } } : {});
+    // Not focused: VS Code restores the tabs where they were.
+    return this.adopt(panel, sessionId ? { load: { sessionId }, quiet: true } : { quiet: true });
   }
 
   /** Remembers the open tabs' sessions for the next window. */
@@ -135,7 +138,7 @@ export class Chats implements vscode.Disposable {
     const chat = new AgentController(this.conn);
     const tab = new ChatTab(this.extensionUri, panel, chat, this.actions, this.log);
     this.tabs.set(chat, tab);
-    this.last = chat;
+    if (!opts.quiet) this.last = chat;
     panel.onDidDispose(() => this.closed(chat));
     let session = chat.state.sessionId;
     chat.onDidChange(s => {
@@ -145,7 +148,7 @@ export class Chats implements vscode.Disposable {
     });
     await chat.open(opts.load);
     if (opts.notice) chat.notice('info', opts.notice);
-    void tab.focusPrompt();
+    if (!opts.quiet) void tab.focusPrompt();
     return chat;
   }
 
