@@ -3,7 +3,8 @@
 // view, change the agent's proposal in the diff editor, click "Allow",
 // and check the editor's text changed to the edited proposal; then the
 // pickers, history, cancel, a rewind of what a Bash turn changed, a plan
-// changed in its editor and approved, and the no-key state with "Set API key".
+// changed in its editor and approved, two chats (the panel's and an editor
+// tab's) running at once, and the no-key state with "Set API key".
 //
 // Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
 // Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
