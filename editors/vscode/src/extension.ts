@@ -81,19 +81,6 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const openSettings = (): Thenable<unknown> => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:agent-lsp.agent-lsp');
-  // No model configured (the agent says so at start): the chat shows it with
-  // its two buttons; with the chat hidden, a notification offers them.
-  let problemShown: string | undefined;
-  conn.onDidChange(() => {
-    const s = chats.panel.state;
-    if (s.providerProblem === problemShown) return;
-    problemShown = s.providerProblem;
-    if (!s.providerProblem || chats.all().some(c => c.visible)) return;
-    void vscode.window.showErrorMessage(s.providerProblem, 'Set API key', 'Open settings').then(c => {
-      if (c === 'Set API key') void setApiKey();
-      if (c === 'Open settings') void openSettings();
-    });
-  });
   current = conn;
 
   const attachDiagnostics = (chat: AgentController): void => {
@@ -143,6 +130,19 @@ export function activate(context: vscode.ExtensionContext): void {
     await chats.focusPrompt(chat);
   };
   const chats = new Chats(context.extensionUri, conn, { attachDiagnostics, mention, openLocation, setApiKey, openSettings, restart: () => { void conn.restart(); } }, log, context.workspaceState);
+  // No model configured (the agent says so at start): the chat shows it with
+  // its two buttons; with the chat hidden, a notification offers them.
+  let problemShown: string | undefined;
+  conn.onDidChange(() => {
+    const s = chats.panel.state;
+    if (s.providerProblem === problemShown) return;
+    problemShown = s.providerProblem;
+    if (!s.providerProblem || chats.all().some(c => c.visible)) return;
+    void vscode.window.showErrorMessage(s.providerProblem, 'Set API key', 'Open settings').then(c => {
+      if (c === 'Set API key') void setApiKey();
+      if (c === 'Open settings') void openSettings();
+    });
+  });
 
   const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);
   status.name = 'agent-lsp';
