@@ -35,7 +35,7 @@ node esbuild.mjs
 node scripts/package-all.mjs linux-x64 >"$work/package.log" 2>&1 || { cat "$work/package.log" >&2; die "packaging failed"; }
 (cd "$repo" && go build -o "$work/fakemodel" ./internal/cmd/fakemodel)
 
-names=(chat-streaming edit-approval diff-review bash-approval bash-output end-of-turn model-picker effort-picker mode-picker rewind-picker rewind-preview rewound history reloaded no-key)
+names=(chat-streaming edit-approval diff-review bash-approval bash-output end-of-turn model-picker effort-picker mode-picker rewind-picker rewind-preview rewound history reloaded no-key two-chats)
 for n in "${names[@]}"; do rm -f "$out/vscode-$n.png"; done
 rm -f "$out/vscode-FAILED.png"
 E2E_MODE=screenshots E2E_TIMEOUT="${E2E_TIMEOUT:-400}" \

@@ -1,29 +1,28 @@
-// AgentController: the extension's side of the chat. It owns the language
-// client, the current session and the view state (the webview only mirrors
-// it), answers permission requests, and keeps pending approvals until the
-// user decides, whatever happens to the chat panel.
+// AgentController: one chat (the panel's, or one in an editor tab). It owns
+// the chat's session and view state (the webview only mirrors it), answers
+// its session's permission requests and questions, and keeps pending
+// approvals until the user decides, whatever happens to the chat's webview.
+// The language client and what every chat shares are in connection.ts,
+// which routes the agent's messages here by sessionId.
 
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { type CancellationToken, type LanguageClient, ResponseError, State } from 'vscode-languageclient/node';
-import { createClient } from './client';
+import { type CancellationToken, type LanguageClient, ResponseError } from 'vscode-languageclient/node';
 import {
-  AgentDiagnosticsRequest, type AgentDiagnosticsParams, CheckpointsRequest, type RewindRestore, RewindRequest, type RewindResult, type AgentStatusParams, AgentStatusNotification, type LspDiagnostic, CANCELLED, commandOf, planOf, CancelNotification, CloseSessionRequest, type ConfigOption,
-  DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
-  type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
-  selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
-  singleDiff, descriptionOf, providerProblemOf, ruleOf, ruleTooltip, userMessage,
+  CheckpointsRequest, type RewindRestore, RewindRequest, type RewindResult, type AgentStatusParams, CANCELLED, commandOf, planOf, CancelNotification, CloseSessionRequest, type ConfigOption,
+  DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
+  type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, type RequestPermissionResult,
+  selectOutcome, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
+  singleDiff, descriptionOf, providerProblemOf, ruleOf, ruleTooltip,
 } from './protocol';
-import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
-import { CreateElicitationRequest, type CreateElicitationParams } from './protocol';
+import type { CreateElicitationParams, CreateElicitationResult } from './protocol';
+import { type AgentConnection, type ConnectedChat, errorMessage } from './connection';
 import { askQuestions, type QuestionUI } from './question';
-import { EditReviews } from './review';
-import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
 import { ambientAttachments, imageAttachment, selectionSpan } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
-/** Where the controller's events go (the chat view, the status bar). */
+/** Where the controller's events go (the chat's webview). */
 export interface ViewSink {
   push(e: ViewEvent): void;
   readonly visible: boolean;
@@ -44,42 +43,28 @@ function call<P, R>(client: LanguageClient, m: RequestMethod<P, R>, params: P): 
   return client.sendRequest<R>(m.method, params);
 }
 
-/** An error as the user reads it: never starting with a protocol method name. */
-function errorMessage(e: unknown): string {
-  if (e instanceof ResponseError) return userMessage(e.message);
-  if (e instanceof Error) return userMessage(e.message);
-  return userMessage(String(e));
+/** The editor the chat's context comes from: the active text editor, or the one last active while a chat tab has the focus. */
+let lastEditor: vscode.TextEditor | undefined;
+function contextEditor(): vscode.TextEditor | undefined {
+  const ed = vscode.window.activeTextEditor;
+  if (ed) return (lastEditor = ed);
+  if (lastEditor && vscode.window.visibleTextEditors.includes(lastEditor)) return lastEditor;
+  return (lastEditor = undefined);
 }
 
-/** What the extension gives the controller beyond settings. */
-export interface ControllerHost {
-  /** The binary bundled in the platform package, if any. */
-  bundledServer?: string;
-  /** The model key kept in SecretStorage, if any. */
-  apiKey?: () => Thenable<string | undefined>;
-}
-
-export class AgentController implements vscode.Disposable {
+export class AgentController implements vscode.Disposable, ConnectedChat {
   readonly state: ViewState = emptyState();
-  private client: LanguageClient | undefined;
   private sinks: ViewSink[] = [];
   private pending = new Map<string, Pending>();
-  private permSeq = 0;
-  private readonly reviews = new EditReviews();
-  private readonly diagnostics = new DiagnosticsTracker();
-  private disposables: vscode.Disposable[] = [
-    this.reviews,
-    this.diagnostics,
-    vscode.languages.onDidChangeDiagnostics(e => e.uris.forEach(u => this.diagnostics.diagnosticsChanged(u.fsPath))),
-    vscode.workspace.onDidChangeTextDocument(e => this.diagnostics.documentChanged(e.document.uri.fsPath, e.document.version)),
-    vscode.workspace.onDidCloseTextDocument(d => this.diagnostics.documentClosed(d.uri.fsPath)),
-  ];
+  private disposables: vscode.Disposable[] = [];
   private readonly onChange = new vscode.EventEmitter<ViewState>();
-  /** Fires after every event (the status bar listens). */
+  /** Fires after every event. */
   readonly onDidChange = this.onChange.event;
-  private starting: Promise<void> | undefined;
+  private readonly log: vscode.LogOutputChannel;
+  private disposed = false;
 
-  constructor(private readonly log: vscode.LogOutputChannel, private readonly settings: () => Settings, private readonly host: ControllerHost = {}) {
+  constructor(private readonly conn: AgentConnection) {
+    this.log = conn.log;
     // The editor's context chips follow the active editor and its selection.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const later = () => {
@@ -87,99 +72,74 @@ export class AgentController implements vscode.Disposable {
       timer = setTimeout(() => { timer = undefined; this.updateAmbient(); }, 150);
     };
     this.disposables.push(
+      this.onChange,
       vscode.window.onDidChangeActiveTextEditor(later),
       vscode.window.onDidChangeTextEditorSelection(later),
       vscode.workspace.onDidChangeConfiguration(e => { if (e.affectsConfiguration('agentLsp.editorContext')) later(); }),
       { dispose: () => { if (timer) clearTimeout(timer); } },
     );
+    conn.add(this);
     later();
   }
 
-  /** The binary to start and the environment to start it in, as doStart and the doctor use them. */
-  async serverCommand(): Promise<{ command: string; env: NodeJS.ProcessEnv }> {
-    const s = this.settings();
-    const found = findServer(s.serverPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, process.env.PATH, this.host.bundledServer);
-    this.log.info(`agent-lsp binary: ${found.path} (from ${found.source})`);
-    const key = await this.host.apiKey?.();
-    return { command: found.path, env: withSecretKey(serverEnv(process.env, s.env), s.provider, key) };
+  private settings() {
+    return this.conn.settings();
   }
 
   addSink(s: ViewSink): void {
     this.sinks.push(s);
   }
 
+  /** Whether the chat's webview shows. */
+  get visible(): boolean {
+    return this.sinks.some(s => s.visible);
+  }
+
+  /** Reveals the chat's webview. */
+  reveal(): Promise<void> {
+    return this.sinks[0]?.reveal() ?? Promise.resolve();
+  }
+
   private emit(e: ViewEvent): void {
+    const before = this.state.sessionId;
     reduce(this.state, e);
+    // The agent's messages for the chat's session come here.
+    if (this.state.sessionId !== before) {
+      const other = this.conn.routes.move(this, before, this.state.sessionId);
+      if (other) this.log.warn(`session ${this.state.sessionId} is shown in another chat already`);
+    }
     for (const s of this.sinks) s.push(e);
     this.onChange.fire(this.state);
+    this.conn.changed();
+  }
+
+  /** A connection-wide event (the connection's state, the no-model problem, tab sizes). */
+  connectionEvent(e: ViewEvent): void {
+    this.emit(e);
   }
 
   private get cwd(): string {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
   }
 
-  // ---- client lifecycle ----------------------------------------------------
+  // ---- the agent starting and stopping ------------------------------------------
 
-  /** Starts the sidecar. Never awaited by activate(): a slow or broken binary must not block the view. */
-  start(): Promise<void> {
-    this.starting ??= this.doStart().finally(() => { this.starting = undefined; });
-    return this.starting;
-  }
-
-  private async doStart(): Promise<void> {
-    const s = this.settings();
-    this.emit({ type: 'connection', state: 'starting' });
-    let command: string;
-    let env: NodeJS.ProcessEnv;
-    try {
-      ({ command, env } = await this.serverCommand());
-    } catch (e) {
-      this.log.error(errorMessage(e));
-      this.emit({ type: 'connection', state: 'error', message: errorMessage(e) });
+  /**
+   * The agent runs (at start, or again after a crash or a settings change):
+   * go on with the same chat, since sessions are stored and session/resume
+   * reopens one without replay; a chat without one starts a session.
+   */
+  async onRunning(): Promise<void> {
+    const load = this.toLoad;
+    this.toLoad = undefined;
+    if (load && !this.state.sessionId) {
+      await this.loadSession(load.sessionId, load.title);
       return;
     }
-    this.log.info(`starting ${command}`);
-    const { client } = createClient({
-      command,
-      env,
-      cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      initializationOptions: initializationOptions(s, vscode.workspace.isTrusted),
-      log: this.log,
-    });
-    this.client = client;
-    client.onRequest(RequestPermissionRequest.method, (p: RequestPermissionParams, token: CancellationToken) => this.onPermission(p, token));
-    client.onRequest(CreateElicitationRequest.method, (p: CreateElicitationParams, token: CancellationToken) => askQuestions(quickPickUI(token), p));
-    client.onNotification(SessionUpdateNotification.method, (p: SessionNotification) => this.onUpdate(p));
-    client.onNotification(AgentStatusNotification.method, (p: AgentStatusParams) => this.onStatus(p));
-    client.onRequest(AgentDiagnosticsRequest.method, (p: AgentDiagnosticsParams) => answerDiagnostics(this.diagnostics, {
-      uriToKey: u => vscode.Uri.parse(u).fsPath,
-      currentVersion: u => vscode.workspace.textDocuments.find(d => d.uri.fsPath === vscode.Uri.parse(u).fsPath)?.version,
-      getDiagnostics: u => vscode.languages.getDiagnostics(vscode.Uri.parse(u)).map(toLspDiagnostic),
-    }, p));
-    client.onDidChangeState(e => {
-      if (client !== this.client) return;
-      if (e.newState === State.Running) void this.onRunning();
-      if (e.newState === State.Stopped) this.onStopped();
-    });
-    try {
-      await client.start();
-    } catch (e) {
-      this.log.error(`agent-lsp did not start: ${errorMessage(e)}`);
-      this.emit({ type: 'connection', state: 'error', message: `agent-lsp did not start: ${errorMessage(e)}` });
-    }
-  }
-
-  private async onRunning(): Promise<void> {
-    this.emit({ type: 'connection', state: 'ready' });
-    // No model configured: the agent says so in initialize; show it now,
-    // not at the first prompt.
-    this.setProviderProblem(this.initializeProblem());
-    // After a restart (a crash, a settings change), go on with the same
-    // chat: sessions are stored, session/resume reopens one without replay.
     const previous = this.state.sessionId;
-    if (previous && this.client) {
+    if (previous) {
       try {
-        const res = await call(this.client, ResumeSessionRequest, { sessionId: previous, cwd: this.cwd, mcpServers: [] });
+        const res = await call(this.conn.ready(), ResumeSessionRequest, { sessionId: previous, cwd: this.cwd, mcpServers: [] });
         this.sessionEvent(previous, res, this.state.title, true);
         if (this.state.items.length) this.notice('info', 'agent-lsp restarted; this chat goes on.');
         return;
@@ -195,59 +155,36 @@ export class AgentController implements vscode.Disposable {
     }
   }
 
-  private onStopped(): void {
-    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
-    if (this.state.busy) this.emit({ type: 'busy', busy: false });
-    this.emit({ type: 'connection', state: 'stopped', message: 'agent-lsp stopped' });
-  }
+  /** A stored chat to load once the agent runs (a tab opened before it did). */
+  private toLoad: { sessionId: string; title?: string } | undefined;
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
-  }
-
-  async stop(): Promise<void> {
-    const c = this.client;
-    this.client = undefined;
-    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
-    if (this.state.busy) this.emit({ type: 'busy', busy: false });
-    if (c) {
-      try {
-        await c.stop(3000);
-      } catch (e) {
-        this.log.warn(`stopping agent-lsp: ${errorMessage(e)}`);
-      }
+  /**
+   * Starts a chat just opened: a stored session loaded (its history
+   * replayed), else a new session; once the agent runs if it does not yet.
+   */
+  async open(load?: { sessionId: string; title?: string }): Promise<void> {
+    if (!this.conn.running) {
+      this.toLoad = load;
+      return;
     }
-    this.emit({ type: 'connection', state: 'stopped' });
+    try {
+      if (load) await this.loadSession(load.sessionId, load.title);
+      else await this.newSession();
+    } catch (e) {
+      this.notice('error', `Could not start a session: ${errorMessage(e)}`);
+    }
   }
 
-  private ready(): LanguageClient {
-    if (!this.client || !this.client.isRunning()) throw new Error('agent-lsp is not running (see the "agent-lsp" output).');
-    return this.client;
+  /** The agent stopped: what waits for it is cancelled, no turn runs. */
+  onStopped(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
+    if (this.state.busy) this.emit({ type: 'busy', busy: false });
   }
 
   /** Errors also go to the output channel, so the log tells what the user saw. */
-  private notice(level: 'info' | 'warning' | 'error', text: string): void {
+  notice(level: 'info' | 'warning' | 'error', text: string): void {
     if (level === 'error') this.log.error(text);
     this.emit({ type: 'notice', level, text });
-  }
-
-  /** The no-model problem initialize reported (in result._meta, or the agent capability's). */
-  private initializeProblem(): string | undefined {
-    const r = this.client?.initializeResult as { capabilities?: { experimental?: { agent?: unknown } } } | undefined;
-    return providerProblemOf(r) ?? providerProblemOf(r?.capabilities?.experimental?.agent);
-  }
-
-  /** Shows (or clears) the no-model notice; logged once per change. */
-  private setProviderProblem(message: string | undefined): void {
-    if (message === this.state.providerProblem) return;
-    if (message) this.log.error(message);
-    this.emit({ type: 'providerProblem', message });
-  }
-
-  /** editor.tabSize per language, for the chat's code blocks. */
-  setTabSizes(tabSizes: Record<string, number>): void {
-    this.emit({ type: 'tabSizes', tabSizes });
   }
 
   // ---- sessions --------------------------------------------------------------
@@ -264,11 +201,11 @@ export class AgentController implements vscode.Disposable {
       configOptions: config,
     });
     const problem = providerProblemOf(res);
-    if (problem || this.initializeProblem() === undefined) this.setProviderProblem(problem);
+    if (problem || this.conn.initializeProblem() === undefined) this.conn.setProviderProblem(problem);
   }
 
   async newSession(): Promise<void> {
-    const client = this.ready();
+    const client = this.conn.ready();
     if (this.state.busy) throw new Error('a turn is running: cancel it first');
     this.closeCurrent(client);
     const model = this.settings().model || undefined;
@@ -283,13 +220,14 @@ export class AgentController implements vscode.Disposable {
     call(client, CloseSessionRequest, { sessionId: id }).catch(e => this.log.debug(`session/close: ${errorMessage(e)}`));
   }
 
-  async showHistory(): Promise<void> {
+  /** The history picker: the chat chosen, if any (chats.ts decides where it opens). */
+  async pickHistory(): Promise<{ sessionId: string; title: string } | undefined> {
     let client: LanguageClient;
     try {
-      client = this.ready();
+      client = this.conn.ready();
     } catch (e) {
       void vscode.window.showErrorMessage(errorMessage(e));
-      return;
+      return undefined;
     }
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
     pick.title = 'Agent chat history';
@@ -301,14 +239,14 @@ export class AgentController implements vscode.Disposable {
       // The date on its own line: a long title would push it out of view.
       pick.items = res.sessions.map(s => ({
         label: s.title || '(untitled chat)',
-        detail: [s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '', s.sessionId === this.state.sessionId ? 'current chat' : ''].filter(Boolean).join(' · ') || undefined,
+        detail: [s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '', s.sessionId === this.state.sessionId ? 'current chat' : this.conn.routes.owner(s.sessionId) ? 'open in another chat' : ''].filter(Boolean).join(' · ') || undefined,
         sessionId: s.sessionId,
       }));
       if (!res.sessions.length) pick.placeholder = 'No saved chats for this folder yet';
     } catch (e) {
       pick.hide();
       void vscode.window.showErrorMessage(`Could not list chats: ${errorMessage(e)}`);
-      return;
+      return undefined;
     } finally {
       pick.busy = false;
     }
@@ -317,12 +255,12 @@ export class AgentController implements vscode.Disposable {
       pick.onDidHide(() => resolve(undefined));
     });
     pick.dispose();
-    if (chosen) await this.loadSession(chosen.sessionId, chosen.label);
+    return chosen && { sessionId: chosen.sessionId, title: chosen.label };
   }
 
   /** Loads a stored session: its history replays as session/update notifications. */
   async loadSession(sessionId: string, title?: string): Promise<void> {
-    const client = this.ready();
+    const client = this.conn.ready();
     if (this.state.busy) {
       void vscode.window.showWarningMessage('A turn is running: cancel it before loading another chat.');
       return;
@@ -349,7 +287,7 @@ export class AgentController implements vscode.Disposable {
     const sessionId = this.state.sessionId;
     let client: LanguageClient;
     try {
-      client = this.ready();
+      client = this.conn.ready();
       if (!sessionId) throw new Error('this chat has no session to rewind');
       if (this.state.busy) throw new Error('a turn is running: cancel it before rewinding');
     } catch (e) {
@@ -421,7 +359,7 @@ export class AgentController implements vscode.Disposable {
   async prompt(text: string): Promise<void> {
     let client: LanguageClient;
     try {
-      client = this.ready();
+      client = this.conn.ready();
       if (!this.state.sessionId) await this.newSession();
     } catch (e) {
       this.notice('error', errorMessage(e));
@@ -451,7 +389,7 @@ export class AgentController implements vscode.Disposable {
       if (this.state.sessionId === sessionId) this.emit({ type: 'turnEnded', stopReason: res.stopReason });
     } catch (e) {
       // No model configured: the notice with its buttons says it, once.
-      if (e instanceof ResponseError && e.code === ErrorCodes.AuthRequired) this.setProviderProblem(errorMessage(e));
+      if (e instanceof ResponseError && e.code === ErrorCodes.AuthRequired) this.conn.setProviderProblem(errorMessage(e));
       else this.notice('error', errorMessage(e));
     } finally {
       if (this.state.sessionId === sessionId) this.emit({ type: 'busy', busy: false });
@@ -460,15 +398,15 @@ export class AgentController implements vscode.Disposable {
 
   cancel(): void {
     const id = this.state.sessionId;
-    if (!id || !this.client) return;
-    void this.client.sendNotification(CancelNotification.method, { sessionId: id } satisfies SessionIdParams);
+    if (!id || !this.conn.running) return;
+    void this.conn.ready().sendNotification(CancelNotification.method, { sessionId: id } satisfies SessionIdParams);
   }
 
   async setMode(modeId: string): Promise<void> {
     const sessionId = this.state.sessionId;
     if (!sessionId) return;
     try {
-      await call(this.ready(), SetModeRequest, { sessionId, modeId });
+      await call(this.conn.ready(), SetModeRequest, { sessionId, modeId });
       this.emit({ type: 'update', update: { sessionUpdate: 'current_mode_update', currentModeId: modeId } });
     } catch (e) {
       this.notice('error', `Could not switch mode: ${errorMessage(e)}`);
@@ -523,7 +461,7 @@ export class AgentController implements vscode.Disposable {
     const sessionId = this.state.sessionId;
     if (!sessionId) return;
     try {
-      const res = await call(this.ready(), SetConfigOptionRequest, { sessionId, configId: 'effort', value });
+      const res = await call(this.conn.ready(), SetConfigOptionRequest, { sessionId, configId: 'effort', value });
       if (res?.configOptions) this.emit({ type: 'config', configOptions: res.configOptions });
     } catch (e) {
       this.notice('error', `Could not set the effort: ${errorMessage(e)}`);
@@ -533,7 +471,7 @@ export class AgentController implements vscode.Disposable {
   async setModel(model: string): Promise<void> {
     const sessionId = this.state.sessionId;
     if (!sessionId) return;
-    const client = this.ready();
+    const client = this.conn.ready();
     try {
       const res = await call(client, SetConfigOptionRequest, { sessionId, configId: 'model', value: model });
       this.emit({ type: 'model', currentModel: model, configOptions: res?.configOptions });
@@ -584,7 +522,7 @@ export class AgentController implements vscode.Disposable {
    * file and its selection, less what the user removed or attached already.
    */
   private ambientNow(): Attachment[] {
-    const ed = vscode.window.activeTextEditor;
+    const ed = contextEditor();
     if (!vscode.workspace.getConfiguration('agentLsp').get<boolean>('editorContext', true) || !ed || ed.document.uri.scheme !== 'file') {
       this.dismissed.clear();
       return [];
@@ -607,7 +545,8 @@ export class AgentController implements vscode.Disposable {
 
   // ---- notifications from the agent ------------------------------------------------
 
-  private onUpdate(p: SessionNotification): void {
+  /** A session/update of the chat's session (the connection routes it here). */
+  onUpdate(p: SessionNotification): void {
     if (p.sessionId !== this.state.sessionId) {
       this.log.debug(`ignoring an update for session ${p.sessionId}`);
       return;
@@ -615,19 +554,23 @@ export class AgentController implements vscode.Disposable {
     this.emit({ type: 'update', update: p.update });
   }
 
-  private onStatus(p: AgentStatusParams): void {
+  onStatus(p: AgentStatusParams): void {
     if (p.sessionId && p.sessionId !== this.state.sessionId) return;
     const level = p.kind === 'retry' ? 'retry' : p.kind === 'warning' ? 'warning' : 'info';
     this.emit({ type: 'notice', level, text: p.message });
     if (level === 'warning') this.log.warn(p.message);
   }
 
+  /** The model's questions, asked when the chat's session asks them (one quick pick at a time over all chats). */
+  ask(params: CreateElicitationParams, token: CancellationToken): Promise<CreateElicitationResult> {
+    return askQuestions(quickPickUI(token, this.conn.chatCount() > 1 ? this.state.title : undefined), params);
+  }
+
   // ---- permissions ---------------------------------------------------------------
 
-  private onPermission(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
+  /** A permission request of the chat's session; id is unique over all chats. */
+  onPermission(params: RequestPermissionParams, token: CancellationToken, id: string): Promise<RequestPermissionResult> {
     if (params.sessionId !== this.state.sessionId) return Promise.resolve(CANCELLED);
-    if (isTrustRequest(params)) return this.onTrustRequest(params, token);
-    const id = `perm${++this.permSeq}`;
     const call = params.toolCall;
     const diff = call.kind === 'edit' || call.kind === undefined ? singleDiff(call) : undefined;
     const plan = planOf(call);
@@ -645,69 +588,23 @@ export class AgentController implements vscode.Disposable {
       });
       token.onCancellationRequested(() => this.settle(id, CANCELLED, 'cancelled'));
       if (diff) {
-        this.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
+        this.conn.reviews.open(id, diff).then(undefined, e => this.log.error(`opening the diff: ${errorMessage(e)}`));
       } else if (plan !== undefined) {
-        this.reviews.openPlan(id, plan).then(undefined, e => this.log.error(`opening the plan: ${errorMessage(e)}`));
+        this.conn.reviews.openPlan(id, plan).then(undefined, e => this.log.error(`opening the plan: ${errorMessage(e)}`));
       } else if (!this.sinks.some(s => s.visible)) {
         void vscode.window.showInformationMessage(`The agent asks: ${title.replace(/`+/g, '')}`, 'Show').then(choice => {
-          if (choice) void this.sinks[0]?.reveal();
+          if (choice) void this.reveal();
         });
       }
     });
   }
 
-  /** Resolves the folder trust request waiting for VS Code's workspace trust, if any. */
-  private trustWaiter: ((trusted: boolean) => void) | undefined;
-
-  /**
-   * Answers the agent's folder trust request with VS Code's own workspace
-   * trust: an already trusted workspace says yes at once; otherwise the
-   * user is sent to VS Code's trust editor (workbench.trust.manage) and
-   * the answer is whether the workspace is trusted afterwards.
-   */
-  private async onTrustRequest(params: RequestPermissionParams, token: CancellationToken): Promise<RequestPermissionResult> {
-    if (vscode.workspace.isTrusted) return trustAnswer(params, true);
-    const title = params.toolCall.title || 'Trust this folder?';
-    const manage = 'Manage Workspace Trust…';
-    const choice = await vscode.window.showWarningMessage(title, {
-      modal: true,
-      detail: 'Until VS Code trusts this workspace, the agent leaves the folder\'s hooks, MCP servers, language servers and settings that loosen its rules off. Trusting the workspace in VS Code turns them on.',
-    }, manage);
-    if (choice !== manage || token.isCancellationRequested) return trustAnswer(params, false);
-    const granted = new Promise<boolean>(resolve => {
-      this.trustWaiter = resolve;
-      token.onCancellationRequested(() => resolve(false));
-    });
-    await vscode.commands.executeCommand('workbench.trust.manage');
-    // The trust editor is not modal: wait for the grant (or the prompt's
-    // cancellation), re-checking now in case it was granted already.
-    const trusted = vscode.workspace.isTrusted || await granted;
-    this.trustWaiter = undefined;
-    return trustAnswer(params, trusted && vscode.workspace.isTrusted);
+  hasPending(id: string): boolean {
+    return this.pending.has(id);
   }
 
-  /**
-   * VS Code granted workspace trust: a trust request waiting for it is
-   * answered; otherwise the agent restarts so it loads the folder's
-   * settings in full (workspaceTrusted: true).
-   */
-  async workspaceTrustGranted(): Promise<void> {
-    const waiter = this.trustWaiter;
-    if (waiter) {
-      this.trustWaiter = undefined;
-      waiter(true);
-      return;
-    }
-    if (this.client) {
-      this.notice('info', 'VS Code now trusts this workspace: restarting the agent so the folder\'s settings apply.');
-      await this.restart();
-    }
-  }
-
-  /** The pending request a command refers to: by proposal URI, else the active diff, else the oldest. */
-  pendingFor(uri?: vscode.Uri): string | undefined {
-    const byUri = this.reviews.idOf(uri) ?? this.reviews.idOf(vscode.window.activeTextEditor?.document.uri);
-    if (byUri && this.pending.has(byUri)) return byUri;
+  /** The oldest pending request of this chat. */
+  oldestPending(): string | undefined {
     return pendingPermissions(this.state)[0]?.id;
   }
 
@@ -761,7 +658,7 @@ export class AgentController implements vscode.Disposable {
     if (!opt) return;
     const allow = opt.kind === 'allow_once' || opt.kind === 'allow_always';
     const proposed = p.diff?.newText ?? p.plan;
-    const edited = allow && proposed !== undefined ? this.reviews.editedText(id) : undefined;
+    const edited = allow && proposed !== undefined ? this.conn.reviews.editedText(id) : undefined;
     const result = selectOutcome(optionId, proposed, edited);
     const wasEdited = result.outcome.outcome === 'selected' && result.outcome._meta?.editedText !== undefined;
     this.settle(id, result, allow ? 'allowed' : 'rejected', optionId, wasEdited);
@@ -769,8 +666,8 @@ export class AgentController implements vscode.Disposable {
 
   async review(id: string): Promise<void> {
     const p = this.pending.get(id);
-    if (p?.diff) await this.reviews.open(id, p.diff);
-    else if (p?.plan !== undefined) await this.reviews.openPlan(id, p.plan);
+    if (p?.diff) await this.conn.reviews.open(id, p.diff);
+    else if (p?.plan !== undefined) await this.conn.reviews.openPlan(id, p.plan);
   }
 
   private settle(id: string, result: RequestPermissionResult, state: PermissionState, chosen?: string, edited?: boolean): void {
@@ -779,44 +676,49 @@ export class AgentController implements vscode.Disposable {
     this.pending.delete(id);
     p.resolve(result);
     this.emit({ type: 'permissionResolved', id, state, chosen, edited });
-    this.reviews.close(id).then(undefined, e => this.log.warn(`closing the diff: ${errorMessage(e)}`));
+    this.conn.reviews.close(id).then(undefined, e => this.log.warn(`closing the diff: ${errorMessage(e)}`));
   }
 
   pendingCount(): number {
     return this.pending.size;
   }
 
+  /**
+   * Closes the chat (its editor tab closed): a running turn is cancelled,
+   * what waits for the user is cancelled, and the session is closed in the
+   * agent. The session file keeps everything: the history reopens it.
+   */
+  close(): void {
+    if (this.disposed) return;
+    if (this.state.busy) this.cancel();
+    for (const id of [...this.pending.keys()]) this.settle(id, CANCELLED, 'cancelled');
+    if (this.conn.running) this.closeCurrent(this.conn.ready());
+    this.dispose();
+  }
+
   dispose(): void {
-    void this.stop();
+    if (this.disposed) return;
+    this.disposed = true;
+    this.conn.remove(this);
+    this.sinks = [];
     this.disposables.forEach(d => d.dispose());
-    this.onChange.dispose();
   }
 }
 
-/** An editor diagnostic in LSP's shape (VS Code's severities count from 0). */
-function toLspDiagnostic(d: vscode.Diagnostic): LspDiagnostic {
-  const code = typeof d.code === 'object' ? d.code.value : d.code;
-  return {
-    range: { start: { line: d.range.start.line, character: d.range.start.character }, end: { line: d.range.end.line, character: d.range.end.character } },
-    severity: (d.severity + 1) as LspDiagnostic['severity'],
-    message: d.message,
-    ...(d.source ? { source: d.source } : {}),
-    ...(code !== undefined ? { code } : {}),
-  };
-}
-
 /** The model's questions through VS Code's quick pick and input box; the agent's cancel closes them. */
-function quickPickUI(token: CancellationToken): QuestionUI {
+function quickPickUI(token: CancellationToken, chat?: string): QuestionUI {
+  // With several chats open, the title says which one asks.
+  const t = (title: string) => chat ? `${title} · ${chat}` : title;
   return {
     async pick(items, opts) {
       if (opts.many) {
-        return vscode.window.showQuickPick(items, { title: opts.title, placeHolder: opts.placeHolder, canPickMany: true, ignoreFocusOut: true }, token);
+        return vscode.window.showQuickPick(items, { title: t(opts.title), placeHolder: opts.placeHolder, canPickMany: true, ignoreFocusOut: true }, token);
       }
-      const one = await vscode.window.showQuickPick(items, { title: opts.title, placeHolder: opts.placeHolder, ignoreFocusOut: true }, token);
+      const one = await vscode.window.showQuickPick(items, { title: t(opts.title), placeHolder: opts.placeHolder, ignoreFocusOut: true }, token);
       return one && [one];
     },
     async input(opts) {
-      return vscode.window.showInputBox({ title: opts.title, prompt: opts.prompt, ignoreFocusOut: true }, token);
+      return vscode.window.showInputBox({ title: t(opts.title), prompt: opts.prompt, ignoreFocusOut: true }, token);
     },
   };
 }

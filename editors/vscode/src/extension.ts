@@ -1,16 +1,19 @@
 // Entry point. activate() registers the view, the status bar and the
 // commands (from one table), then starts agent-lsp without waiting for it: a
-// slow or missing binary must not keep the chat view from resolving.
+// slow or missing binary must not keep the chat view from resolving. One
+// agent connection serves the panel's chat and the chats in editor tabs.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
-import { AgentController } from './controller';
+import { CHAT_TAB_TYPE, CHAT_VIEW_ID } from './chatView';
+import { Chats } from './chats';
+import { AgentConnection } from './connection';
+import type { AgentController } from './controller';
 import { bundledServerPath, DEFAULT_SETTINGS, keyVariable, type Settings } from './settings';
 import { runDoctor } from './doctor';
 import { pickMention } from './mentions';
 import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment, selectionSpan } from './shared/context';
-import { pendingPermissions, type ViewState } from './shared/state';
+import { statusText } from './shared/chats';
 
 function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('agentLsp');
@@ -32,17 +35,7 @@ const SEVERITY: Record<number, DiagnosticInfo['severity']> = {
   [vscode.DiagnosticSeverity.Hint]: 'hint',
 };
 
-function statusText(s: ViewState): { text: string; tooltip: string } {
-  if (s.connection === 'error') return { text: '$(error) Agent', tooltip: `agent-lsp: ${s.connectionMessage ?? 'not running'}` };
-  if (s.connection === 'starting') return { text: '$(loading~spin) Agent', tooltip: 'agent-lsp is starting' };
-  if (s.connection === 'stopped') return { text: '$(debug-disconnect) Agent', tooltip: 'agent-lsp stopped' };
-  const waiting = pendingPermissions(s).length;
-  if (waiting) return { text: `$(bell-dot) Agent: approval needed`, tooltip: `The agent waits for your approval (${waiting})` };
-  if (s.busy) return { text: '$(sync~spin) Agent: working', tooltip: 'The agent is working; click to open the chat' };
-  return { text: '$(comment-discussion) Agent', tooltip: 'agent-lsp is idle; click to open the chat' };
-}
-
-let current: AgentController | undefined;
+let current: AgentConnection | undefined;
 let doctorChannel: vscode.OutputChannel | undefined;
 
 /** The SecretStorage key of the model API key. */
@@ -52,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // languageclient v11 needs a log output channel.
   const log = vscode.window.createOutputChannel('agent-lsp', { log: true });
   const secrets = context.secrets;
-  const controller = new AgentController(log, readSettings, {
+  const conn = new AgentConnection(log, readSettings, {
     bundledServer: bundledServerPath(context.extensionPath),
     apiKey: () => secrets.get(API_KEY_SECRET),
   });
@@ -69,13 +62,13 @@ export function activate(context: vscode.ExtensionContext): void {
     if (key.trim()) await secrets.store(API_KEY_SECRET, key.trim());
     else await secrets.delete(API_KEY_SECRET);
     log.info(key.trim() ? `API key stored in secret storage (passed as ${variable})` : 'API key removed from secret storage');
-    await controller.restart();
+    await conn.restart();
   };
   const diagnose = async (): Promise<void> => {
     const out = doctorChannel ??= vscode.window.createOutputChannel('agent-lsp doctor');
     context.subscriptions.push(out);
     try {
-      const { command, env } = await controller.serverCommand();
+      const { command, env } = await conn.serverCommand();
       const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       const r = await runDoctor(command, env, cwd);
       out.clear();
@@ -88,21 +81,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const openSettings = (): Thenable<unknown> => vscode.commands.executeCommand('workbench.action.openSettings', '@ext:agent-lsp.agent-lsp');
-  // No model configured (the agent says so at start): the chat shows it with
-  // its two buttons; with the chat hidden, a notification offers them.
-  let problemShown: string | undefined;
-  controller.onDidChange(s => {
-    if (s.providerProblem === problemShown) return;
-    problemShown = s.providerProblem;
-    if (!s.providerProblem || chat.visible) return;
-    void vscode.window.showErrorMessage(s.providerProblem, 'Set API key', 'Open settings').then(c => {
-      if (c === 'Set API key') void setApiKey();
-      if (c === 'Open settings') void openSettings();
-    });
-  });
-  current = controller;
+  current = conn;
 
-  const attachDiagnostics = (): void => {
+  const attachDiagnostics = (chat: AgentController): void => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage('Open a file and put the cursor on a problem to attach it.');
@@ -120,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showInformationMessage('No diagnostics at the cursor.');
       return;
     }
-    controller.addAttachment(a);
+    chat.addAttachment(a);
   };
 
   const openLocation = (p: string, line?: number): void => {
@@ -143,39 +124,60 @@ export function activate(context: vscode.ExtensionContext): void {
     });
   };
 
-  const mention = async () => {
+  const mention = async (chat: AgentController) => {
     const a = await pickMention();
-    if (a) controller.addAttachment(a);
-    await chat.focusPrompt();
+    if (a) chat.addAttachment(a);
+    await chats.focusPrompt(chat);
   };
-  const chat = new ChatViewProvider(context.extensionUri, controller, { attachDiagnostics, mention, openLocation, setApiKey, openSettings }, log);
-  controller.addSink(chat);
+  const chats = new Chats(context.extensionUri, conn, { attachDiagnostics, mention, openLocation, setApiKey, openSettings, restart: () => { void conn.restart(); } }, log, context.workspaceState);
+  // No model configured (the agent says so at start): the chat shows it with
+  // its two buttons; with the chat hidden, a notification offers them.
+  let problemShown: string | undefined;
+  conn.onDidChange(() => {
+    const s = chats.panel.state;
+    if (s.providerProblem === problemShown) return;
+    problemShown = s.providerProblem;
+    if (!s.providerProblem || chats.all().some(c => c.visible)) return;
+    void vscode.window.showErrorMessage(s.providerProblem, 'Set API key', 'Open settings').then(c => {
+      if (c === 'Set API key') void setApiKey();
+      if (c === 'Open settings') void openSettings();
+    });
+  });
 
   const status = vscode.window.createStatusBarItem('agentLsp.status', vscode.StatusBarAlignment.Right, 100);
   status.name = 'agent-lsp';
-  status.command = 'agentLsp.focusChat';
+  status.command = 'agentLsp.showWaitingChat';
   let pendingKey = false;
-  const showStatus = (s: ViewState) => {
-    const waiting = pendingPermissions(s).length > 0;
+  // Over every chat: any chat waiting for an approval shows here.
+  const showStatus = () => {
+    const t = statusText(conn.states());
+    const waiting = t.waiting > 0;
     if (waiting !== pendingKey) {
       pendingKey = waiting;
       void vscode.commands.executeCommand('setContext', 'agentLsp.pendingApproval', waiting);
     }
-    const t = statusText(s);
     status.text = t.text;
     status.tooltip = t.tooltip;
-    status.backgroundColor = pendingPermissions(s).length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    status.backgroundColor = waiting ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   };
-  showStatus(controller.state);
+  showStatus();
   status.show();
 
   // Commands that take the resource the menu was opened on, or the active editor.
   const commands: Record<string, (...args: any[]) => unknown> = {
-    'agentLsp.focusChat': () => chat.focusPrompt(),
-    'agentLsp.newSession': () => controller.newSession().catch(e => vscode.window.showErrorMessage(`New chat: ${e.message ?? e}`)),
-    'agentLsp.showHistory': () => controller.showHistory(),
-    'agentLsp.cancel': () => controller.cancel(),
-    'agentLsp.restart': () => controller.restart(),
+    'agentLsp.focusChat': () => chats.focusPrompt(chats.panel),
+    // The status bar item: the chat that waits for an approval, else one whose turn runs, else the panel's.
+    'agentLsp.showWaitingChat': () => chats.focusPrompt(chats.waiting() ?? chats.panel),
+    'agentLsp.openChatInEditor': () => chats.openTab(),
+    // From the palette: the chat last acted in; from a title bar: the panel's, or the active tab's.
+    'agentLsp.newSession': () => chats.newChat(chats.active()),
+    'agentLsp.showHistory': () => chats.history(chats.active()),
+    'agentLsp.panel.newSession': () => chats.newChat(chats.panel),
+    'agentLsp.panel.showHistory': () => chats.history(chats.panel),
+    'agentLsp.tab.newSession': () => chats.newChat(chats.activeTab() ?? chats.active()),
+    'agentLsp.tab.showHistory': () => chats.history(chats.activeTab() ?? chats.active()),
+    'agentLsp.cancel': () => chats.active().cancel(),
+    'agentLsp.restart': () => conn.restart(),
     'agentLsp.showLog': () => log.show(),
     'agentLsp.setApiKey': () => setApiKey(),
     'agentLsp.diagnose': () => diagnose(),
@@ -184,39 +186,44 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!editor) return;
       const sel = editor.selection;
       const range = sel.isEmpty ? editor.document.lineAt(sel.active.line).range : sel;
-      controller.addAttachment(selectionAttachment(editor.document.uri.toString(), editor.document.languageId,
+      const chat = chats.active();
+      chat.addAttachment(selectionAttachment(editor.document.uri.toString(), editor.document.languageId,
         selectionSpan(range.start, range.end), editor.document.getText(range)));
-      return chat.focusPrompt();
+      return chats.focusPrompt(chat);
     },
     'agentLsp.addFileToChat': (uri?: vscode.Uri, uris?: vscode.Uri[]) => {
       const targets = uris?.length ? uris : [uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri].filter((u): u is vscode.Uri => !!u);
-      for (const u of targets) controller.addAttachment(fileAttachment(u.toString()));
-      return chat.focusPrompt();
+      const chat = chats.active();
+      for (const u of targets) chat.addAttachment(fileAttachment(u.toString()));
+      return chats.focusPrompt(chat);
     },
-    'agentLsp.attachDiagnostics': () => { attachDiagnostics(); return chat.focusPrompt(); },
-    'agentLsp.permission.allowOnce': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['allow_once']),
-    'agentLsp.permission.allowAlways': (uri?: vscode.Uri) => controller.chooseAlways(controller.pendingFor(uri)),
-    'agentLsp.permission.reject': (uri?: vscode.Uri) => controller.decideKind(controller.pendingFor(uri), ['reject_once', 'reject_always']),
+    'agentLsp.attachDiagnostics': () => { const chat = chats.active(); attachDiagnostics(chat); return chats.focusPrompt(chat); },
+    // The request of the diff editor the action is on, in whichever chat asked.
+    'agentLsp.permission.allowOnce': (uri?: vscode.Uri) => { const p = chats.pendingFor(uri); (p?.chat ?? chats.active()).decideKind(p?.id, ['allow_once']); },
+    'agentLsp.permission.allowAlways': (uri?: vscode.Uri) => { const p = chats.pendingFor(uri); return (p?.chat ?? chats.active()).chooseAlways(p?.id); },
+    'agentLsp.permission.reject': (uri?: vscode.Uri) => { const p = chats.pendingFor(uri); (p?.chat ?? chats.active()).decideKind(p?.id, ['reject_once', 'reject_always']); },
   };
 
   context.subscriptions.push(
-    log, controller, status,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
-    controller.onDidChange(showStatus),
+    log, chats, conn, status,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chats.panelView),
+    // Chat tabs open before a reload come back with their chats.
+    vscode.window.registerWebviewPanelSerializer(CHAT_TAB_TYPE, { deserializeWebviewPanel: async panel => { await chats.restoreTab(panel); } }),
+    conn.onDidChange(showStatus),
     ...Object.entries(commands).map(([id, fn]) => vscode.commands.registerCommand(id, fn)),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => { void controller.workspaceTrustGranted(); }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => { void conn.workspaceTrustGranted(); }),
     vscode.workspace.onDidChangeConfiguration(e => {
-      if (e.affectsConfiguration('editor.tabSize')) controller.setTabSizes(tabSizes());
+      if (e.affectsConfiguration('editor.tabSize')) conn.setTabSizes(tabSizes());
       if (e.affectsConfiguration('agentLsp')) {
         void vscode.window.showInformationMessage('agent-lsp settings changed: restart the agent to apply them.', 'Restart').then(c => {
-          if (c) void controller.restart();
+          if (c) void conn.restart();
         });
       }
     }),
   );
 
-  controller.setTabSizes(tabSizes());
-  void controller.start();
+  conn.setTabSizes(tabSizes());
+  void conn.start();
 }
 
 /** Languages whose editor.tabSize the chat's code blocks use (VS Code language ids). */

@@ -3,14 +3,15 @@
 // view, change the agent's proposal in the diff editor, click "Allow",
 // and check the editor's text changed to the edited proposal; then the
 // pickers, history, cancel, a rewind of what a Bash turn changed, a plan
-// changed in its editor and approved, and the no-key state with "Set API key".
+// changed in its editor and approved, two chats (the panel's and an editor
+// tab's) running at once, and the no-key state with "Set API key".
 //
 // Run by test/e2e/run-e2e.sh, which starts code-server and the fake model.
 // Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS.
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { stepper, loadWorkbench, runCommand, openFile, openChat, run } = require('./harness.cjs');
+const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const EDIT_MARK = '# reviewed in the diff editor';
@@ -35,6 +36,71 @@ async function editorText(page, selector) {
     const el = document.querySelector(sel);
     return el ? el.innerText.replace(/\u00a0/g, ' ') : '';
   }, selector);
+}
+
+// Closes an editor tab with its close button.
+async function closeTab(page, title) {
+  const t = page.locator('.tab', { hasText: title }).first();
+  await t.hover();
+  await t.locator('.tab-actions .action-label').first().click();
+  await page.locator('.tab', { hasText: title }).waitFor({ state: 'detached', timeout: 15000 });
+}
+
+// Two chats at once: the panel's turn streams slowly while the tab's waits
+// for an approval; New Chat in the waiting tab opens another tab and keeps
+// the waiting turn; each answer lands in its own chat. Ends with the tab
+// closed, one chat left.
+async function twoChats(page) {
+  await runCommand(page, 'Agent: Open Chat in Editor');
+  await markChats(page);
+  const panel = chatFrame(page, 'panel');
+  const tab = chatFrame(page, 'tab');
+  await tab.locator('#mode:not([disabled])').waitFor({ timeout: 60000 });
+  await tab.locator('.empty').waitFor({ timeout: 15000 });
+  await panel.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+
+  step('two chats: the panel streams');
+  await panel.locator('#prompt').fill('Answer slowly in the panel');
+  await panel.locator('#prompt').press('Enter');
+  await panel.locator('.msg.agent', { hasText: 'Panel answer' }).waitFor({ timeout: 30000 });
+
+  step('two chats: the tab asks for an approval while the panel still streams');
+  await tab.locator('#prompt').fill('Make a file from the tab');
+  await tab.locator('#prompt').press('Enter');
+  await tab.locator('.permission.pending', { hasText: 'tab.txt' }).waitFor({ timeout: 30000 });
+  if (await panel.locator('.msg.agent', { hasText: 'Panel answer done' }).count()) throw new Error('the panel\'s turn ended before the tab\'s started: not both at once');
+  if (await panel.locator('#cancel[hidden]').count()) throw new Error('the panel\'s turn is not running');
+  if (await panel.locator('.permission.pending').count()) throw new Error('the tab\'s approval shows in the panel');
+  await page.locator('.part.statusbar', { hasText: 'approval needed' }).waitFor({ timeout: 10000 });
+  await page.screenshot({ path: path.join(artifacts, 'e2e-two-chats-running.png') });
+
+  step('two chats: New Chat in the waiting tab opens another tab and keeps the waiting turn');
+  await runCommand(page, 'Agent: New Chat');
+  await page.locator('.tab', { hasText: 'Agent Chat' }).waitFor({ timeout: 15000 });
+  await markChats(page);
+  await tab.locator('.notice', { hasText: 'A turn is running in the other chat' }).waitFor({ timeout: 30000 });
+  await page.locator('.tab', { hasText: 'Make a file from the tab' }).waitFor({ timeout: 10000 });
+  await closeTab(page, 'Agent Chat');
+  await markChats(page);
+  // The first tab again, its webview re-created: the approval still waits.
+  await tab.locator('.msg.user', { hasText: 'Make a file from the tab' }).waitFor({ timeout: 30000 });
+  const tabAllow = tab.locator('.permission.pending button[data-option="allow_once"]');
+  await tabAllow.waitFor({ timeout: 15000 });
+
+  step('two chats: each answer in its own chat');
+  await panel.locator('.msg.agent', { hasText: 'Panel answer done' }).waitFor({ timeout: 60000 });
+  await tabAllow.click();
+  await tab.locator('.msg.agent', { hasText: 'Tab turn done' }).waitFor({ timeout: 60000 });
+  await tab.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  if (!fs.existsSync(path.join(process.env.E2E_WORKSPACE, 'tab.txt'))) throw new Error('the tab\'s approved Bash did not run');
+  if (await tab.locator('.msg.agent', { hasText: 'Panel answer' }).count()) throw new Error('the panel\'s answer shows in the tab');
+  if (await panel.locator('.msg.agent', { hasText: 'Tab turn done' }).count()) throw new Error('the tab\'s answer shows in the panel');
+  if (await panel.locator('.msg.user', { hasText: 'Make a file from the tab' }).count()) throw new Error('the tab\'s prompt shows in the panel');
+  await page.screenshot({ path: path.join(artifacts, 'e2e-two-chats.png') });
+
+  step('two chats: closing the idle tab leaves the panel\'s chat');
+  await closeTab(page, 'Make a file from the tab');
+  await page.waitForFunction(() => document.querySelectorAll('iframe.webview.ready').length === 1, null, { timeout: 15000 });
 }
 
 run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
@@ -248,6 +314,9 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await chat.locator('#mode[data-value="default"]').waitFor({ timeout: 10000 });
   await chat.locator('.permission.resolved', { hasText: 'with your changes' }).last().waitFor({ timeout: 10000 });
   await page.locator('.tab', { hasText: 'plan.md' }).waitFor({ state: 'detached', timeout: 15000 });
+
+  step('two chats: the panel\'s and one in an editor tab, both turns running at once');
+  await twoChats(page);
 
   step('no key: the chat says so with its two fixes, Send is off');
   fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);

@@ -64,6 +64,33 @@ async function openChat(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 }
 
+// Marks the visible chat webviews by where they are: data-e2e-chat="panel"
+// (the side bar's view) or "tab" (an editor tab); waits until both show.
+// A webview hidden and shown again is a new iframe: mark again after that.
+async function markChats(page) {
+  await page.waitForFunction(() => {
+    const box = sel => document.querySelector(sel)?.getBoundingClientRect();
+    const side = box('.part.sidebar');
+    const editor = box('.part.editor');
+    const inside = (r, b) => b && r.width > 0 && r.height > 0 && r.x + r.width / 2 >= b.left && r.x + r.width / 2 <= b.right &&
+      r.y + r.height / 2 >= b.top && r.y + r.height / 2 <= b.bottom;
+    const found = new Set();
+    for (const f of document.querySelectorAll('iframe.webview.ready')) {
+      const r = f.getBoundingClientRect();
+      const where = inside(r, side) ? 'panel' : inside(r, editor) ? 'tab' : '';
+      if (where) f.setAttribute('data-e2e-chat', where);
+      else f.removeAttribute('data-e2e-chat');
+      found.add(where);
+    }
+    return found.has('panel') && found.has('tab');
+  }, null, { timeout: 30000 });
+}
+
+/** The chat webview marked "panel" or "tab" by markChats. */
+function chatFrame(page, where) {
+  return page.frameLocator(`iframe.webview.ready[data-e2e-chat="${where}"]`).frameLocator('iframe#active-frame');
+}
+
 /**
  * Runs body(page) in a browser and exits 0 when it returns, 1 when it
  * throws, after a screenshot of where it failed (failureShot in
@@ -86,4 +113,4 @@ function run(step, viewport, extra, failureShot, body) {
   })().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });
 }
 
-module.exports = { stepper, loadWorkbench, runCommand, openFile, openChat, run };
+module.exports = { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run };

@@ -62,7 +62,11 @@ cat > "$tmp/turns.json" <<JSON
    {"tool_use": {"id": "toolu_e2e_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
   [{"text": "Tidied the data files."}],
   [{"tool_use": {"id": "toolu_e2e_plan", "name": "ExitPlanMode", "input": {"plan": "1. Rename total to sum_all.\n2. Run the tests."}}}],
-  [{"text": "Following your plan."}]
+  [{"text": "Following your plan."}],
+  [{"between_ms": 500}, {"text": ["Panel ", "answer, ", "one ", "word ", "at ", "a ", "time ", "while ", "the ", "other ", "chat ", "waits ", "for ", "your ", "approval; ", "it ", "goes ", "on ", "streaming ", "here. ", "Panel answer done."]}],
+  [{"text": "The tab asks first."},
+   {"tool_use": {"id": "toolu_e2e_tab", "name": "Bash", "input": {"command": "echo tab > tab.txt", "description": "Make tab.txt"}}}],
+  [{"text": "Tab turn done: made tab.txt."}]
 ]
 JSON
 fi
@@ -161,6 +165,7 @@ cat > "$tmp/user-data/Machine/settings.json" <<JSON
   }
 }
 JSON
+cp "$tmp/user-data/Machine/settings.json" "$tmp/machine-key.json" # what the two-chats screenshot switches back to
 # The same without a model: what the no-key screenshot switches to.
 cat > "$tmp/machine-nokey.json" <<JSON
 {
@@ -219,6 +224,7 @@ spec="$here/e2e.cjs"
 if [ "$mode" = screenshots ]; then spec="$here/screenshots.cjs"; else rm -f "$artifacts"/e2e-*.png; fi
 env E2E_URL="${url%/}/?folder=$ws" E2E_WORKSPACE="$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
   E2E_MACHINE_SETTINGS="$tmp/user-data/Machine/settings.json" E2E_NOKEY_SETTINGS="$tmp/machine-nokey.json" \
+  E2E_KEY_SETTINGS="$tmp/machine-key.json" \
   PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
   HOME="$tmp/home" "${HOME_ENV[@]}" \
   timeout -k 10 "${E2E_TIMEOUT:-300}" "$NODE24" "$spec" \
@@ -253,7 +259,7 @@ grep -q 'sum(values, 0)' "$ws/calc.py" && die "calc.py was saved over the user's
 grep -q 'my unsaved note' "$ws/calc.py" && die "the user's unsaved note reached the disk: $disk"
 # The model was told the user changed the proposal.
 n=$(wc -l < "$tmp/requests.jsonl")
-[ "$n" -eq 11 ] || die "expected 11 model requests, got $n"
+[ "$n" -eq 14 ] || die "expected 14 model requests, got $n"
 # The open file went with the first prompt without a command (editor context).
 sed -n 1p "$tmp/requests.jsonl" | grep -q "The user opened the file $ws/calc.py in the IDE" \
   || die "the first prompt did not carry the open file as editor context"
@@ -265,6 +271,12 @@ sed -n 7p "$tmp/requests.jsonl" | grep -q '"media_type":"image/png"' \
   || die "the pasted image did not reach the model"
 # The plan the model follows is the one the user changed in its editor.
 sed -n 11p "$tmp/requests.jsonl" | grep -q 'USER ADDED STEP' || die "the model did not get the plan as the user changed it"
+# Two chats, two sessions: the tab's requests hold none of the panel's turn.
+sed -n 12p "$tmp/requests.jsonl" | grep -q 'Answer slowly in the panel' || die "request 12 is not the panel's prompt"
+for i in 13 14; do
+  sed -n ${i}p "$tmp/requests.jsonl" | grep -q 'Make a file from the tab' || die "request $i is not the tab's turn"
+  if sed -n ${i}p "$tmp/requests.jsonl" | grep -q 'Answer slowly in the panel'; then die "the tab's request $i holds the panel's prompt: one session for two chats"; fi
+done
 # The rewind brought back what the Bash turn changed, removed and made.
 [ "$(cat "$ws/data.txt")" = "old value" ] || die "data.txt not rewound: $(cat "$ws/data.txt")"
 [ "$(cat "$ws/notes.txt" 2>/dev/null)" = "keep me" ] || die "notes.txt did not come back"

@@ -46,7 +46,8 @@ echo 'keep me' > "$ws/notes.txt"
 
 # Turn 0 streams and hangs (the streaming shot, then cancel); turns 1-4 are
 # the main chat: read, edit (diff review), go test (Bash approval), answer;
-# turns 5-6 a Bash turn the rewind shots undo.
+# turns 5-6 a Bash turn the rewind shots undo; the last two the two chats'
+# answers (the panel's, then the editor tab's).
 cat > "$tmp/turns.json" <<JSON
 [
   [{"text": ["calc.go ", "has two ", "functions. ", "\`Total\` adds ", "the values ", "in a loop; ", "\`Average\` ", "divides ", "that sum ", "by 2, ", "which is only ", "right for ", "two values", "…"]}, {"hang": true}],
@@ -60,6 +61,8 @@ cat > "$tmp/turns.json" <<JSON
   [{"text": ["## Fixed\n\n", "\`Average\` now divides by the number of values:\n\n", "\`\`\`go\nfunc Average(values []float64) float64 {\n\tif len(values) == 0 {\n\t\treturn 0\n\t}\n\treturn Total(values) / float64(len(values))\n}\n\`\`\`\n\n", "- \`go test ./...\` passes.\n", "- An empty slice returns **0** instead of dividing by zero.\n"]}],
   [{"text": "Tidying."},
    {"tool_use": {"id": "toolu_shot_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
-  [{"text": "Tidied the data files."}]
+  [{"text": "Tidied the data files."}],
+  [{"text": "\`Total\` adds the values in a loop and returns the sum; an empty slice gives 0."}],
+  [{"text": ["Here is a test for an empty slice:\n\n", "\`\`\`go\nfunc TestAverageEmpty(t *testing.T) {\n\tif got := Average(nil); got != 0 {\n\t\tt.Fatalf(\"Average(nil) = %v, want 0\", got)\n\t}\n}\n\`\`\`\n"]}]
 ]
 JSON

@@ -10,13 +10,14 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { stepper, loadWorkbench, runCommand, openFile, openChat, run } = require('./harness.cjs');
+const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const PROMPT = 'Average in calc.go divides by 2 instead of the number of values: fix it, then run the tests to make sure nothing else broke';
 const SHOTS = [
   'chat-streaming', 'edit-approval', 'diff-review', 'bash-approval', 'bash-output', 'end-of-turn',
   'model-picker', 'effort-picker', 'mode-picker', 'rewind-picker', 'rewind-preview', 'rewound', 'history', 'reloaded', 'no-key',
+  'two-chats',
 ];
 const taken = [];
 
@@ -175,6 +176,26 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
   await runCommand(page, 'Notifications: Clear All Notifications');
   await shot(page, 'no-key');
+
+  step('two chats: the key back, the panel\'s chat and one in an editor tab');
+  fs.copyFileSync(process.env.E2E_KEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
+  await page.waitForTimeout(1500);
+  await runCommand(page, 'Agent: Restart agent-lsp');
+  await chat.locator('#banner .problem').waitFor({ state: 'detached', timeout: 60000 });
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 30000 });
+  await chat.locator('#prompt').fill('What does Total do?');
+  await chat.locator('#prompt').press('Enter');
+  await chat.locator('.msg.agent', { hasText: 'adds the values' }).waitFor({ timeout: 60000 });
+  await runCommand(page, 'Agent: Open Chat in Editor');
+  await markChats(page);
+  const tab = chatFrame(page, 'tab');
+  await tab.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
+  await tab.locator('#prompt').fill('Write a test for Average with no values');
+  await tab.locator('#prompt').press('Enter');
+  await tab.locator('.msg.agent', { hasText: 'TestAverageEmpty' }).waitFor({ timeout: 60000 });
+  await tab.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await shot(page, 'two-chats');
 
   const missing = SHOTS.filter(s => !taken.includes(s));
   if (missing.length) throw new Error(`states not reached: ${missing.join(', ')}`);

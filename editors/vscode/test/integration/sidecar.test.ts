@@ -14,7 +14,8 @@ import {
   type PermissionOption, PromptRequest, type RequestPermissionParams, RequestPermissionRequest, selectOutcome,
   type SessionNotification, SessionUpdateNotification, singleDiff, CANCELLED, optionOfKind, type AgentInitializeInfo,
 } from '../../src/protocol';
-import { emptyState, reduce } from '../../src/shared/state';
+import { SessionRoutes } from '../../src/shared/chats';
+import { emptyState, reduce, type ViewState } from '../../src/shared/state';
 import { type Agent, binaries, type FakeModel, startAgent, startFakeModel, tempDir } from '../support/sidecar';
 
 const CALC = 'def total(values):\n    return sum(values)\n\n\ndef average(values):\n    return total(values) / 2\n';
@@ -270,6 +271,53 @@ describe('agent-lsp over stdio (integration)', function () {
     assert.ok(state.commands.some(c => c.name === 'compact'), 'slash commands announced');
     await assert.rejects(e.agent.request(SetModeRequest, { sessionId: s.sessionId, modeId: 'nope' }),
       (err: { code: number }) => err.code === ErrorCodes.InvalidParams);
+    ok = true;
+  });
+
+  it('runs two chats\' sessions at once on one connection, each update routed to its own chat', async () => {
+    env = await setup([
+      [{ text: 'Chat A asks first.' }, { tool_use: { id: 'toolu_it_a', name: 'Bash', input: { command: 'rm -rf build', description: 'clean' } } }],
+      [{ text: ['Chat B ', 'answers ', 'while A waits.'] }],
+      [{ text: 'Chat A done.' }],
+    ]);
+    const e = env;
+    // The extension's routing (src/shared/chats.ts): each chat owns its session.
+    const routes = new SessionRoutes<ViewState>();
+    const chatA = emptyState();
+    const chatB = emptyState();
+    const a = await e.agent.request(NewSessionRequest, { cwd: e.ws, mcpServers: [] });
+    const b = await e.agent.request(NewSessionRequest, { cwd: e.ws, mcpServers: [] });
+    assert.notStrictEqual(a.sessionId, b.sessionId);
+    routes.move(chatA, undefined, a.sessionId);
+    routes.move(chatB, undefined, b.sessionId);
+    let release!: () => void;
+    e.answer = p => new Promise(resolve => { release = () => resolve(selectOutcome(optionOfKind(p.options, 'reject_once')!.optionId)); });
+
+    const turnA = e.agent.request(PromptRequest, { sessionId: a.sessionId, prompt: [{ type: 'text', text: 'Fix it in chat A' }] });
+    await waitFor('chat A\'s permission request', () => e.permissions[0]);
+    assert.strictEqual(e.permissions[0].sessionId, a.sessionId, 'the permission request names chat A\'s session');
+    // Chat B's whole turn runs while chat A's waits for the user.
+    const resB = await e.agent.request(PromptRequest, { sessionId: b.sessionId, prompt: [{ type: 'text', text: 'Explain it in chat B' }] });
+    assert.strictEqual(resB.stopReason, 'end_turn');
+    release();
+    assert.strictEqual((await turnA).stopReason, 'end_turn');
+
+    for (const u of e.updates) {
+      const chat = routes.owner(u.sessionId);
+      assert.ok(chat, `an update for a session no chat shows: ${u.sessionId}`);
+      reduce(chat, { type: 'update', update: u.update });
+    }
+    const text = (s: ViewState) => s.items.map(i => 'text' in i ? i.text : '').join('|');
+    assert.match(text(chatA), /Chat A asks first\.[\s\S]*Chat A done\./);
+    assert.doesNotMatch(text(chatA), /Chat B/);
+    assert.match(text(chatB), /Chat B answers while A waits\./);
+    assert.doesNotMatch(text(chatB), /Chat A/);
+    // The model saw two conversations: B's request holds nothing of A's.
+    const reqs = await waitFor('three model requests', () => { const r = e.model.requests(); return r.length >= 3 ? r : undefined; });
+    assert.strictEqual(reqs.length, 3);
+    assert.doesNotMatch(JSON.stringify(reqs[1]), /chat A/);
+    assert.match(JSON.stringify(reqs[2]), /Fix it in chat A/);
+    assert.doesNotMatch(JSON.stringify(reqs[2]), /chat B/);
     ok = true;
   });
 
