@@ -219,7 +219,7 @@ return {
           },
         },
       })
-      local run = h.line_of(lines, '✓ Run `go test ./...` · completed')
+      local run = h.line_of(lines, '✓ Run `go test ./...` · done')
       h.ok(run, 'the summary: ' .. table.concat(lines, '\n'))
       h.eq('  Allowed', lines[run + 1], 'the approval under the summary: the row names the action')
       h.eq('```console', lines[run + 2], "the agent's console block, as it is")
@@ -290,7 +290,8 @@ return {
       h.ok(h.line_of(lines, '# a comment'), 'the code comment is unchanged')
       h.not_contains(lines, '### a comment')
       h.ok(h.line_of(lines, '### Top'), 'the # heading became ###')
-      -- Their markers are concealed; the role headers keep theirs.
+      -- Their markers are concealed, and so are the role headers' (drawn
+      -- as styled headers, chat/decor.lua).
       local function concealed(row)
         for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })) do
           if m[4].conceal == '' and m[3] == 0 and m[4].end_col then
@@ -299,7 +300,7 @@ return {
         end
       end
       h.eq(5, concealed(h.line_of(lines, '#### Summary')), '"#### " is concealed')
-      h.eq(nil, concealed(h.line_of(lines, '## Agent')), 'the role header shows its marker')
+      h.eq(3, concealed(h.line_of(lines, '## Agent')), 'the role header reads as a header, not "## Agent"')
       -- The turn ends with a fence open: it is closed.
       require('agent_lsp.chat').on_update(0, { sessionId = 's1', update = { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'go\nx := 1\n' } } })
       chat:push({ kind = 'stop', reason = 'end_turn' })
