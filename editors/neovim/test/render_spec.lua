@@ -159,7 +159,11 @@ return {
     fn = function(h)
       local chat = bound_chat(h)
       chat:push({ kind = 'user', text = 'Fix `Add`', labels = {} })
-      answer(chat, ANSWER)
+      -- Streamed in small pieces, each rendered: a line is drawn once it
+      -- is whole, not as the first piece of it looked.
+      for i = 1, #ANSWER, 3 do
+        answer(chat, ANSWER:sub(i, i + 2))
+      end
       updates(chat, { { kind = 'stop', reason = 'end_turn' } })
       local win = vim.fn.win_findbuf(chat.buf)[1]
       vim.api.nvim_set_current_win(win)

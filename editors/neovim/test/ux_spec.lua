@@ -300,7 +300,10 @@ return {
         end
       end
       h.eq(5, concealed(h.line_of(lines, '#### Summary')), '"#### " is concealed')
-      h.eq(3, concealed(h.line_of(lines, '## Agent')), 'the role header reads as a header, not "## Agent"')
+      local role = vim.api.nvim_buf_get_extmarks(chat.buf, -1, { h.line_of(lines, '## Agent') - 1, 0 }, { h.line_of(lines, '## Agent') - 1, -1 }, { details = true })
+      h.ok(#vim.tbl_filter(function(m)
+        return m[4].virt_text_pos == 'overlay' and m[4].virt_text[1][1] == 'Agent'
+      end, role) == 1, 'the role header reads as a header, not "## Agent"')
       -- The turn ends with a fence open: it is closed.
       require('agent_lsp.chat').on_update(0, { sessionId = 's1', update = { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'go\nx := 1\n' } } })
       chat:push({ kind = 'stop', reason = 'end_turn' })

@@ -521,7 +521,9 @@ function Chat:_setup_window(win)
   set('foldlevel', 0)
   set('fillchars', 'fold: ')
   set('conceallevel', 2)
-  set('concealcursor', '')
+  -- The transcript reads the same under the cursor in normal mode; the
+  -- markdown shows where you type (insert mode) and select (visual).
+  set('concealcursor', 'n')
   -- A wrapped line continues at its own indent: prose at the margin, a
   -- bullet's text under the bullet's line (no hanging indent).
   set('breakindent', true)
@@ -669,9 +671,11 @@ end
 --- that changed since the last pass to its end: the rows above keep their
 --- marks.
 function Chat:_decorate()
-  local last = self:_header_row() - 1
+  -- To the transcript's last line (the one still streaming: the pass
+  -- starts there again next time).
+  local last = self:_header_row() - 2
   local from = math.min(self.deco_from, last)
-  if from < 0 then
+  if self.empty or from < 0 then
     return
   end
   self.deco_from = decor.decorate(self.buf, from, last)

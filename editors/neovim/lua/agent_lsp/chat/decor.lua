@@ -206,9 +206,7 @@ local function block(buf, open, close, f, body, close_line)
       elseif c == '-' then
         hl = 'AgentLspChatDiffDelete'
       end
-      if hl then
-        mark(buf, row, 0, { end_col = #l, hl_group = hl, hl_eol = hl ~= 'AgentLspChatDiffHeader', priority = 120 })
-      end
+      mark(buf, row, 0, { end_col = #l, hl_group = hl or 'AgentLspChatCode', hl_eol = hl ~= nil and hl ~= 'AgentLspChatDiffHeader', priority = 120 })
     end
     return
   end
@@ -239,10 +237,11 @@ function M.is_role(line)
   return line == '## You' or line == '## Agent'
 end
 
---- Draws a role header: "## " concealed, the word styled.
+--- Draws a role header: the word styled over "## You" (an overlay, so
+--- it reads the same on the cursor's line, where conceal shows the text).
 function M.role(buf, row, line)
-  mark(buf, row, 0, { end_col = 3, conceal = '' })
-  mark(buf, row, 3, { end_col = #line, hl_group = 'AgentLspChatRole', priority = 120 })
+  local word = line:sub(4)
+  mark(buf, row, 0, { virt_text = { { word, 'AgentLspChatRole' }, { '   ' } }, virt_text_pos = 'overlay' })
 end
 
 --- Decorates rows r1..r2 (0-based, inclusive), r1 being a row outside
