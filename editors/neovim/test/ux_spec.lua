@@ -126,6 +126,31 @@ return {
     end,
   },
   {
+    name = 'a plan to approve shows the plan, not its raw input as JSON',
+    fn = function(h)
+      bound_chat(h)
+      local plan = '## Add Mul\n\n1. Write `Mul`\n'
+      request({
+        sessionId = 's1',
+        toolCall = {
+          toolCallId = 'toolu_plan',
+          title = 'Ready to code?',
+          kind = 'switch_mode',
+          rawInput = { plan = plan },
+          content = { { type = 'content', content = { type = 'text', text = plan } } },
+        },
+        options = {
+          { optionId = 'default', name = 'Yes, and manually approve edits', kind = 'allow_once' },
+          { optionId = 'plan', name = 'No, keep planning', kind = 'reject_once' },
+        },
+      })
+      local f = float_config(h)
+      local lines = vim.api.nvim_buf_get_lines(f.buf, 0, -1, false)
+      h.eq('## Add Mul', lines[1], 'the plan comes first')
+      h.not_contains(lines, '{"plan"', 'no raw input')
+    end,
+  },
+  {
     name = 'plain-text surfaces show a title without its code-span backticks',
     fn = function(h)
       h.workspace({})

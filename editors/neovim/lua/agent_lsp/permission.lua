@@ -276,6 +276,8 @@ local function describe(tool)
     if not has_text then
       vim.list_extend(lines, split('$ ' .. input.command))
     end
+  elseif M.plan_of(tool) and has_text then
+    -- A plan (ExitPlanMode): the plan's markdown below is all it says.
   elseif input ~= nil then
     local ok, json = pcall(vim.json.encode, input)
     lines = split(ok and json or vim.inspect(input))
