@@ -244,6 +244,10 @@ return {
       h.eq('  Working… · 53k / 200k', header(s, 40), 'narrow: the short usage')
       s.tools = { a = { awaiting = true }, b = { awaiting = true } }
       h.eq('  Waiting for your approval (2) · 53k / 200k tokens · 74% left', header(s, 100))
+      local fit = table.concat(vim.tbl_map(function(p)
+        return p[1]
+      end, (render.header(s, { permission = 'gp' }, 60))))
+      h.eq('  Waiting for your approval (2) · 53k / 200k', fit, 'one screen line: the key hint goes first')
       h.eq('💭 Thinking', render.thought({ parts = { 'a\nb' } })[1])
       h.eq({ '> ⏹ Cancelled.' }, render.notice({ level = 'stop', text = 'cancelled' }))
       local sessions = require('agent_lsp.sessions')

@@ -398,7 +398,7 @@ function M.usage(u, narrow)
 end
 
 --- Below this many columns the header is narrow (the short usage).
-M.narrow_width = 70
+M.narrow_width = 90
 
 --- The input header's text: state, mode, usage (virtual text chunks),
 --- and the attachments of the next prompt (virtual lines), or nil.
@@ -416,15 +416,15 @@ function M.header(s, keys, width)
     -- The turn waits for the user, not for the model.
     table.insert(parts, { ('  Waiting for your approval (%d)'):format(awaiting), 'DiagnosticWarn' })
     if keys.permission then
-      table.insert(parts, { (' (%s shows it)'):format(keys.permission), 'Comment' })
+      table.insert(parts, { (' (%s shows it)'):format(keys.permission), 'Comment', hint = true })
     end
   elseif s.busy then
     table.insert(parts, { '  Working…', 'DiagnosticWarn' })
     if keys.cancel then
-      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
+      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment', hint = true })
     end
     if keys.send then
-      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment' })
+      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment', hint = true })
     end
   elseif s.problem_shown then
     -- Nothing can be sent until a model is configured: say how instead.
@@ -436,9 +436,32 @@ function M.header(s, keys, width)
   if mode then
     table.insert(parts, { ' · mode: ' .. mode, 'Comment' })
   end
-  local usage = M.usage(s.usage, width ~= nil and width < M.narrow_width)
+  local narrow = width ~= nil and width < M.narrow_width
+  local usage = M.usage(s.usage, narrow)
   if usage then
     table.insert(parts, { ' · ' .. usage, 'Comment' })
+  end
+  if width then
+    -- The header is one screen line: what does not fit goes, the key
+    -- hints first, then the usage's long form.
+    local function fits()
+      local w = 6 -- "You" and its padding
+      for _, p in ipairs(parts) do
+        w = w + vim.fn.strdisplaywidth(p[1])
+      end
+      return w <= width
+    end
+    if not fits() then
+      parts = vim.tbl_filter(function(p)
+        return not p.hint
+      end, parts)
+    end
+    if not fits() and usage and not narrow then
+      parts[#parts] = { ' · ' .. M.usage(s.usage, true), 'Comment' }
+    end
+  end
+  for _, p in ipairs(parts) do
+    p.hint = nil
   end
   local virt_lines
   local ambient = s.ambient_labels or {}
