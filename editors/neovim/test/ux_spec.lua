@@ -148,6 +148,12 @@ return {
       local lines = vim.api.nvim_buf_get_lines(f.buf, 0, -1, false)
       h.eq('## Add Mul', lines[1], 'the plan comes first')
       h.not_contains(lines, '{"plan"', 'no raw input')
+      -- Drawn as the chat draws markdown: `Mul` without its backticks.
+      local row = h.line_of(lines, '1. Write `Mul`') - 1
+      local hidden = vim.tbl_filter(function(m)
+        return m[4].conceal == ''
+      end, vim.api.nvim_buf_get_extmarks(f.buf, require('agent_lsp.chat.decor').ns, { row, 0 }, { row, -1 }, { details = true }))
+      h.eq(2, #hidden, 'the backticks of `Mul` are concealed')
     end,
   },
   {

@@ -595,7 +595,10 @@ function M.show(opts)
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
   if markdown and not is_diff then
+    -- Drawn as the chat draws markdown: fences as rules, no backticks.
     vim.wo[win].conceallevel = 2
+    vim.wo[win].concealcursor = 'n'
+    require('agent_lsp.chat.decor').decorate(buf, 0, #lines - 1)
   end
   if M.plan_of(tool) then
     -- A plan reads as a document: markdown's markers concealed, its
