@@ -218,7 +218,9 @@ local function block(buf, open, close, f, body, close_line)
     end
     return
   end
-  if not ft or has_parser(ft) or not has_syntax(ft) then
+  -- Vim's syntax runs once the block is closed: a streaming block would
+  -- be worked out again at every render.
+  if not close or not ft or has_parser(ft) or not has_syntax(ft) then
     return
   end
   local spans = M.syntax_spans(ft, lines)
