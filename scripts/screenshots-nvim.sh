@@ -21,9 +21,24 @@
 #   nvim-rewound.png        the chat and calc.go after the rewind
 #   nvim-no-key.png         a chat opened with no model configured
 #   nvim-question.png       the model's question (AskUserQuestion) in vim.ui.select
+#   nvim-rejected.png       a command the user rejected, and the model going on
+#   nvim-failed-command.png a command that failed, its output opened
+#   nvim-long-output.png    a command with long output, cut in the chat
+#   nvim-cancelled.png      a turn cancelled while the model streams
+#   nvim-api-error.png      the model's API answering with an error
+#   nvim-plan-review.png    plan mode: the plan (ExitPlanMode) to approve
+#   nvim-plan-edit.png      the plan opened in a buffer to change before approving
+#   nvim-many-files.png     acceptEdits mode: a turn that writes many files
+#   nvim-narrow.png         the chat in an 80-column terminal
+#
+# Every one is rendered twice: in the dark theme (nvim-NAME.png) and in the
+# light one (nvim-NAME-light.png: 'background' light with the default
+# colorscheme, and a light page around it). The script fails when a state
+# is not reached or a PNG is missing.
 #
 #   scripts/screenshots-nvim.sh          writes docs/screenshots/nvim-*.png
 #   SCREENSHOTS_DIR=/tmp/s scripts/screenshots-nvim.sh
+#   SHOT_THEME=light scripts/screenshots-nvim.sh   one theme only
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,7 +46,33 @@ out="${SCREENSHOTS_DIR:-$repo/docs/screenshots}"
 COLS=${SCREENSHOTS_COLS:-150}
 ROWS=${SCREENSHOTS_ROWS:-42}
 
-apt_install tmux chromium
+# The names listed above: each must exist in both themes at the end.
+SHOTS=(streaming edit-approval diff-review bash-approval bash-output end-of-turn
+  model-picker mode-picker history reloaded rewind-picker rewind-preview rewound
+  no-key question rejected failed-command long-output cancelled api-error
+  plan-review plan-edit many-files narrow)
+
+if [ -z "${SHOT_THEME:-}" ]; then
+  for theme in dark light; do
+    SHOT_THEME=$theme "${BASH_SOURCE[0]}"
+  done
+  missing=()
+  for name in "${SHOTS[@]}"; do
+    for f in "nvim-$name.png" "nvim-$name-light.png"; do
+      [ -s "$out/$f" ] || missing+=("$f")
+    done
+  done
+  [ ${#missing[@]} -eq 0 ] || die "screenshots missing: ${missing[*]}"
+  log "all ${#SHOTS[@]} states in both themes are in $out"
+  exit 0
+fi
+case "$SHOT_THEME" in
+  dark) suffix="" ansi_colors=(-bg '#14161b' -fg '#e0e2ea') ;;
+  light) suffix="-light" ansi_colors=(-bg '#e0e2ea' -fg '#14161b') ;;
+  *) die "SHOT_THEME must be dark or light, not $SHOT_THEME" ;;
+esac
+
+apt_install tmux chromium fonts-noto-color-emoji # emoji: 📎 attachments, 💭 thinking
 NVIM="$("$repo/scripts/install-nvim.sh" | tail -1)"
 chromium=$(command -v chromium || true)
 [ -n "$chromium" ] || die "chromium not found"
@@ -127,6 +168,39 @@ turns = [
                      {"label": "Return an error", "description": "Sub(a, b int) (int, error)"},
                      {"label": "Panic", "description": "Overflow is a programming error"}]}]}}}],
     [{"text": "Sub will wrap around, as Go's integers do."}],
+    # A command the user rejects; the model goes on.
+    [{"text": "Removing the old test file:"},
+     {"tool_use": {"id": "toolu_rm", "name": "Bash", "input": {
+         "command": "rm calc_test.go", "description": "Delete the old tests"}}}],
+    [{"text": "All right, I left `calc_test.go` alone. Tell me what you want instead."}],
+    # A command that fails.
+    [{"text": "Checking:"},
+     {"tool_use": {"id": "toolu_cat", "name": "Bash", "input": {
+         "command": "cat NOTES.md", "description": "Show the notes"}}}],
+    [{"text": "There is no `NOTES.md` in the project: `cat` failed with exit status 1."}],
+    # Long output.
+    [{"tool_use": {"id": "toolu_seq", "name": "Bash", "input": {
+         "command": "seq 1 300", "description": "Count to 300"}}}],
+    [{"text": "That is all 300 of them; the chat keeps the first lines."}],
+    # A turn the user cancels while it streams.
+    [{"between_ms": 60}, {"text": [w + " " for w in "Let me go through the package file by file, starting with".split(" ")]},
+     {"hang": True}],
+    # The model's API answers with an error.
+    [{"error": 400}],
+    # Plan mode: the plan to approve, then (acceptEdits) many files.
+    [{"text": "Here is the plan:"},
+     {"tool_use": {"id": "toolu_plan", "name": "ExitPlanMode", "input": {"plan":
+         "## Add Mul\n\n1. Write `Mul` in `mul.go`\n2. Test it in `mul_test.go`\n3. Document it in `doc/mul.md` and `CHANGELOG.md`\n"}}}],
+    [{"text": "Writing the four files:"},
+     {"tool_use": {"id": "toolu_w1", "name": "Write", "input": {"file_path": ws + "/mul.go",
+         "content": "package calc\n\n// Mul returns the product of a and b.\nfunc Mul(a, b int) int {\n\treturn a * b\n}\n"}}},
+     {"tool_use": {"id": "toolu_w2", "name": "Write", "input": {"file_path": ws + "/mul_test.go",
+         "content": "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Error(\"Mul(2, 3) != 6\")\n\t}\n}\n"}}},
+     {"tool_use": {"id": "toolu_w3", "name": "Write", "input": {"file_path": ws + "/doc/mul.md",
+         "content": "# Mul\n\nMul(a, b) returns a times b.\n"}}},
+     {"tool_use": {"id": "toolu_w4", "name": "Write", "input": {"file_path": ws + "/CHANGELOG.md",
+         "content": "# Changelog\n\n- Add Mul.\n"}}}],
+    [{"text": "Done: `Mul`, its test, its page and the changelog entry.\n\n- `mul.go`\n- `mul_test.go`\n- `doc/mul.md`\n- `CHANGELOG.md`\n"}],
 ]
 print(json.dumps(turns))
 EOF
@@ -148,6 +222,7 @@ for _, p in ipairs({ 'python3', 'node', 'perl', 'ruby' }) do
 end
 vim.opt.runtimepath:prepend('$repo/editors/neovim')
 vim.o.termguicolors = true
+vim.o.background = os.getenv('SHOT_THEME') == 'light' and 'light' or 'dark'
 vim.o.swapfile = false
 vim.o.laststatus = 2
 vim.o.number = true
@@ -184,6 +259,30 @@ function _G.shot_open_tool(kind)
   end
   error('no ' .. kind .. ' tool call in the chat')
 end
+-- The same for the last tool call whose title holds text.
+function _G.shot_open_title(text)
+  local chat = require('agent_lsp').current_chat()
+  local best
+  for t, b in pairs(chat and chat.blocks or {}) do
+    if type(t) == 'table' and type(t.title) == 'string' and t.title:find(text, 1, true) then
+      local row = chat:_block_row(b)
+      if not best or row > best.row then
+        best = { row = row, b = b }
+      end
+    end
+  end
+  if not best then
+    error('no tool call titled ' .. text .. ' in the chat')
+  end
+  local win = vim.fn.win_findbuf(chat.buf)[1]
+  vim.api.nvim_set_current_win(win)
+  local row = best.row + 1
+  vim.api.nvim_win_set_cursor(win, { row + (best.b.fold_from or 0), 0 })
+  vim.cmd('silent! normal! zO')
+  vim.api.nvim_win_set_cursor(win, { row, 0 })
+  vim.cmd('normal! zt')
+  vim.api.nvim_echo({ { '' } }, false, {})
+end
 EOF
 
 # nvim_start NAME HOME [ENV...]: Neovim in the project, its TUI in a new
@@ -198,7 +297,7 @@ nvim_start() {
     HOME="$home" AGENT_LSP_HOME="$home/.agent-lsp" \
     XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_STATE_HOME="$home/.local/state" \
     XDG_CACHE_HOME="$home/.cache" TMPDIR="$tmp/nvimtmp" "$@" \
-    "$NVIM" --headless --listen "$nsock" -u "$tmp/init.lua" -i NONE calc.go \
+    SHOT_THEME="$SHOT_THEME" "$NVIM" --headless --listen "$nsock" -u "$tmp/init.lua" -i NONE calc.go \
     </dev/null >"$tmp/nvim-$name.log" 2>&1) &
   nvim_pids+=($!)
   for ((i = 0; i < 100; i++)); do [ -S "$nsock" ] && break; sleep 0.1; done
@@ -206,6 +305,7 @@ nvim_start() {
   tmux -S "$sock" -f /dev/null new-session -d -s "$name" -x "$COLS" -y "$ROWS" \
     env TERM=tmux-256color COLORTERM=truecolor "$NVIM" --remote-ui --server "$nsock"
   tmux -S "$sock" set-option -t "$name" status off >/dev/null
+  tmux -S "$sock" set-option -t "$name" window-size manual >/dev/null
   session=$name
 }
 screen() { tmux -S "$sock" capture-pane -p -t "$session"; }
@@ -226,16 +326,30 @@ wait_for() {
   die "state not reached: \"$text\" is not on the screen after ${secs}s"
 }
 
-# shot NAME: the screen as docs/screenshots/nvim-NAME.png.
+# allow_if_asked DONE [SECONDS]: approves the command when the agent asks
+# (a read-only one runs without asking), until DONE is on the screen.
+allow_if_asked() {
+  local done=$1 secs=${2:-30} i
+  for ((i = 0; i < secs * 5; i++)); do
+    if screen | grep -qF -- 'y Allow'; then keys y; wait_for "$done" "$secs"; return 0; fi
+    if screen | grep -qF -- "$done"; then return 0; fi
+    sleep 0.2
+  done
+  wait_for "$done" 1
+}
+
+# shot NAME: the screen as docs/screenshots/nvim-NAME.png (nvim-NAME-light.png
+# in the light theme).
 shot() {
-  local name=$1 w h
+  local name=$1$suffix w h
   sleep 0.4 # the last redraw
   tmux -S "$sock" capture-pane -e -p -t "$session" > "$tmp/$name.ans"
-  "$tmp/bin/ansihtml" -title "nvim-$name" < "$tmp/$name.ans" > "$tmp/$name.html"
+  "$tmp/bin/ansihtml" -title "nvim-$name" "${ansi_colors[@]}" < "$tmp/$name.ans" > "$tmp/$name.html"
   # DejaVu Sans Mono at 14 px: 8.43 px a cell, 18 px a line, 8 px padding.
   w=$(( (COLS * 843 + 99) / 100 + 16 ))
   h=$(( ROWS * 18 + 16 ))
   mkdir -p "$out"
+  rm -f "$out/nvim-$name.png"
   HOME="$tmp/chrome" "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
     --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
     --user-data-dir="$tmp/chrome" --window-size="$w,$h" \
@@ -250,7 +364,7 @@ shot() {
 nvim_start main "$tmp/home"
 wait_for 'Add returns the sum'
 ex AgentChat
-wait_for '## You'
+wait_for 'sends'
 keys i 'Fix the bug in calc.go and check it with the tests' Escape Enter
 wait_for 'find out why'
 shot streaming
@@ -291,7 +405,7 @@ sleep 0.5
 nvim_start reload "$tmp/home"
 wait_for 'Add returns the sum'
 ex AgentSessions
-wait_for 'Agent sessions'
+wait_for 'Chat history'
 shot history
 keys 1 Enter
 wait_for 'TestAdd' 30
@@ -328,12 +442,91 @@ ex 'qa!'
 nvim_start ask "$tmp/home"
 wait_for 'Add returns the sum'
 ex AgentChat
-wait_for '## You'
+wait_for 'sends'
 keys i 'Add a Sub function' Escape Enter
 wait_for 'Type number and <Enter>' 30
 shot question
 keys 1 Enter
 wait_for 'as Go' 30
+
+# 7. A rejected command: the model is told and goes on.
+ex AgentNew
+wait_for 'sends'
+ex 'Agent Delete the old test file'
+wait_for 'n Reject' 30
+keys n
+wait_for 'left calc_test.go alone' 30
+wait_for 'sends' 30
+shot rejected
+
+# 8. A command that fails, its output opened.
+ex AgentNew
+wait_for 'sends'
+ex 'Agent Check that the notes file is there'
+allow_if_asked 'exit status 1.'
+wait_for 'sends' 30
+ex 'lua shot_open_title("cat NOTES.md")'
+wait_for 'No such file' 10
+shot failed-command
+
+# 9. Long output, cut in the chat.
+ex AgentNew
+wait_for 'sends'
+ex 'Agent List the numbers up to 300'
+allow_if_asked 'keeps the first lines'
+wait_for 'sends' 30
+ex 'lua shot_open_title("seq 1 300")'
+wait_for '$ seq 1 300' 10
+ex 'exe "normal! j]zzb" | echo ""'
+wait_for 'more lines' 10
+shot long-output
+
+# 10. A turn cancelled while the model streams.
+ex AgentNew
+wait_for 'sends'
+ex 'Agent Explain the whole package in detail'
+wait_for 'starting' 30
+ex AgentCancel
+wait_for 'Cancelled.' 20
+wait_for 'sends' 20
+shot cancelled
+
+# 11. The model's API answers with an error.
+ex AgentNew
+wait_for 'sends'
+ex 'Agent Add a Mul function'
+wait_for '✗' 60
+wait_for 'sends' 30
+shot api-error
+
+# 12. Plan mode: the plan to review and change, approved into acceptEdits;
+#     then a turn that writes many files without asking.
+ex AgentNew
+wait_for 'sends'
+ex 'AgentMode plan'
+wait_for 'mode: plan' 10
+ex 'Agent Plan a Mul function'
+wait_for 'Document it' 30
+shot plan-review
+keys d
+wait_for 'plan.md' 10
+shot plan-edit
+ex 'tabclose'
+ex AgentPermission
+wait_for 'auto-accept edits' 10
+keys a
+wait_for 'the changelog entry' 60
+wait_for 'sends' 30
+wait_for 'acceptEdits' 10
+shot many-files
+
+# 13. A narrow terminal: 80 columns, the chat alone in it.
+COLS=80
+tmux -S "$sock" resize-window -t "$session" -x "$COLS" -y "$ROWS"
+sleep 0.5
+ex 'lua vim.api.nvim_set_current_win(vim.fn.win_findbuf(require("agent_lsp").current_chat().buf)[1]); vim.cmd("only | echo")'
+wait_for 'CHANGELOG.md' 10
+shot narrow
 ex 'qa!'
 
 log "screenshots in $out"

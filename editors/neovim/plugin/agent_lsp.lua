@@ -71,7 +71,11 @@ end, { desc = 'agent-lsp: start a new chat' })
 
 command('AgentSessions', function()
   api().sessions()
-end, { desc = 'agent-lsp: load a past session' })
+end, { desc = 'agent-lsp: load a past chat from the Chat history' })
+
+command('AgentHistory', function()
+  api().sessions()
+end, { desc = 'agent-lsp: load a past chat from the Chat history (same as :AgentSessions)' })
 
 command('AgentRewind', function()
   api().rewind()

@@ -46,7 +46,7 @@ return {
       local turn = h.wait_turn(1, 10000)
       h.eq('cancelled', turn.stop_reason)
       h.ok(not require('agent_lsp').current_chat().busy, 'the chat is idle again')
-      h.contains(h.chat_lines(), 'stopped: cancelled', 'the chat says the turn was cancelled')
+      h.contains(h.chat_lines(), 'Cancelled.', 'the chat says the turn was cancelled')
     end,
   },
   {
@@ -139,7 +139,7 @@ return {
       h.contains(text, '- [x] Read calc.py')
       h.contains(text, '- [ ] Fix the bug ← in progress')
       h.contains(text, '- [ ] Run the tests')
-      local thought = h.line_of(lines, '💭 Thought')
+      local thought = h.line_of(lines, '💭 Thinking')
       h.ok(thought, 'a thinking summary line')
       h.contains(text, 'Step two.', 'the thinking text is in the buffer')
       local read = h.line_of(lines, '✓ Read')
@@ -149,7 +149,7 @@ return {
       h.ok(todo < read, 'the calls in their order')
       local count = 0
       for _, l in ipairs(lines) do
-        if l:find('· completed', 1, true) then
+        if l:find('· done', 1, true) then
           count = count + 1
         end
       end

@@ -51,11 +51,11 @@ return {
       local s = new()
       h.contains(header(s), '<CR> sends')
       s.busy = true
-      h.contains(header(s), 'working')
+      h.eq('  Working…', header(s):match('^[^(]*'):gsub(' $', ''), 'the turn\'s state in the words of docs/editor-words.md')
       apply(s, { { kind = 'awaiting', tool = { toolCallId = 't1', title = 'Run ls', kind = 'execute' } } })
       local text = header(s)
-      h.contains(text, 'waiting for your approval (gp shows it)')
-      h.ok(not text:find('working', 1, true), 'not "working" while it waits: ' .. text)
+      h.contains(text, 'Waiting for your approval (1) (gp shows it)')
+      h.ok(not text:find('Working', 1, true), 'not "Working…" while it waits: ' .. text)
       local none = new()
       apply(none, { { kind = 'provider_problem', message = 'No model is configured.' } })
       text = header(none)
@@ -89,7 +89,7 @@ return {
       h.eq({ 'thought_text', 'thought_text', 'thought_end', 'agent_text', 'agent_text', 'agent_text' }, ops)
       h.ok(s.items[1].done, 'the thought is done')
       h.eq(nil, s.thought)
-      h.eq({ '💭 Thought · 1 line', 'Let me look.' }, require('agent_lsp.chat.render').thought(s.items[1]))
+      h.eq({ '💭 Thinking', 'Let me look.' }, require('agent_lsp.chat.render').thought(s.items[1]))
       -- Empty text changes nothing.
       h.eq({}, apply(s, { chunk('agent_message_chunk', '') }))
     end,
@@ -132,7 +132,7 @@ return {
       h.eq({ 'thought: hm', 'tool: t1' }, transcript(s))
       h.ok(require('agent_lsp.chat.state').final(t.status))
       local r = require('agent_lsp.chat.render').tool(t, '/w')
-      h.eq('✓ Run `go test` · completed', r.lines[1])
+      h.eq('✓ Run `go test` · done', r.lines[1])
       h.ok(r.fold, 'a finished call folds its details')
     end,
   },
@@ -149,7 +149,7 @@ return {
           _meta = { ['agent-lsp'] = { parentToolCallId = 't1', agent = 'reader' } },
         },
       })
-      h.eq('◐ ↳ [reader] Read a.go · in progress', require('agent_lsp.chat.render').tool_summary(s.tools.t2, '/w'))
+      h.eq('◐ ↳ [reader] Read a.go · running', require('agent_lsp.chat.render').tool_summary(s.tools.t2, '/w'))
     end,
   },
   {
@@ -161,7 +161,7 @@ return {
       -- A request for a call the chat has not seen creates it.
       h.eq({ 'tool', 'tool' }, apply(s, { { kind = 'awaiting', tool = call } }))
       h.ok(s.tools.e1.awaiting)
-      h.eq('⚑ Edit calc.go · waiting for approval', render.tool_summary(s.tools.e1, '/w'))
+      h.eq('⚑ Edit calc.go · waiting for your approval', render.tool_summary(s.tools.e1, '/w'))
       apply(s, {
         {
           kind = 'answered',
@@ -238,11 +238,11 @@ return {
       local text = table.concat(vim.tbl_map(function(p)
         return p[1]
       end, parts))
-      h.eq('  <CR> sends · mode: plan · 12k/200k tokens · $0.012', text)
+      h.eq('  <CR> sends · mode: plan · 12k / 200k tokens · 94% left · $0.01', text)
       s.busy = true
       s.context_labels = { 'calc.go:1-3' }
       local busy, lines = require('agent_lsp.chat.render').header(s, { send = '<CR>', cancel = '<C-c>' })
-      h.eq('  ◐ working', busy[1][1])
+      h.eq('  Working…', busy[1][1])
       h.eq({ { { '📎 calc.go:1-3', 'Comment' } } }, lines)
     end,
   },

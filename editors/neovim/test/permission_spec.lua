@@ -39,7 +39,7 @@ return {
       end, 2000, 'a timer while the request waits')
       h.eq(1, #require('agent_lsp.permission').pending(), 'the request is still pending')
       h.ok(chat.busy, 'the turn is still running')
-      h.contains(table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), '\n'), 'waiting for approval')
+      h.contains(table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), '\n'), 'waiting for your approval')
 
       vim.cmd('AgentPermission')
       h.ok(vim.api.nvim_win_get_config(0).relative ~= '', 'the prompt is back, focused')

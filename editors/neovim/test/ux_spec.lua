@@ -126,6 +126,37 @@ return {
     end,
   },
   {
+    name = 'a plan to approve shows the plan, not its raw input as JSON',
+    fn = function(h)
+      bound_chat(h)
+      local plan = '## Add Mul\n\n1. Write `Mul`\n'
+      request({
+        sessionId = 's1',
+        toolCall = {
+          toolCallId = 'toolu_plan',
+          title = 'Ready to code?',
+          kind = 'switch_mode',
+          rawInput = { plan = plan },
+          content = { { type = 'content', content = { type = 'text', text = plan } } },
+        },
+        options = {
+          { optionId = 'default', name = 'Yes, and manually approve edits', kind = 'allow_once' },
+          { optionId = 'plan', name = 'No, keep planning', kind = 'reject_once' },
+        },
+      })
+      local f = float_config(h)
+      local lines = vim.api.nvim_buf_get_lines(f.buf, 0, -1, false)
+      h.eq('## Add Mul', lines[1], 'the plan comes first')
+      h.not_contains(lines, '{"plan"', 'no raw input')
+      -- Drawn as the chat draws markdown: `Mul` without its backticks.
+      local row = h.line_of(lines, '1. Write `Mul`') - 1
+      local hidden = vim.tbl_filter(function(m)
+        return m[4].conceal == ''
+      end, vim.api.nvim_buf_get_extmarks(f.buf, require('agent_lsp.chat.decor').ns, { row, 0 }, { row, -1 }, { details = true }))
+      h.eq(2, #hidden, 'the backticks of `Mul` are concealed')
+    end,
+  },
+  {
     name = 'plain-text surfaces show a title without its code-span backticks',
     fn = function(h)
       h.workspace({})
@@ -219,7 +250,7 @@ return {
           },
         },
       })
-      local run = h.line_of(lines, '✓ Run `go test ./...` · completed')
+      local run = h.line_of(lines, '✓ Run `go test ./...` · done')
       h.ok(run, 'the summary: ' .. table.concat(lines, '\n'))
       h.eq('  Allowed', lines[run + 1], 'the approval under the summary: the row names the action')
       h.eq('```console', lines[run + 2], "the agent's console block, as it is")
@@ -290,7 +321,8 @@ return {
       h.ok(h.line_of(lines, '# a comment'), 'the code comment is unchanged')
       h.not_contains(lines, '### a comment')
       h.ok(h.line_of(lines, '### Top'), 'the # heading became ###')
-      -- Their markers are concealed; the role headers keep theirs.
+      -- Their markers are concealed, and so are the role headers' (drawn
+      -- as styled headers, chat/decor.lua).
       local function concealed(row)
         for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })) do
           if m[4].conceal == '' and m[3] == 0 and m[4].end_col then
@@ -299,7 +331,10 @@ return {
         end
       end
       h.eq(5, concealed(h.line_of(lines, '#### Summary')), '"#### " is concealed')
-      h.eq(nil, concealed(h.line_of(lines, '## Agent')), 'the role header shows its marker')
+      local role = vim.api.nvim_buf_get_extmarks(chat.buf, -1, { h.line_of(lines, '## Agent') - 1, 0 }, { h.line_of(lines, '## Agent') - 1, -1 }, { details = true })
+      h.ok(#vim.tbl_filter(function(m)
+        return m[4].virt_text_pos == 'overlay' and m[4].virt_text[1][1] == 'Agent'
+      end, role) == 1, 'the role header reads as a header, not "## Agent"')
       -- The turn ends with a fence open: it is closed.
       require('agent_lsp.chat').on_update(0, { sessionId = 's1', update = { sessionUpdate = 'agent_message_chunk', content = { type = 'text', text = 'go\nx := 1\n' } } })
       chat:push({ kind = 'stop', reason = 'end_turn' })

@@ -23,6 +23,7 @@
 local client = require('agent_lsp.client')
 local config = require('agent_lsp.config')
 local methods = require('agent_lsp.methods')
+local decor = require('agent_lsp.chat.decor')
 local render_ = require('agent_lsp.chat.render')
 local state = require('agent_lsp.chat.state')
 local util = require('agent_lsp.util')
@@ -120,6 +121,7 @@ function Chat.new(root)
     timer = assert(vim.uv.new_timer()),
     armed = false,
     last_render = -math.huge,
+    deco_from = 0,
   }, Chat)
   -- A plain name, so tab labels read "agent-lsp chat" (a URI-like name
   -- is shortened to "a//c/1"). A scratch buffer is never read or written.
@@ -157,6 +159,8 @@ function Chat.new(root)
       if win then
         self:_keep_visible_spans(win)
       end
+      -- The usage is shorter in a narrow window.
+      self:_refresh_header()
     end,
   })
   api.nvim_create_autocmd('BufWipeout', {
@@ -352,9 +356,8 @@ function Chat:_keep_spans(win, top, bot)
       if a.row == 0 or b.row == 0 then
         break -- off screen: done when it scrolls into view
       end
-      -- Only a span that fits on a continuation line (indented by
-      -- breakindent's shift) can be kept whole.
-      local fits = vim.fn.strdisplaywidth(line:sub(sp[1], sp[2])) <= width - 2
+      -- Only a span that fits on a continuation line can be kept whole.
+      local fits = vim.fn.strdisplaywidth(line:sub(sp[1], sp[2])) <= width
       local at = a.curscol - left -- cells before the span on its screen line
       if a.row ~= b.row and fits and at > 0 then
         api.nvim_buf_set_extmark(self.buf, pad_ns, row, sp[1] - 1, {
@@ -473,6 +476,7 @@ function Chat:_replace_block(b, lines, fold, fold_from)
     api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = b.mark })
   end
   b.nlines = #lines
+  self:_dirty(row)
   b.fold_from = fold_from or 0
   b.folded = fold and #lines > 1 + b.fold_from
   if b.folded then
@@ -517,10 +521,14 @@ function Chat:_setup_window(win)
   set('foldlevel', 0)
   set('fillchars', 'fold: ')
   set('conceallevel', 2)
-  set('concealcursor', '')
-  -- A wrapped line (a long inline code span, a path) continues indented.
+  -- The transcript reads the same under the cursor in normal mode; the
+  -- markdown shows where you type (insert mode) and select (visual).
+  set('concealcursor', 'n')
+  -- A wrapped line continues at its own indent: prose at the margin, a
+  -- bullet's text under the bullet's line (no hanging indent).
   set('breakindent', true)
-  set('breakindentopt', 'shift:2')
+  set('breakindentopt', '')
+  set('showbreak', '')
   set('spell', false)
   for _, b in ipairs(self.folds) do
     if b.folded and api.nvim_buf_is_valid(self.buf) then
@@ -595,8 +603,14 @@ function Chat:_refresh_header()
   end
   local _, ambient = require('agent_lsp.ambient').current()
   self.state.ambient_labels = ambient
-  local parts, virt_lines = render_.header(self.state, config.get().chat.keymaps)
+  local win = self:_layout_window()
+  local width = win and api.nvim_win_get_width(win) or nil
+  local parts, virt_lines = render_.header(self.state, config.get().chat.keymaps, width)
   local row = self:_header_row()
+  api.nvim_buf_clear_namespace(self.buf, decor.ns, row, row + 1)
+  if decor.is_role(api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or '') then
+    decor.role(self.buf, row, '## You')
+  end
   api.nvim_buf_set_extmark(self.buf, ns, row, 0, {
     id = self.input_mark,
     virt_text = parts,
@@ -638,10 +652,33 @@ function Chat:render()
       end
     end
   end)
+  self:_decorate()
   self:_refresh_header()
   for _, fn in ipairs(after) do
     fn()
   end
+end
+
+--- Marks row as changed: the next decoration pass starts there or above.
+--- Only a block's first row is passed in (outside any code block).
+function Chat:_dirty(row)
+  if row < self.deco_from then
+    self.deco_from = row
+  end
+end
+
+--- Draws the transcript's markdown (chat/decor.lua) from the first row
+--- that changed since the last pass to its end: the rows above keep their
+--- marks.
+function Chat:_decorate()
+  -- To the transcript's last line (the one still streaming: the pass
+  -- starts there again next time).
+  local last = self:_header_row() - 2
+  local from = math.min(self.deco_from, last)
+  if self.empty or from < 0 then
+    return
+  end
+  self.deco_from = decor.decorate(self.buf, from, last)
 end
 
 --- How the view draws each change of the state (state.apply's ops).
@@ -820,6 +857,7 @@ function Chat:reload(draft)
   self.state = fresh
   self.queue, self.blocks, self.folds, self.thought = {}, {}, {}, nil
   self.last, self.empty = 'none', true
+  self.deco_from = 0
   local h = self:_header_row()
   self:_edit(function()
     api.nvim_buf_set_lines(self.buf, 0, h, false, {})

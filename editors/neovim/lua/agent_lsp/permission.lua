@@ -276,6 +276,8 @@ local function describe(tool)
     if not has_text then
       vim.list_extend(lines, split('$ ' .. input.command))
     end
+  elseif M.plan_of(tool) and has_text then
+    -- A plan (ExitPlanMode): the plan's markdown below is all it says.
   elseif input ~= nil then
     local ok, json = pcall(vim.json.encode, input)
     lines = split(ok and json or vim.inspect(input))
@@ -549,7 +551,13 @@ function M.show(opts)
   vim.bo[buf].bufhidden = 'wipe'
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = is_diff and 'diff' or M.plan_of(tool) and 'markdown' or 'sh'
+  -- The agent's details are markdown (a ```sh block and what the choice
+  -- means in prose); a bare command is shell.
+  local markdown = M.plan_of(tool) ~= nil
+  for _, l in ipairs(lines) do
+    markdown = markdown or l:match('^ ? ? ?```') ~= nil
+  end
+  vim.bo[buf].filetype = is_diff and 'diff' or markdown and 'markdown' or 'sh'
   if desc then
     vim.api.nvim_buf_set_extmark(buf, prompt_ns, 0, 0, { end_col = #lines[1], hl_group = 'Comment', priority = 200 })
   end
@@ -586,6 +594,20 @@ function M.show(opts)
   })
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
+  if markdown and not is_diff then
+    -- Drawn as the chat draws markdown: fences as rules, no backticks.
+    vim.wo[win].conceallevel = 2
+    vim.wo[win].concealcursor = 'n'
+    require('agent_lsp.chat.decor').decorate(buf, 0, #lines - 1)
+  end
+  if M.plan_of(tool) then
+    -- A plan reads as a document: markdown's markers concealed, its
+    -- lines wrapped.
+    vim.wo[win].conceallevel = 2
+    vim.wo[win].wrap = true
+    vim.wo[win].linebreak = true
+    vim.wo[win].cursorline = false
+  end
   if desc and #lines > 1 then
     -- The cursor line is for the details; the description stays quiet.
     vim.api.nvim_win_set_cursor(win, { 2, 0 })

@@ -77,13 +77,61 @@ function M.load(root, session_id, cb)
   end, cb)
 end
 
---- The date of an RFC 3339 time, local and short ("2026-11-26 10:55").
----@param t any
-local function when(t)
-  if type(t) ~= 'string' then
+--- Days since 1970-01-01 of a civil date (proleptic Gregorian).
+local function days(y, m, d)
+  y = m <= 2 and y - 1 or y
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local doy = math.floor((153 * (m + (m > 2 and -3 or 9)) + 2) / 5) + d - 1
+  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+--- The seconds since the epoch of an RFC 3339 time, or nil.
+---@param t string
+---@return integer?
+function M.epoch(t)
+  local y, mo, d, h, mi, sec, rest = t:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)[Tt ](%d%d):(%d%d):(%d%d)(.*)$')
+  if not y then
+    return nil
+  end
+  rest = rest:gsub('^%.%d+', '')
+  local offset = 0
+  local sign, oh, om = rest:match('^([+-])(%d%d):?(%d%d)$')
+  if sign then
+    offset = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == '-' and -1 or 1)
+  elseif rest ~= 'Z' and rest ~= 'z' and rest ~= '' then
+    return nil
+  end
+  local secs = days(tonumber(y), tonumber(mo), tonumber(d)) * 86400 + tonumber(h) * 3600 + tonumber(mi) * 60 + tonumber(sec)
+  return secs - offset
+end
+
+--- A chat's time in the history, in local time as docs/editor-words.md
+--- says (the same as VS Code): "2026-11-28 14:05", or "today 14:05".
+---@param t any an RFC 3339 time
+---@param now integer? seconds since the epoch (tests)
+function M.when(t, now)
+  local secs = type(t) == 'string' and M.epoch(t)
+  if not secs then
     return ('?'):rep(16)
   end
-  return (t:gsub('T', ' '):gsub('%.%d+', ''):gsub('Z$', ''):gsub('[+-]%d%d:%d%d$', ''):sub(1, 16))
+  local day = os.date('%Y-%m-%d', secs)
+  if day == os.date('%Y-%m-%d', now or os.time()) then
+    return os.date('today %H:%M', secs) --[[@as string]]
+  end
+  return os.date('%Y-%m-%d %H:%M', secs) --[[@as string]]
+end
+local when = M.when
+
+--- The history picker's title.
+M.title = 'Chat history'
+
+--- What the history says when the folder has no saved chat yet: the
+--- folder's name, not its path.
+---@param root string
+function M.empty_text(root)
+  return ('No saved chats for %s yet'):format(vim.fs.basename((root:gsub('/+$', ''))))
 end
 
 --- A line of the session list: the date first, then the title cut to
@@ -101,22 +149,23 @@ function M.format_item(s, is_open)
   return ('%s  %s%s'):format(when(s.updatedAt), title, is_open and '  (open)' or '')
 end
 
---- :AgentSessions: pick a past session of the project and load it.
+--- :AgentSessions (:AgentHistory): pick a past chat of the project in
+--- "Chat history" and load it.
 ---@param root string
 function M.pick(root)
   M.list(root, function(err, sessions)
     if err then
-      return notify('listing the sessions: ' .. message(err), vim.log.levels.ERROR)
+      return notify('listing the chat history: ' .. message(err), vim.log.levels.ERROR)
     end
     if not sessions or #sessions == 0 then
-      return notify('no past sessions for ' .. vim.fn.fnamemodify(root, ':~'))
+      return notify(M.empty_text(root))
     end
     local open = {}
     for _, s in ipairs(sessions) do
       open[s.sessionId] = require('agent_lsp.chat').by_session(s.sessionId) ~= nil
     end
     vim.ui.select(sessions, {
-      prompt = 'Agent sessions',
+      prompt = M.title,
       kind = 'agent_lsp_session',
       format_item = function(s)
         return M.format_item(s, open[s.sessionId])

@@ -14,6 +14,16 @@ local M = {}
 
 local split = util.lines
 
+--- A tool call's state in the words of docs/editor-words.md (the same as
+--- VS Code's).
+local status_word = {
+  pending = 'waiting',
+  in_progress = 'running',
+  completed = 'done',
+  failed = 'failed',
+}
+M.status_word = status_word
+
 local status_icon = {
   pending = '○',
   in_progress = '◐',
@@ -134,9 +144,9 @@ function M.tool_summary(t, root)
     title = ('↳ [%s] %s'):format(meta[methods.subagent_meta.agent] or 'agent', title)
   end
   if t.awaiting and status == methods.tool_status.pending then
-    return ('⚑ %s · waiting for approval'):format(title)
+    return ('⚑ %s · waiting for your approval'):format(title)
   end
-  return ('%s %s · %s'):format(status_icon[status] or '•', title, status:gsub('_', ' '))
+  return ('%s %s · %s'):format(status_icon[status] or '•', title, status_word[status] or (status:gsub('_', ' ')))
 end
 
 --- A tool's text content as chat lines. Text that starts with a code
@@ -222,9 +232,12 @@ function M.tool_details(t, root)
   end
   for _, c in ipairs(t.content or {}) do
     if c.type == methods.content.diff then
-      local diff = require('agent_lsp.permission').unified(c)
+      -- The file names the block (the fence's info string, shown as its
+      -- label); the ---/+++ lines would only say it again.
+      local diff = vim.list_slice(require('agent_lsp.permission').unified(c), 3)
       local f = fence_for(diff)
-      table.insert(out, f .. 'diff')
+      local rel = tostring(c.path or ''):gsub('^' .. vim.pesc(root .. '/'), '')
+      table.insert(out, f .. 'diff' .. (rel ~= '' and (' ' .. rel:gsub('%s', '_')) or ''))
       for i, l in ipairs(diff) do
         if i > max * 3 then
           table.insert(out, ('… %d more lines'):format(#diff - i + 1))
@@ -290,13 +303,13 @@ end
 --- The first line of a thinking block while it streams.
 M.thinking = '💭 Thinking…'
 
---- A finished thinking block: a summary, then the text (to fold).
+--- A finished thinking block: "Thinking" (its collapsed line, as in VS
+--- Code), then the text (to fold).
 ---@param item table a thought item
 ---@return string[]
 function M.thought(item)
   local lines = split(state.text(item))
-  local summary = ('💭 Thought · %d line%s'):format(#lines, #lines == 1 and '' or 's')
-  table.insert(lines, 1, summary)
+  table.insert(lines, 1, '💭 Thinking')
   return lines
 end
 
@@ -334,6 +347,9 @@ function M.notice(item)
     return lines
   end
   if item.level == 'stop' then
+    if item.text == methods.stop_reason.cancelled then
+      return { '> ⏹ Cancelled.' }
+    end
     return { ('> ⏹ stopped: %s'):format(item.text:gsub('_', ' ')) }
   end
   return { ('> %s %s'):format(item.level == 'info' and 'ℹ' or '⚠', item.text) }
@@ -353,35 +369,62 @@ function M.labels(labels)
   return lines
 end
 
---- Tokens as the header shows them: 950, 1.2k, 38k.
+--- Tokens as the usage shows them: 950, 53k.
 local function tokens(n)
-  return n < 1000 and tostring(n) or n < 10000 and ('%.1fk'):format(n / 1000) or ('%dk'):format(math.floor(n / 1000 + 0.5))
+  return n < 1000 and tostring(math.floor(n)) or ('%dk'):format(math.floor(n / 1000 + 0.5))
 end
+
+--- The usage in the words of docs/editor-words.md (VS Code's usageText):
+--- "53k / 200k tokens · 73% left · $0.05", a cost under a cent as
+--- "<$0.01"; `narrow`: "53k / 200k · $0.05". Nil without a window size.
+---@param u table? a usage_update {used, size, cost?}
+---@param narrow boolean?
+---@return string?
+function M.usage(u, narrow)
+  if type(u) ~= 'table' or type(u.used) ~= 'number' or type(u.size) ~= 'number' or u.size <= 0 then
+    return nil
+  end
+  local text = ('%s / %s'):format(tokens(u.used), tokens(u.size))
+  if not narrow then
+    local left = math.max(0, math.floor(100 * (1 - u.used / u.size) + 0.5))
+    text = text .. (' tokens · %d%% left'):format(left)
+  end
+  local cost = type(u.cost) == 'table' and tonumber(u.cost.amount)
+  if cost and cost > 0 then
+    local sym = (u.cost.currency == nil or u.cost.currency == 'USD') and '$' or (tostring(u.cost.currency) .. ' ')
+    text = text .. (cost < 0.01 and (' · <%s0.01'):format(sym) or (' · %s%.2f'):format(sym, cost))
+  end
+  return text
+end
+
+--- Below this many columns the header is narrow (the short usage).
+M.narrow_width = 90
 
 --- The input header's text: state, mode, usage (virtual text chunks),
 --- and the attachments of the next prompt (virtual lines), or nil.
 ---@param s agent_lsp.ChatState
 ---@param keys table the chat's keymaps
+---@param width integer? the chat window's width (narrow: short usage)
 ---@return table[] parts, table[]? virt_lines
-function M.header(s, keys)
+function M.header(s, keys, width)
   local parts = {}
-  local awaiting = false
+  local awaiting = 0
   for _, t in pairs(s.tools or {}) do
-    awaiting = awaiting or t.awaiting == true
+    awaiting = awaiting + (t.awaiting == true and 1 or 0)
   end
-  if s.busy and awaiting then
+  if s.busy and awaiting > 0 then
     -- The turn waits for the user, not for the model.
-    table.insert(parts, { '  ◐ waiting for your approval', 'DiagnosticWarn' })
+    table.insert(parts, { ('  Waiting for your approval (%d)'):format(awaiting), 'DiagnosticWarn' })
     if keys.permission then
-      table.insert(parts, { (' (%s shows it)'):format(keys.permission), 'Comment' })
+      table.insert(parts, { (' (%s shows it)'):format(keys.permission), 'Comment', hint = true })
     end
   elseif s.busy then
-    table.insert(parts, { '  ◐ working', 'DiagnosticWarn' })
+    table.insert(parts, { '  Working…', 'DiagnosticWarn' })
     if keys.cancel then
-      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment' })
+      table.insert(parts, { (' (%s cancels)'):format(keys.cancel), 'Comment', hint = true })
     end
     if keys.send then
-      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment' })
+      table.insert(parts, { (' · %s adds to the turn'):format(keys.send), 'Comment', hint = true })
     end
   elseif s.problem_shown then
     -- Nothing can be sent until a model is configured: say how instead.
@@ -393,17 +436,32 @@ function M.header(s, keys)
   if mode then
     table.insert(parts, { ' · mode: ' .. mode, 'Comment' })
   end
-  if s.usage and s.usage.used then
-    local u = s.usage
-    local text = ' · ' .. tokens(u.used)
-    if u.size then
-      text = text .. '/' .. tokens(u.size)
+  local narrow = width ~= nil and width < M.narrow_width
+  local usage = M.usage(s.usage, narrow)
+  if usage then
+    table.insert(parts, { ' · ' .. usage, 'Comment' })
+  end
+  if width then
+    -- The header is one screen line: what does not fit goes, the key
+    -- hints first, then the usage's long form.
+    local function fits()
+      local w = 6 -- "You" and its padding
+      for _, p in ipairs(parts) do
+        w = w + vim.fn.strdisplaywidth(p[1])
+      end
+      return w <= width
     end
-    text = text .. ' tokens'
-    if type(u.cost) == 'table' and u.cost.amount then
-      text = text .. (' · $%.3f'):format(u.cost.amount)
+    if not fits() then
+      parts = vim.tbl_filter(function(p)
+        return not p.hint
+      end, parts)
     end
-    table.insert(parts, { text, 'Comment' })
+    if not fits() and usage and not narrow then
+      parts[#parts] = { ' · ' .. M.usage(s.usage, true), 'Comment' }
+    end
+  end
+  for _, p in ipairs(parts) do
+    p.hint = nil
   end
   local virt_lines
   local ambient = s.ambient_labels or {}
