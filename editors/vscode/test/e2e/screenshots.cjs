@@ -40,6 +40,32 @@ async function proposalText(page) {
   return page.evaluate(() => (document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' '));
 }
 
+/**
+ * Why the text is not in full view in the diff editor's right side ('' when
+ * it is): a long proposed line cut at the editor's edge would let the user
+ * approve text they cannot see (diffEditor.wordWrap wraps it).
+ */
+async function hiddenInProposal(page, text) {
+  return page.evaluate(t => {
+    const ed = document.querySelector('.monaco-diff-editor .editor.modified');
+    const lines = ed?.querySelector('.view-lines');
+    if (!ed || !lines) return 'no diff editor is open';
+    const box = ed.getBoundingClientRect();
+    const walker = document.createTreeWalker(lines, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.textContent.replace(/\u00a0/g, ' ').indexOf(t);
+      if (i < 0) continue;
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + t.length);
+      const rect = r.getBoundingClientRect();
+      if (rect.width > 0 && rect.left >= box.left && rect.right <= box.right) return '';
+      return `"${t}" is drawn at x ${Math.round(rect.left)}-${Math.round(rect.right)}, outside the proposal's side (x ${Math.round(box.left)}-${Math.round(box.right)})`;
+    }
+    return `"${t}" is not in the proposal's side`;
+  }, text);
+}
+
 // Wide enough for the diff editor to stay side by side beside a 480 px chat.
 run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED.png', async page => {
   step('loading the workbench');
@@ -74,6 +100,10 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 60000 });
   await chat.locator('.permission.pending').waitFor({ timeout: 15000 });
   await page.waitForFunction(() => /len\(values\)/.test((document.querySelector('.monaco-diff-editor')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 30000 });
+  // The long proposed line is shown to its end.
+  await page.waitForFunction(() => /safely/.test(document.querySelector('.monaco-diff-editor .editor.modified .view-lines')?.textContent ?? ''), null, { timeout: 10000 });
+  const cut = await hiddenInProposal(page, 'pass nil safely');
+  if (cut) throw new Error(`the diff editor cuts the long proposed line: ${cut}`);
   await shot(page, 'edit-approval');
   await page.locator('.editor-actions .action-label', { hasText: /^Always allow or reject…$/ }).first().click();
   await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
