@@ -12,7 +12,7 @@ import {
   DEFAULT_MODES, type DiffContent, ErrorCodes, isTrustRequest, trustAnswer, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, RequestPermissionRequest, type RequestPermissionResult,
   selectOutcome, SessionUpdateNotification, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
-  singleDiff, descriptionOf, providerProblemOf, ruleOf, ruleTooltip, userMessage,
+  singleDiff, descriptionOf, providerProblemOf, alwaysWords, userMessage,
 } from './protocol';
 import { answerDiagnostics, DiagnosticsTracker } from './diagnostics';
 import { CreateElicitationRequest, type CreateElicitationParams } from './protocol';
@@ -739,7 +739,7 @@ export class AgentController implements vscode.Disposable {
       return;
     }
     const items = p.params.options.filter(o => o.kind === 'allow_always' || o.kind === 'reject_always').map(o => ({
-      label: o.name.replace(/`+/g, ''), detail: ruleOf(o) ? ruleTooltip(o.kind, ruleOf(o)!) : undefined, optionId: o.optionId,
+      label: o.name.replace(/`+/g, ''), detail: alwaysWords(o), optionId: o.optionId,
     }));
     if (!items.length) {
       void vscode.window.showInformationMessage('This request offers no standing answer: allow or reject it once.');

@@ -1,7 +1,7 @@
 // Transcript items to HTML strings. Pure functions (no DOM), so the unit
 // tests check them in plain Node; view.ts puts the strings in the page.
 
-import { commandOf, descriptionOf, parentToolCallId, ruleOf, ruleTooltip, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
+import { alwaysWords, commandOf, descriptionOf, parentToolCallId, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
 import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
 import { diffStat, lineDiff } from './linediff';
 import { codeBlock, escapeHtml, highlight, languageOfPath, renderInline, renderMarkdown, type TabSizes, tabSizeFor } from './markdown';
@@ -157,7 +157,8 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
     const name = item.chosenName ?? opt?.name;
     const kind = chosenKind(item);
     const always = (kind === 'allow_always' || kind === 'reject_always') && name ? ` <span class="muted">· ${renderInline(name)}</span>` : '';
-    const rule = opt && ruleOf(opt) ? ` title="${escapeHtml(ruleOf(opt)!)}"` : '';
+    const words = opt && alwaysWords(opt);
+    const rule = words ? ` title="${escapeHtml(words)}"` : '';
     return `<div class="permission resolved perm-${item.state}"${rule}>${escapeHtml(VERB[item.state] ?? item.state)}: ${title}${always}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
   }
   const parts: string[] = [`<div class="perm-title">${title}</div>`];
@@ -174,8 +175,8 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   const first = item.options.find(o => o.kind === 'allow_once');
   const buttons = item.options.map(o => {
     const primary = o === first ? ' primary' : '';
-    const rule = ruleOf(o);
-    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="${escapeHtml(ruleTooltip(o.kind, rule))}"` : ''}>${renderInline(o.name)}</button>`;
+    const words = alwaysWords(o);
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${words ? ` title="${escapeHtml(words)}"` : ''}>${renderInline(o.name)}</button>`;
   });
   if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">${item.review === 'plan' ? 'Open plan' : 'Review diff'}</button>`);
   parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);
