@@ -20,6 +20,7 @@ import { askQuestions, type QuestionUI } from './question';
 import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
+import { chatTime, HISTORY_TITLE, noChatsText } from './shared/history';
 import { ambientAttachments, imageAttachment, selectionSpan } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
@@ -292,7 +293,7 @@ export class AgentController implements vscode.Disposable {
       return;
     }
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
-    pick.title = 'Agent chat history';
+    pick.title = HISTORY_TITLE;
     pick.placeholder = 'Pick a chat to load';
     pick.busy = true;
     pick.show();
@@ -301,10 +302,10 @@ export class AgentController implements vscode.Disposable {
       // The date on its own line: a long title would push it out of view.
       pick.items = res.sessions.map(s => ({
         label: s.title || '(untitled chat)',
-        detail: [s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '', s.sessionId === this.state.sessionId ? 'current chat' : ''].filter(Boolean).join(' · ') || undefined,
+        detail: [s.updatedAt ? chatTime(s.updatedAt) : '', s.sessionId === this.state.sessionId ? 'current chat' : ''].filter(Boolean).join(' · ') || undefined,
         sessionId: s.sessionId,
       }));
-      if (!res.sessions.length) pick.placeholder = 'No saved chats for this folder yet';
+      if (!res.sessions.length) pick.placeholder = noChatsText(this.cwd);
     } catch (e) {
       pick.hide();
       void vscode.window.showErrorMessage(`Could not list chats: ${errorMessage(e)}`);

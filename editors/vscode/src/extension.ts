@@ -10,7 +10,7 @@ import { bundledServerPath, DEFAULT_SETTINGS, keyVariable, type Settings } from 
 import { runDoctor } from './doctor';
 import { pickMention } from './mentions';
 import { type DiagnosticInfo, diagnosticsAttachment, fileAttachment, selectionAttachment, selectionSpan } from './shared/context';
-import { pendingPermissions, type ViewState } from './shared/state';
+import { pendingPermissions, turnWords, type ViewState } from './shared/state';
 
 function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('agentLsp');
@@ -37,8 +37,8 @@ function statusText(s: ViewState): { text: string; tooltip: string } {
   if (s.connection === 'starting') return { text: '$(loading~spin) Agent', tooltip: 'agent-lsp is starting' };
   if (s.connection === 'stopped') return { text: '$(debug-disconnect) Agent', tooltip: 'agent-lsp stopped' };
   const waiting = pendingPermissions(s).length;
-  if (waiting) return { text: `$(bell-dot) Agent: approval needed`, tooltip: `The agent waits for your approval (${waiting})` };
-  if (s.busy) return { text: '$(sync~spin) Agent: working', tooltip: 'The agent is working; click to open the chat' };
+  if (waiting) return { text: `$(bell-dot) Agent: ${turnWords(s.busy, waiting)}`, tooltip: `The agent waits for your approval (${waiting})` };
+  if (s.busy) return { text: `$(sync~spin) Agent: ${turnWords(s.busy, 0)}`, tooltip: 'The agent is working; click to open the chat' };
   return { text: '$(comment-discussion) Agent', tooltip: 'agent-lsp is idle; click to open the chat' };
 }
 

@@ -15,6 +15,8 @@ export interface RenderOptions {
   tabSizes?: TabSizes;
   /** Offer "Rewind to here" on user messages (the chat has a session). */
   rewind?: boolean;
+  /** A tool call whose permission request waits for the user. */
+  awaitingApproval?: boolean;
 }
 
 /** Shows paths under the workspace folder relative to it. */
@@ -24,8 +26,9 @@ export function relativize(text: string, root: string | undefined): string {
   return text.split(prefix).join('');
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  pending: 'pending',
+/** A tool call's state in the words of docs/editor-words.md. */
+export const STATUS_LABEL: Record<string, string> = {
+  pending: 'waiting',
   in_progress: 'running',
   completed: 'done',
   failed: 'failed',
@@ -129,7 +132,7 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}${nested}"${opts.open ? ' open' : ''}>` +
     `<summary><span class="ttitle" title="${escapeHtml(description ?? title)}">${renderInline(relativize(title, opts.root))}</span>` +
     (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
-    `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +
+    `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(opts.awaitingApproval && status === 'pending' ? 'waiting for your approval' : STATUS_LABEL[status] ?? status)}</span></summary>` +
     `<div class="tbody">${parts.join('') || '<div class="output muted">no output</div>'}</div></details>`;
 }
 
