@@ -219,6 +219,7 @@ spec="$here/e2e.cjs"
 if [ "$mode" = screenshots ]; then spec="$here/screenshots.cjs"; else rm -f "$artifacts"/e2e-*.png; fi
 env E2E_URL="${url%/}/?folder=$ws" E2E_WORKSPACE="$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
   E2E_MACHINE_SETTINGS="$tmp/user-data/Machine/settings.json" E2E_NOKEY_SETTINGS="$tmp/machine-nokey.json" \
+  E2E_USER_SETTINGS="$tmp/user-data/User/settings.json" \
   PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
   HOME="$tmp/home" "${HOME_ENV[@]}" \
   timeout -k 10 "${E2E_TIMEOUT:-300}" "$NODE24" "$spec" \

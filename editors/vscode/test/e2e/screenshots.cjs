@@ -2,11 +2,15 @@
 // in the harness the end-to-end test uses (code-server + chromium, the
 // packaged extension, the real agent-lsp and the fake model playing
 // screenshots-scenario.sh). Every state is waited for; one that does not
-// come fails the run, so a broken view cannot slip into the pictures.
+// come fails the run, so a broken view cannot slip into the pictures. Each
+// state is shot twice: vscode-<name>.png in Default Dark Modern, then
+// vscode-<name>-light.png in Default Light Modern (the user settings switch
+// the theme and back).
 //
 // Run by test/e2e/run-e2e.sh with E2E_MODE=screenshots
-// (scripts/screenshots-vscode.sh). Env: PLAYWRIGHT_DIR, CHROMIUM, E2E_URL,
-// E2E_PROFILE, E2E_ARTIFACTS, E2E_MACHINE_SETTINGS, E2E_NOKEY_SETTINGS.
+// (scripts/screenshots-vscode.sh, which checks the same names). Env:
+// PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS,
+// E2E_MACHINE_SETTINGS, E2E_NOKEY_SETTINGS, E2E_USER_SETTINGS.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -14,20 +18,88 @@ const { stepper, loadWorkbench, runCommand, openFile, openChat, run } = require(
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const PROMPT = 'Average in calc.go divides by 2 instead of the number of values: fix it, then run the tests to make sure nothing else broke';
+// In the order they are shot; scripts/screenshots-vscode.sh lists the same.
 const SHOTS = [
-  'chat-streaming', 'edit-approval', 'diff-review', 'bash-approval', 'bash-output', 'end-of-turn',
-  'model-picker', 'effort-picker', 'mode-picker', 'rewind-picker', 'rewind-preview', 'rewound', 'history', 'reloaded', 'no-key',
+  'chat-streaming', 'cancelled', 'edit-approval', 'diff-review', 'bash-approval', 'bash-output', 'end-of-turn',
+  'model-picker', 'effort-picker', 'mode-picker', 'rewind-picker', 'rewind-preview', 'rewound',
+  'plan-review', 'accept-edits', 'many-files', 'rejected', 'failing-command', 'long-output', 'question', 'api-error', 'narrow',
+  'history', 'reloaded', 'no-key',
 ];
+const DARK = 'Default Dark Modern';
+const LIGHT = 'Default Light Modern';
 const taken = [];
+let chat; // the chat webview's frame, once open
 
 const step = stepper('screenshots');
 
+/** Switches the workbench's colour theme through the user settings and waits until the workbench and the chat show it. */
+async function setTheme(page, theme) {
+  const file = process.env.E2E_USER_SETTINGS;
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  settings['workbench.colorTheme'] = theme;
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+  const light = theme === LIGHT;
+  await page.waitForFunction(l => {
+    const w = document.querySelector('.monaco-workbench');
+    return w && w.classList.contains(l ? 'vs' : 'vs-dark');
+  }, light, { timeout: 20000 });
+  if (chat) await chat.locator(`body.${light ? 'vscode-light' : 'vscode-dark'}`).waitFor({ state: 'attached', timeout: 20000 });
+}
+
+/** Shoots the state as it is, in the dark theme and then the light one. */
 async function shot(page, name) {
   if (!SHOTS.includes(name)) throw new Error(`unknown screenshot ${name}`);
+  if (taken.includes(name)) throw new Error(`screenshot ${name} taken twice`);
   await page.waitForTimeout(400); // let the last frame paint
   await page.screenshot({ path: path.join(artifacts, `vscode-${name}.png`) });
+  await setTheme(page, LIGHT);
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: path.join(artifacts, `vscode-${name}-light.png`) });
+  await setTheme(page, DARK);
+  await page.waitForTimeout(200);
   taken.push(name);
-  step(`vscode-${name}.png`);
+  step(`vscode-${name}.png, vscode-${name}-light.png`);
+}
+
+/** Drags the side bar's edge so the panel is width pixels wide. */
+async function sidebarWidth(page, width) {
+  const sb = await page.locator('.part.sidebar').boundingBox();
+  await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sb.x + width + 1, sb.y + sb.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await page.mouse.move(sb.x + width + 600, sb.y + sb.height - 10);
+  const now = (await page.locator('.part.sidebar').boundingBox()).width;
+  if (Math.abs(now - width) > 12) throw new Error(`the side bar is ${now} px wide, not ${width}`);
+}
+
+/** Picks a mode from the chat's header and waits until the chat shows it. */
+async function pickMode(page, label, id) {
+  await chat.locator('#mode').click();
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 15000 });
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
+  await chat.locator(`#mode[data-value="${id}"]`).waitFor({ timeout: 10000 });
+}
+
+/** Sends a prompt from the chat's input. */
+async function prompt(text) {
+  await chat.locator('#prompt').fill(text);
+  await chat.locator('#prompt').press('Enter');
+}
+
+/** Waits until the turn is over: the agent's last words shown and Cancel gone. */
+async function turnEnds(words) {
+  await chat.locator('.msg.agent', { hasText: words }).last().waitFor({ timeout: 60000 });
+  await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+}
+
+/** Allows the pending request whose card has this text, once. */
+async function allowOnce(text) {
+  const card = chat.locator('.permission.pending', { hasText: text });
+  await card.waitFor({ timeout: 60000 });
+  await card.locator('button[data-option="allow_once"]').click();
 }
 
 async function closeQuickInput(page) {
@@ -73,15 +145,10 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
 
   step('opening calc.go and the chat');
   await openFile(page, 'calc.go', /Average/);
-  const chat = await openChat(page);
+  chat = await openChat(page);
   await chat.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
   // A wider chat than the default 300 px, as people size it.
-  const sb = await page.locator('.part.sidebar').boundingBox();
-  await page.mouse.move(sb.x + sb.width + 1, sb.y + sb.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(sb.x + sb.width + 181, sb.y + sb.height / 2, { steps: 8 });
-  await page.mouse.up();
-  await page.mouse.move(sb.x + sb.width + 600, sb.y + sb.height - 10);
+  await sidebarWidth(page, 480);
 
   step('streaming');
   await chat.locator('#prompt').fill('What does calc.go do?');
@@ -91,6 +158,8 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await shot(page, 'chat-streaming');
   await chat.locator('#cancel').click();
   await chat.locator('.stop', { hasText: 'Cancelled' }).waitFor({ timeout: 30000 });
+  await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+  await shot(page, 'cancelled');
   await runCommand(page, 'Agent: New Chat');
   await chat.locator('.empty').waitFor({ timeout: 15000 });
 
@@ -167,6 +236,92 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await chat.locator('.notice', { hasText: /files restored/ }).waitFor({ timeout: 15000 });
   await shot(page, 'rewound');
 
+  step('plan review, approved into acceptEdits');
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
+  await pickMode(page, 'Plan', 'plan');
+  await prompt('Plan a Median function for calc');
+  const planCard = chat.locator('.permission.pending', { hasText: 'Ready to code' });
+  await planCard.waitFor({ timeout: 60000 });
+  await page.locator('.tab', { hasText: 'plan.md' }).waitFor({ timeout: 15000 });
+  await page.waitForFunction(() => /middle value/.test((document.querySelector('.editor-instance .monaco-editor .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ')), null, { timeout: 15000 });
+  await shot(page, 'plan-review');
+  await planCard.locator('button[data-option="acceptEdits"]').click();
+  await turnEnds('as planned');
+  await chat.locator('#mode[data-value="acceptEdits"]').waitFor({ timeout: 10000 });
+  // The file was written without a question.
+  await chat.locator('details.tool.kind-edit', { hasText: 'median.go' }).locator('.tstatus[data-status="completed"]').waitFor({ timeout: 10000 });
+  if (await chat.locator('.permission', { hasText: 'median.go' }).count()) throw new Error('acceptEdits asked before writing median.go');
+  await shot(page, 'accept-edits');
+
+  step('a turn that writes twelve files');
+  await prompt('Split the sample data into one file per month');
+  await turnEnds('Wrote 12 files');
+  const csv = await chat.locator('details.tool.kind-edit', { hasText: '.csv' }).count();
+  if (csv !== 12) throw new Error(`expected 12 file rows, got ${csv}`);
+  await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
+  await shot(page, 'many-files');
+  await pickMode(page, 'Default', 'default');
+
+  step('an edit the user rejects');
+  await prompt('Rename Total to Sum');
+  const rename = chat.locator('.permission.pending', { hasText: 'calc.go' });
+  await rename.waitFor({ timeout: 60000 });
+  await page.waitForSelector('.monaco-diff-editor .editor.modified .view-lines', { timeout: 30000 });
+  await rename.locator('button[data-option="reject_once"]').click();
+  await turnEnds('I left');
+  await chat.locator('.permission.resolved.perm-rejected').last().waitFor({ timeout: 10000 });
+  await page.locator('.monaco-diff-editor').waitFor({ state: 'detached', timeout: 15000 });
+  await shot(page, 'rejected');
+
+  step('a command that fails');
+  await prompt('Show the latest results');
+  await allowOnce('ls results');
+  await turnEnds('no saved results');
+  const failed = chat.locator('details.tool.kind-execute').last();
+  await failed.locator('.tstatus[data-status="failed"]').waitFor({ timeout: 10000 });
+  await failed.locator('summary').click();
+  await failed.locator('.tbody', { hasText: /No such file/ }).waitFor({ timeout: 10000 });
+  await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
+  await shot(page, 'failing-command');
+  await failed.locator('summary').click();
+
+  step('a command with long output');
+  await prompt('Print the first 300 squares');
+  await allowOnce('seq 1 300');
+  await turnEnds('first 300 squares');
+  const long = chat.locator('details.tool.kind-execute').last();
+  await long.locator('summary').click();
+  await long.locator('.tbody', { hasText: '300 squared is 90000' }).waitFor({ timeout: 10000 });
+  // Shown in a box of its own height that scrolls, not 300 lines long.
+  const box = await long.locator('.tbody pre').last().evaluate(el => ({ scroll: el.scrollHeight, client: el.clientHeight }));
+  if (!(box.client < 300 && box.scroll > box.client)) throw new Error(`the long output is not in a scrolling box: ${JSON.stringify(box)}`);
+  await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
+  await shot(page, 'long-output');
+  await long.locator('summary').click();
+
+  step('the model asks a question');
+  await prompt('What should calc offer next?');
+  const variance = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Variance' }).first();
+  await variance.waitFor({ timeout: 60000 });
+  await page.locator('.quick-input-widget', { hasText: 'The agent asks' }).waitFor({ timeout: 5000 });
+  await shot(page, 'question');
+  await variance.click();
+  await turnEnds('Variance it is');
+
+  step('the model API fails');
+  await prompt('Explain Average');
+  await chat.locator('.notice.notice-error').last().waitFor({ timeout: 60000 });
+  await chat.locator('#cancel[hidden]').waitFor({ state: 'attached', timeout: 30000 });
+  await shot(page, 'api-error');
+  await runCommand(page, 'Notifications: Clear All Notifications');
+
+  step('a narrow chat');
+  await sidebarWidth(page, 300);
+  await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
+  await shot(page, 'narrow');
+  await sidebarWidth(page, 480);
+
   step('history and the reloaded chat');
   await runCommand(page, 'Agent: New Chat');
   await chat.locator('.empty').waitFor({ timeout: 15000 });
@@ -189,6 +344,7 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   step('no key');
   await runCommand(page, 'Agent: New Chat');
   await chat.locator('.empty').waitFor({ timeout: 15000 });
+  const keyed = fs.readFileSync(process.env.E2E_MACHINE_SETTINGS);
   fs.copyFileSync(process.env.E2E_NOKEY_SETTINGS, process.env.E2E_MACHINE_SETTINGS);
   await page.waitForTimeout(1500);
   await runCommand(page, 'Agent: Restart agent-lsp');
@@ -205,6 +361,13 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED
   await chat.locator('#send[disabled]').waitFor({ timeout: 5000 });
   await runCommand(page, 'Notifications: Clear All Notifications');
   await shot(page, 'no-key');
+  // The key back, so the states after this one have a model again.
+  fs.writeFileSync(process.env.E2E_MACHINE_SETTINGS, keyed);
+  await page.waitForTimeout(1500);
+  await runCommand(page, 'Agent: Restart agent-lsp');
+  await chat.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
+
+  // New states go here (and in SHOTS and scripts/screenshots-vscode.sh).
 
   const missing = SHOTS.filter(s => !taken.includes(s));
   if (missing.length) throw new Error(`states not reached: ${missing.join(', ')}`);
