@@ -4,13 +4,15 @@
 // screenshots-scenario.sh). Every state is waited for; one that does not
 // come fails the run, so a broken view cannot slip into the pictures. Each
 // state is shot twice: vscode-<name>.png in Default Dark Modern, then
-// vscode-<name>-light.png in Default Light Modern (the user settings switch
-// the theme and back).
+// vscode-<name>-light.png in Default Light Modern (the workbench follows the
+// browser's colour scheme, window.autoDetectColorScheme, which the script
+// switches to light and back: no settings file to watch, no picker to open
+// over the state).
 //
 // Run by test/e2e/run-e2e.sh with E2E_MODE=screenshots
 // (scripts/screenshots-vscode.sh, which checks the same names). Env:
 // PLAYWRIGHT_DIR, CHROMIUM, E2E_URL, E2E_PROFILE, E2E_ARTIFACTS,
-// E2E_MACHINE_SETTINGS, E2E_NOKEY_SETTINGS, E2E_USER_SETTINGS.
+// E2E_MACHINE_SETTINGS, E2E_NOKEY_SETTINGS.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -32,13 +34,10 @@ let chat; // the chat webview's frame, once open
 
 const step = stepper('screenshots');
 
-/** Switches the workbench's colour theme through the user settings and waits until the workbench and the chat show it. */
+/** Switches the browser's colour scheme, so the theme, and waits until the workbench and the chat show it. */
 async function setTheme(page, theme) {
-  const file = process.env.E2E_USER_SETTINGS;
-  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
-  settings['workbench.colorTheme'] = theme;
-  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
   const light = theme === LIGHT;
+  await page.emulateMedia({ colorScheme: light ? 'light' : 'dark' });
   await page.waitForFunction(l => {
     const w = document.querySelector('.monaco-workbench');
     return w && w.classList.contains(l ? 'vs' : 'vs-dark');
@@ -139,7 +138,7 @@ async function hiddenInProposal(page, text) {
 }
 
 // Wide enough for the diff editor to stay side by side beside a 480 px chat.
-run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1 }, 'vscode-FAILED.png', async page => {
+run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1, colorScheme: 'dark' }, 'vscode-FAILED.png', async page => {
   step('loading the workbench');
   await loadWorkbench(page);
 
