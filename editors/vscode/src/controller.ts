@@ -21,6 +21,7 @@ import { EditReviews } from './review';
 import { findServer, initializationOptions, serverEnv, type Settings, withSecretKey } from './settings';
 import { relPath, rewindPreviewText } from './shared/rewind';
 import { chatTime, HISTORY_TITLE, noChatsText } from './shared/history';
+import { type MCPResource, MCPResourcesRequest } from './protocol';
 import { ambientAttachments, imageAttachment, selectionSpan } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
@@ -282,6 +283,18 @@ export class AgentController implements vscode.Disposable {
     const id = this.state.sessionId;
     if (!id) return;
     call(client, CloseSessionRequest, { sessionId: id }).catch(e => this.log.debug(`session/close: ${errorMessage(e)}`));
+  }
+
+  /** The MCP resources the chat's session offers, for the `@` picker: none without a session, or when the agent cannot list them (logged). */
+  async mcpResources(): Promise<MCPResource[]> {
+    const sessionId = this.state.sessionId;
+    if (!this.client || !sessionId) return [];
+    try {
+      return (await call(this.client, MCPResourcesRequest, { sessionId })).resources;
+    } catch (e) {
+      this.log.debug(`session/mcp_resources: ${errorMessage(e)}`);
+      return [];
+    }
   }
 
   async showHistory(): Promise<void> {

@@ -144,7 +144,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const mention = async () => {
-    const a = await pickMention();
+    const a = await pickMention(() => controller.mcpResources());
     if (a) controller.addAttachment(a);
     await chat.focusPrompt();
   };

@@ -138,6 +138,13 @@ export interface RewindChange { path: string; action: RewindAction }
 /** applied is false for a preview and when conflicts (files changed since by someone other than the agent) stopped it. */
 export interface RewindResult { applied: boolean; changes: RewindChange[]; conflicts?: string[]; warnings?: string[] }
 
+// ---- MCP resources -----------------------------------------------------------
+
+/** A resource an MCP server of the session lists; `@server:uri` in a prompt attaches it. */
+export interface MCPResource { server: string; uri: string; name: string; mimeType?: string; description?: string }
+export interface MCPResourcesParams { sessionId: string }
+export interface MCPResourcesResult { resources: MCPResource[] }
+
 // ---- session/update --------------------------------------------------------
 
 export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
@@ -411,6 +418,7 @@ export const Methods = {
   sessionClose: 'session/close',
   sessionCheckpoints: 'session/checkpoints',
   sessionRewind: 'session/rewind',
+  sessionMCPResources: 'session/mcp_resources',
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
   elicitationCreate: 'elicitation/create',
@@ -440,6 +448,7 @@ export const ListSessionsRequest = request<ListSessionsParams, ListSessionsResul
 export const LoadSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionLoad);
 export const ResumeSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionResume);
 export const CheckpointsRequest = request<CheckpointsParams, CheckpointsResult>(Methods.sessionCheckpoints);
+export const MCPResourcesRequest = request<MCPResourcesParams, MCPResourcesResult>(Methods.sessionMCPResources);
 /** session/rewind: the code, the conversation or both back to before a checkpoint's prompt; all or nothing. */
 export const RewindRequest = request<RewindParams, RewindResult>(Methods.sessionRewind);
 /** session/fork: continues a copy of a stored session under the result's new sessionId. */
