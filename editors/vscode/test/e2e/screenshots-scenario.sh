@@ -62,7 +62,7 @@ cat > "$tmp/turns.json" <<JSON
    {"text": "\`Average\` divides by 2; it should divide by the number of values, and return 0 for none."},
    {"tool_use": {"id": "toolu_shot_edit", "name": "Edit", "input": {"file_path": "$ws/calc.go", "old_string": "\treturn Total(values) / 2\n", "new_string": "\tif len(values) == 0 {\n\t\treturn 0 // no values: no mean, and no division by zero either, so callers can pass nil safely\n\t}\n\treturn Total(values) / float64(len(values))\n"}}}],
   [{"text": "Now the tests."},
-   {"tool_use": {"id": "toolu_shot_bash", "name": "Bash", "input": {"command": "go test ./...", "description": "Run the Go tests"}}}],
+   {"tool_use": {"id": "toolu_shot_bash", "name": "Bash", "input": {"command": "go test ./...", "description": "Run the Go tests", "timeout": 600000}}}],
   [{"text": ["## Fixed\n\n", "\`Average\` now divides by the number of values:\n\n", "\`\`\`go\nfunc Average(values []float64) float64 {\n\tif len(values) == 0 {\n\t\treturn 0\n\t}\n\treturn Total(values) / float64(len(values))\n}\n\`\`\`\n\n", "- \`go test ./...\` passes.\n", "- An empty slice returns **0** instead of dividing by zero.\n"]}],
   [{"text": "Tidying."},
    {"tool_use": {"id": "toolu_shot_tidy", "name": "Bash", "input": {"command": "sed -i s/old/new/ data.txt && rm notes.txt && echo made > made.txt", "description": "Tidy the data files"}}}],
