@@ -251,14 +251,14 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1, colorScheme: 'da
   await turnEnds('as planned');
   await chat.locator('#mode[data-value="acceptEdits"]').waitFor({ timeout: 10000 });
   // The file was written without a question.
-  await chat.locator('details.tool', { hasText: 'median.go' }).locator('.tstatus[data-status="completed"]').waitFor({ timeout: 10000 });
+  await chat.locator('details.tool', { hasText: 'Write median.go' }).locator('.tstatus[data-status="completed"]').waitFor({ timeout: 10000 });
   if (await chat.locator('.permission', { hasText: 'median.go', hasNotText: 'Ready to code' }).count()) throw new Error('acceptEdits asked before writing median.go');
   await shot(page, 'accept-edits');
 
   step('a turn that writes twelve files');
   await prompt('Split the sample data into one file per month');
   await turnEnds('Wrote 12 files');
-  const csv = await chat.locator('details.tool', { hasText: '.csv' }).count();
+  const csv = await chat.locator('details.tool', { hasText: /Write data\/\w+\.csv/ }).count();
   if (csv !== 12) throw new Error(`expected 12 file rows, got ${csv}`);
   await chat.locator('#transcript').evaluate(t => { t.scrollTop = t.scrollHeight; });
   await shot(page, 'many-files');
