@@ -49,10 +49,11 @@ mkdir -p "$ws/data"
 # Turn 0 streams and hangs (the streaming shot, then cancel); turns 1-4 are
 # the main chat: read, edit (diff review), go test (Bash approval), answer;
 # turns 5-6 a Bash turn the rewind shots undo. A second chat then plays
-# turns 7-20: a plan approved into acceptEdits (7-9: the plan, a file
+# turns 7-21: a plan approved into acceptEdits (7-9: the plan, a file
 # written without asking, the answer), twelve files in one turn (10-11),
-# an edit the user rejects (12-13), a command that fails (14-15), one that
-# prints 300 lines (16-17), a question (18-19) and an API error (20).
+# an edit the user rejects (12-14: the file read first, as Edit needs), a
+# command that fails (15-16), one that prints 300 lines (17-18), a question
+# (19-20) and an API error (21).
 cat > "$tmp/turns.json" <<JSON
 [
   [{"text": ["calc.go ", "has two ", "functions. ", "\`Total\` adds ", "the values ", "in a loop; ", "\`Average\` ", "divides ", "that sum ", "by 2, ", "which is only ", "right for ", "two values", "…"]}, {"hang": true}],
@@ -86,6 +87,7 @@ cat > "$tmp/turns.json" <<JSON
    {"tool_use": {"id": "toolu_shot_wnov", "name": "Write", "input": {"file_path": "$ws/data/nov.csv", "content": "day,value\\n1,11\\n"}}},
    {"tool_use": {"id": "toolu_shot_wdec", "name": "Write", "input": {"file_path": "$ws/data/dec.csv", "content": "day,value\\n1,12\\n"}}}],
   [{"text": "Wrote 12 files in data/, one per month."}],
+  [{"tool_use": {"id": "toolu_shot_reread", "name": "Read", "input": {"file_path": "$ws/calc.go"}}}],
   [{"text": "Renaming."},
    {"tool_use": {"id": "toolu_shot_rename", "name": "Edit", "input": {"file_path": "$ws/calc.go", "old_string": "func Total(", "new_string": "func Sum("}}}],
   [{"text": "Understood: I left \`Total\` as it is."}],
