@@ -20,6 +20,7 @@ const (
 	MethodSessionClose           = "session/close"
 	MethodSessionCheckpoints     = "session/checkpoints"
 	MethodSessionRewind          = "session/rewind"
+	MethodSessionMCPResources    = "session/mcp_resources"
 	MethodSessionUpdate          = "session/update"
 	MethodRequestPermission      = "session/request_permission"
 	MethodElicitationCreate      = "elicitation/create"
@@ -72,6 +73,7 @@ var EditorMethods = []Method{
 	{Name: MethodSessionClose, Dir: ToAgent, Params: SessionIDParams{}},
 	{Name: MethodSessionCheckpoints, Dir: ToAgent, Params: CheckpointsParams{}, Result: CheckpointsResult{}},
 	{Name: MethodSessionRewind, Dir: ToAgent, Params: RewindParams{}, Result: RewindResult{}},
+	{Name: MethodSessionMCPResources, Dir: ToAgent, Params: MCPResourcesParams{}, Result: MCPResourcesResult{}},
 	{Name: MethodSessionUpdate, Dir: ToEditor, Notification: true, Params: SessionNotification{}},
 	{Name: MethodRequestPermission, Dir: ToEditor, Params: RequestPermissionParams{}, Result: RequestPermissionResult{}},
 	{Name: MethodElicitationCreate, Dir: ToEditor, Params: CreateElicitationParams{}, Result: CreateElicitationResult{}},

@@ -43,6 +43,7 @@ func (h sessionMethods) addTo(t methodTable) {
 	t[schema.MethodSessionFork] = h.fork
 	t[schema.MethodSessionCheckpoints] = h.checkpoints
 	t[schema.MethodSessionRewind] = h.rewind
+	t[schema.MethodSessionMCPResources] = h.mcpResources
 }
 
 func (h sessionMethods) newSession(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -13,12 +13,14 @@ import {
   DEFAULT_MODES, type DiffContent, ErrorCodes, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, ResumeSessionRequest, type NewSessionResult,
   type PermissionOptionKind, PromptRequest, type RequestMethod, type RequestPermissionParams, type RequestPermissionResult,
   selectOutcome, type SessionIdParams, type SessionNotification, SetConfigOptionRequest, SetModelRequest, SetModeRequest,
-  singleDiff, descriptionOf, providerProblemOf, ruleOf, ruleTooltip,
+  singleDiff, descriptionOf, providerProblemOf, alwaysWords,
 } from './protocol';
 import type { CreateElicitationParams, CreateElicitationResult } from './protocol';
 import { type AgentConnection, type ConnectedChat, errorMessage } from './connection';
 import { askQuestions, type QuestionUI } from './question';
 import { relPath, rewindPreviewText } from './shared/rewind';
+import { chatTime, HISTORY_TITLE, noChatsText } from './shared/history';
+import { type MCPResource, MCPResourcesRequest } from './protocol';
 import { ambientAttachments, imageAttachment, selectionSpan } from './shared/context';
 import { type Attachment, checkpointOf, emptyState, imageURL, modelGroups, type PermissionState, pendingPermissions, reduce, type ViewEvent, type ViewState } from './shared/state';
 
@@ -220,6 +222,18 @@ export class AgentController implements vscode.Disposable, ConnectedChat {
     call(client, CloseSessionRequest, { sessionId: id }).catch(e => this.log.debug(`session/close: ${errorMessage(e)}`));
   }
 
+  /** The MCP resources the chat's session offers, for the `@` picker: none without a session, or when the agent cannot list them (logged). */
+  async mcpResources(): Promise<MCPResource[]> {
+    const sessionId = this.state.sessionId;
+    if (!sessionId) return [];
+    try {
+      return (await call(this.conn.ready(), MCPResourcesRequest, { sessionId })).resources;
+    } catch (e) {
+      this.log.debug(`session/mcp_resources: ${errorMessage(e)}`);
+      return [];
+    }
+  }
+
   /** The history picker: the chat chosen, if any (chats.ts decides where it opens). */
   async pickHistory(): Promise<{ sessionId: string; title: string } | undefined> {
     let client: LanguageClient;
@@ -230,7 +244,7 @@ export class AgentController implements vscode.Disposable, ConnectedChat {
       return undefined;
     }
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
-    pick.title = 'Agent chat history';
+    pick.title = HISTORY_TITLE;
     pick.placeholder = 'Pick a chat to load';
     pick.busy = true;
     pick.show();
@@ -239,10 +253,10 @@ export class AgentController implements vscode.Disposable, ConnectedChat {
       // The date on its own line: a long title would push it out of view.
       pick.items = res.sessions.map(s => ({
         label: s.title || '(untitled chat)',
-        detail: [s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '', s.sessionId === this.state.sessionId ? 'current chat' : this.conn.routes.owner(s.sessionId) ? 'open in another chat' : ''].filter(Boolean).join(' · ') || undefined,
+        detail: [s.updatedAt ? chatTime(s.updatedAt) : '', s.sessionId === this.state.sessionId ? 'current chat' : this.conn.routes.owner(s.sessionId) ? 'open in another chat' : ''].filter(Boolean).join(' · ') || undefined,
         sessionId: s.sessionId,
       }));
-      if (!res.sessions.length) pick.placeholder = 'No saved chats for this folder yet';
+      if (!res.sessions.length) pick.placeholder = noChatsText(this.cwd);
     } catch (e) {
       pick.hide();
       void vscode.window.showErrorMessage(`Could not list chats: ${errorMessage(e)}`);
@@ -636,7 +650,7 @@ export class AgentController implements vscode.Disposable, ConnectedChat {
       return;
     }
     const items = p.params.options.filter(o => o.kind === 'allow_always' || o.kind === 'reject_always').map(o => ({
-      label: o.name.replace(/`+/g, ''), detail: ruleOf(o) ? ruleTooltip(o.kind, ruleOf(o)!) : undefined, optionId: o.optionId,
+      label: o.name.replace(/`+/g, ''), detail: alwaysWords(o), optionId: o.optionId,
     }));
     if (!items.length) {
       void vscode.window.showInformationMessage('This request offers no standing answer: allow or reject it once.');

@@ -125,7 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const mention = async (chat: AgentController) => {
-    const a = await pickMention();
+    const a = await pickMention(() => chat.mcpResources());
     if (a) chat.addAttachment(a);
     await chats.focusPrompt(chat);
   };

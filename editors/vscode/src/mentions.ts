@@ -1,11 +1,14 @@
 // The `@` mention picker: typing `@` in the chat opens a quick pick of the
 // workspace's files and folders (VS Code's fuzzy matching), the active
-// selection, and any line range typed as `path:10-20`; the pick becomes an
+// selection, any line range typed as `path:10-20`, and the resources the
+// session's MCP servers offer (`@server:uri`); the pick becomes an
 // attachment chip of the next prompt (a file or folder link the model may
-// Read, or the lines themselves).
+// Read, the lines themselves, or the mention the agent attaches the
+// resource for).
 
 import * as vscode from 'vscode';
-import { fileAttachment, folderAttachment, foldersOf, parseLineRange, selectionAttachment, selectionSpan } from './shared/context';
+import type { MCPResource } from './protocol';
+import { fileAttachment, folderAttachment, foldersOf, mcpResourceAttachment, mcpResourcePick, parseLineRange, selectionAttachment, selectionSpan } from './shared/context';
 import type { Attachment } from './shared/state';
 
 /** How many workspace files the picker lists at most. */
@@ -13,10 +16,13 @@ const MAX_FILES = 5000;
 
 type Item = vscode.QuickPickItem & { attach?: () => Promise<Attachment | undefined> };
 
-/** Opens the picker; resolves with the attachment chosen, if any. */
-export async function pickMention(): Promise<Attachment | undefined> {
+/**
+ * Opens the picker; resolves with the attachment chosen, if any.
+ * resources lists the session's MCP resources ([] when it has none).
+ */
+export async function pickMention(resources: () => Promise<MCPResource[]> = async () => []): Promise<Attachment | undefined> {
   const qp = vscode.window.createQuickPick<Item>();
-  qp.title = 'Mention a file, folder or lines';
+  qp.title = 'Mention a file, folder, lines or MCP resource';
   qp.placeholder = 'Type to filter; path:10-20 for lines';
   qp.matchOnDescription = true;
   qp.busy = true;
@@ -34,6 +40,7 @@ export async function pickMention(): Promise<Attachment | undefined> {
   }
   qp.items = base;
   qp.show();
+  const listed = resources().catch(() => [] as MCPResource[]);
   const files = await vscode.workspace.findFiles('**/*', undefined, MAX_FILES);
   const byRel = new Map(files.map(u => [vscode.workspace.asRelativePath(u, false), u]));
   const rels = [...byRel.keys()].sort();
@@ -46,7 +53,8 @@ export async function pickMention(): Promise<Attachment | undefined> {
     },
   }));
   const fileItems: Item[] = rels.map(rel => ({ label: `$(file) ${rel}`, attach: async () => fileAttachment(byRel.get(rel)!.toString()) }));
-  const all = [...base, ...fileItems, ...folderItems];
+  const resourceItems: Item[] = (await listed).map(r => ({ ...mcpResourcePick(r), attach: async () => mcpResourceAttachment(r) }));
+  const all = [...base, ...fileItems, ...folderItems, ...resourceItems];
   qp.items = all;
   qp.busy = false;
   qp.onDidChangeValue(value => {

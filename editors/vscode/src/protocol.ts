@@ -138,6 +138,13 @@ export interface RewindChange { path: string; action: RewindAction }
 /** applied is false for a preview and when conflicts (files changed since by someone other than the agent) stopped it. */
 export interface RewindResult { applied: boolean; changes: RewindChange[]; conflicts?: string[]; warnings?: string[] }
 
+// ---- MCP resources -----------------------------------------------------------
+
+/** A resource an MCP server of the session lists; `@server:uri` in a prompt attaches it. */
+export interface MCPResource { server: string; uri: string; name: string; mimeType?: string; description?: string }
+export interface MCPResourcesParams { sessionId: string }
+export interface MCPResourcesResult { resources: MCPResource[] }
+
 // ---- session/update --------------------------------------------------------
 
 export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
@@ -220,12 +227,28 @@ export interface SessionNotification { sessionId: string; update: SessionUpdate 
 // ---- session/request_permission -------------------------------------------
 
 export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
-/** An answer the user can give; `_meta["agent-lsp"].rule` is the settings rule it adds ("Edit(/calc.go)"), for a tooltip. */
+/** An answer the user can give; `_meta["agent-lsp"].rule` is the settings rule it adds ("Edit(/calc.go)"), said in words by alwaysWords. */
 export interface PermissionOption { optionId: string; name: string; kind: PermissionOptionKind; _meta?: { 'agent-lsp'?: { rule?: string } } }
 
-/** The tooltip of an answer with a rule: which list of the settings the rule joins. */
-export function ruleTooltip(kind: PermissionOptionKind, rule: string): string {
-  return `${kind === 'reject_always' ? 'Adds the deny rule' : 'Adds the allow rule'} ${rule}`;
+/**
+ * What a standing answer does, in words, for the picker's detail line and
+ * the button's tooltip (docs/editor-words.md): "Edits to calc.go will not
+ * ask again in this chat". The agent keeps an allowed Bash rule in the
+ * folder's local settings, so that one names the rule (the user may want to
+ * find it there); every other standing answer lasts for the chat. Undefined
+ * for an option that is not an "Always allow/reject …" with a rule.
+ */
+export function alwaysWords(o: PermissionOption): string | undefined {
+  const rule = ruleOf(o);
+  const m = /^Always (?:allow|reject) (.+)$/s.exec(o.name);
+  if (!rule || !m || (o.kind !== 'allow_always' && o.kind !== 'reject_always')) return undefined;
+  // Code stays as it is, in quotes ("“go test …” commands"); words start with a capital.
+  let what = m[1].replace(/`+([^`]*)`+/g, '“$1”').replace(/`/g, '');
+  if (!/\s/.test(what)) what = `all ${what} calls`; // a rule naming a whole tool: "Edit"
+  what = what[0].toUpperCase() + what.slice(1);
+  if (o.kind === 'reject_always') return `${what} will be rejected without asking in this chat`;
+  if (/^Bash\(/.test(rule)) return `${what} will run without asking in this folder (saved to its local settings as ${rule})`;
+  return `${what} will not ask again in this chat`;
 }
 
 /** The settings rule an option adds, if the agent names one. */
@@ -395,6 +418,7 @@ export const Methods = {
   sessionClose: 'session/close',
   sessionCheckpoints: 'session/checkpoints',
   sessionRewind: 'session/rewind',
+  sessionMCPResources: 'session/mcp_resources',
   sessionUpdate: 'session/update',
   requestPermission: 'session/request_permission',
   elicitationCreate: 'elicitation/create',
@@ -424,6 +448,7 @@ export const ListSessionsRequest = request<ListSessionsParams, ListSessionsResul
 export const LoadSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionLoad);
 export const ResumeSessionRequest = request<LoadSessionParams, NewSessionResult>(Methods.sessionResume);
 export const CheckpointsRequest = request<CheckpointsParams, CheckpointsResult>(Methods.sessionCheckpoints);
+export const MCPResourcesRequest = request<MCPResourcesParams, MCPResourcesResult>(Methods.sessionMCPResources);
 /** session/rewind: the code, the conversation or both back to before a checkpoint's prompt; all or nothing. */
 export const RewindRequest = request<RewindParams, RewindResult>(Methods.sessionRewind);
 /** session/fork: continues a copy of a stored session under the result's new sessionId. */

@@ -21,9 +21,9 @@ export interface QuestionUI {
   input(opts: { title: string; prompt: string }): Promise<string | undefined>;
 }
 
-/** A question's title: "Agent asks: <header> (n/m)". */
+/** A question's title, in the words of docs/editor-words.md: "The agent asks: <header> (n/m)". */
 function titleOf(q: FormQuestion, i: number, n: number): string {
-  const head = q.header ? `Agent asks: ${q.header}` : 'Agent asks';
+  const head = q.header ? `The agent asks: ${q.header}` : 'The agent asks';
   return n > 1 ? `${head} (${i + 1}/${n})` : head;
 }
 

@@ -95,7 +95,7 @@ if [ "${VSCODE_E2E:-1}" != 0 ]; then
   fi
   if [ "${VSCODE_SCREENSHOTS:-1}" != 0 ]; then
     say "screenshots of the key states (code-server + chromium)"
-    if E2E_MODE=screenshots E2E_TIMEOUT=400 test/e2e/run-e2e.sh "$ext/dist/agent-lsp-linux-x64.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts/screenshots"; then
+    if E2E_MODE=screenshots E2E_TIMEOUT=900 test/e2e/run-e2e.sh "$ext/dist/agent-lsp-linux-x64.vsix" "$AGENT_LSP_BIN" "$FAKEMODEL_BIN" "$artifacts/screenshots"; then
       passed=$((passed + 1))
       say "screenshots: $artifacts/screenshots"
     else

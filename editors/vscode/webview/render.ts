@@ -1,7 +1,7 @@
 // Transcript items to HTML strings. Pure functions (no DOM), so the unit
 // tests check them in plain Node; view.ts puts the strings in the page.
 
-import { commandOf, descriptionOf, parentToolCallId, ruleOf, ruleTooltip, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
+import { alwaysWords, commandOf, descriptionOf, parentToolCallId, type DiffContent, type PermissionOptionKind, type ToolCallContent } from '../src/protocol';
 import type { Item, PermissionItem, PlanItem, ToolItem } from '../src/shared/state';
 import { diffStat, lineDiff } from './linediff';
 import { codeBlock, escapeHtml, highlight, languageOfPath, renderInline, renderMarkdown, type TabSizes, tabSizeFor } from './markdown';
@@ -15,6 +15,8 @@ export interface RenderOptions {
   tabSizes?: TabSizes;
   /** Offer "Rewind to here" on user messages (the chat has a session). */
   rewind?: boolean;
+  /** A tool call whose permission request waits for the user. */
+  awaitingApproval?: boolean;
 }
 
 /** Shows paths under the workspace folder relative to it. */
@@ -24,8 +26,9 @@ export function relativize(text: string, root: string | undefined): string {
   return text.split(prefix).join('');
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  pending: 'pending',
+/** A tool call's state in the words of docs/editor-words.md. */
+export const STATUS_LABEL: Record<string, string> = {
+  pending: 'waiting',
   in_progress: 'running',
   completed: 'done',
   failed: 'failed',
@@ -129,7 +132,7 @@ function renderTool(item: ToolItem, opts: RenderOptions): string {
   return `<details class="tool status-${escapeHtml(status)} kind-${escapeHtml(kind)}${nested}"${opts.open ? ' open' : ''}>` +
     `<summary><span class="ttitle" title="${escapeHtml(description ?? title)}">${renderInline(relativize(title, opts.root))}</span>` +
     (stat ? `<span class="tstat">${escapeHtml(stat)}</span>` : '') +
-    `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(STATUS_LABEL[status] ?? status)}</span></summary>` +
+    `<span class="tstatus" data-status="${escapeHtml(status)}">${escapeHtml(opts.awaitingApproval && status === 'pending' ? 'waiting for your approval' : STATUS_LABEL[status] ?? status)}</span></summary>` +
     `<div class="tbody">${parts.join('') || '<div class="output muted">no output</div>'}</div></details>`;
 }
 
@@ -157,7 +160,8 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
     const name = item.chosenName ?? opt?.name;
     const kind = chosenKind(item);
     const always = (kind === 'allow_always' || kind === 'reject_always') && name ? ` <span class="muted">· ${renderInline(name)}</span>` : '';
-    const rule = opt && ruleOf(opt) ? ` title="${escapeHtml(ruleOf(opt)!)}"` : '';
+    const words = opt && alwaysWords(opt);
+    const rule = words ? ` title="${escapeHtml(words)}"` : '';
     return `<div class="permission resolved perm-${item.state}"${rule}>${escapeHtml(VERB[item.state] ?? item.state)}: ${title}${always}${item.edited ? ' <span class="muted">(with your changes)</span>' : ''}</div>`;
   }
   const parts: string[] = [`<div class="perm-title">${title}</div>`];
@@ -174,8 +178,8 @@ function renderPermission(item: PermissionItem, opts: RenderOptions): string {
   const first = item.options.find(o => o.kind === 'allow_once');
   const buttons = item.options.map(o => {
     const primary = o === first ? ' primary' : '';
-    const rule = ruleOf(o);
-    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${rule ? ` title="${escapeHtml(ruleTooltip(o.kind, rule))}"` : ''}>${renderInline(o.name)}</button>`;
+    const words = alwaysWords(o);
+    return `<button class="perm-btn${primary}" data-action="permission" data-id="${escapeHtml(item.id)}" data-option="${escapeHtml(o.optionId)}" data-kind="${escapeHtml(o.kind)}"${words ? ` title="${escapeHtml(words)}"` : ''}>${renderInline(o.name)}</button>`;
   });
   if (item.review) buttons.push(`<button class="perm-btn link" data-action="review" data-id="${escapeHtml(item.id)}">${item.review === 'plan' ? 'Open plan' : 'Review diff'}</button>`);
   parts.push(`<div class="perm-actions">${buttons.join('')}</div>`);

@@ -5,7 +5,7 @@
 
 import type { FromWebview, ToWebview } from '../src/shared/messages';
 import {
-  type Attachment, type Changes, type ViewState, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, usageShort, usageText,
+  type Attachment, type Changes, type ViewState, awaitsApproval, contextLeft, currentEffortName, currentModelName, emptyState, matchCommands, mergeChanges, noChanges, reduce, turnWords, usageShort, usageText,
 } from '../src/shared/state';
 import { escapeHtml, renderInline } from './markdown';
 import { renderItem } from './render';
@@ -189,7 +189,7 @@ export class ChatView {
   }
 
   private renderOptions(id: string) {
-    return { open: this.open.get(id), root: this.state.cwd, tabSizes: this.state.tabSizes, rewind: Boolean(this.state.sessionId) };
+    return { open: this.open.get(id), root: this.state.cwd, tabSizes: this.state.tabSizes, rewind: Boolean(this.state.sessionId), awaitingApproval: awaitsApproval(this.state, id) };
   }
 
   private emptyText(): string {
@@ -239,7 +239,7 @@ export class ChatView {
     const left = contextLeft(s.usage);
     const usage = usageText(s.usage);
     status.innerHTML =
-      (s.busy ? `<span class="working">${pending ? `Waiting for your approval (${pending})` : 'Working…'}</span>` : '') +
+      (s.busy ? `<span class="working">${turnWords(s.busy, pending)}</span>` : '') +
       `<span class="spacer"></span>` +
       (usage ? `<span class="usage" title="${escapeHtml(`Context window used by this session: ${usage}`)}">${escapeHtml(usageShort(s.usage))}</span><span class="meter${left < 0.15 ? ' low' : ''}" aria-hidden="true"><span style="width:${Math.round((1 - left) * 100)}%"></span></span>` : '');
     const thumb = (a: Attachment) => a.block.type === 'image' && /^[A-Za-z0-9+/=]+$/.test(a.block.data) ? `<img class="thumb" src="data:${escapeHtml(a.block.mimeType)};base64,${a.block.data}" alt="">` : '';

@@ -20,6 +20,7 @@ M.method = {
   session_close = 'session/close', -- request, editor -> agent
   session_checkpoints = 'session/checkpoints', -- request, editor -> agent
   session_rewind = 'session/rewind', -- request, editor -> agent
+  session_mcp_resources = 'session/mcp_resources', -- request, editor -> agent
   session_update = 'session/update', -- notification, agent -> editor
   session_request_permission = 'session/request_permission', -- request, agent -> editor
   elicitation_create = 'elicitation/create', -- request, agent -> editor
@@ -291,6 +292,19 @@ M.elicitation_action = {
 ---@class agent_lsp.proto.RewindChange
 ---@field path string
 ---@field action string
+
+---@class agent_lsp.proto.MCPResourcesParams
+---@field sessionId string
+
+---@class agent_lsp.proto.MCPResourcesResult
+---@field resources agent_lsp.proto.MCPResource[]
+
+---@class agent_lsp.proto.MCPResource
+---@field server string
+---@field uri string
+---@field name string
+---@field mimeType? string
+---@field description? string
 
 ---@class agent_lsp.proto.SessionNotification
 ---@field sessionId string

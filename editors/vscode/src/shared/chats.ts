@@ -4,7 +4,7 @@
 // turn), the questions asked one at a time, and the status bar over all
 // chats. No VS Code here, so the rules are tested without it.
 
-import { pendingPermissions, type UserItem, type ViewState } from './state';
+import { pendingPermissions, turnWords, type UserItem, type ViewState } from './state';
 
 /**
  * SessionRoutes maps each session to the one chat showing it. A session is
@@ -91,8 +91,8 @@ export function statusText(states: ViewState[]): { text: string; tooltip: string
   const chatsWaiting = states.filter(c => pendingPermissions(c).length > 0).length;
   const busy = states.filter(c => c.busy).length;
   const where = (n: number) => states.length > 1 ? ` in ${n} chat${n === 1 ? '' : 's'}` : '';
-  if (waiting) return { text: '$(bell-dot) Agent: approval needed', tooltip: `The agent waits for your approval (${waiting})${where(chatsWaiting)}`, waiting };
-  if (busy) return { text: '$(sync~spin) Agent: working', tooltip: `The agent is working${where(busy)}; click to open the chat`, waiting };
+  if (waiting) return { text: `$(bell-dot) Agent: ${turnWords(true, waiting)}`, tooltip: `The agent waits for your approval (${waiting})${where(chatsWaiting)}`, waiting };
+  if (busy) return { text: `$(sync~spin) Agent: ${turnWords(true, 0)}`, tooltip: `The agent is working${where(busy)}; click to open the chat`, waiting };
   return { text: '$(comment-discussion) Agent', tooltip: 'agent-lsp is idle; click to open the chat', waiting };
 }
 

@@ -2,7 +2,7 @@
 // diagnostics at the cursor. Plain data in, ACP content blocks out (no
 // `vscode` import, so the unit tests run them).
 
-import type { ContentBlock } from '../protocol';
+import type { ContentBlock, MCPResource } from '../protocol';
 import type { Attachment } from './state';
 
 export interface Span { startLine: number; endLine: number } // 0-based, inclusive
@@ -143,3 +143,17 @@ export function imageAttachment(name: string, mimeType: string, base64: string):
   return { id: newId('img'), label: `${name} (${Math.max(1, Math.round(bytes / 1024))} KB)`, block: { type: 'image', mimeType, data: base64 } };
 }
 
+/**
+ * An MCP resource as a mention: the text `@server:uri`, which the agent
+ * finds in the prompt and attaches the resource for (docs/protocol.md, MCP
+ * resources), as Claude Code does.
+ */
+export function mcpResourceAttachment(r: MCPResource): Attachment {
+  return { id: newId('mcp'), label: `${r.server}:${r.uri}`, block: { type: 'text', text: `@${r.server}:${r.uri}` } };
+}
+
+/** The `@` picker's entry for an MCP resource: the mention, its name and its description. */
+export function mcpResourcePick(r: MCPResource): { label: string; description?: string; detail?: string } {
+  const name = r.name && r.name !== r.uri ? r.name : undefined;
+  return { label: `$(plug) @${r.server}:${r.uri}`, description: name ?? (r.mimeType || undefined), detail: r.description || undefined };
+}

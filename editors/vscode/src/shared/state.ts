@@ -269,6 +269,7 @@ function recordPermission(s: ViewState, call: ToolCall, ch: Changes): void {
       item.chosen ??= rec.optionId;
       item.chosenName = rec.name ?? item.chosenName;
       ch.items.add(item.id);
+      ch.items.add(toolItemId(call.toolCallId));
       ch.footer = true;
     }
     return;
@@ -334,6 +335,7 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
       break;
     case 'permission':
       push(s, { ...e.item, kind: 'permission', state: 'pending' }, ch);
+      ch.items.add(toolItemId(e.item.toolCallId)); // its row says "waiting for your approval"
       ch.footer = true;
       break;
     case 'permissionResolved': {
@@ -343,6 +345,7 @@ export function reduce(s: ViewState, e: ViewEvent): Changes {
         it.chosen = e.chosen;
         it.edited = e.edited;
         ch.items.add(it.id);
+        ch.items.add(toolItemId(it.toolCallId));
         ch.footer = true;
       }
       break;
@@ -479,6 +482,20 @@ export function checkpointOf(items: Item[], itemId: string, checkpoints: Checkpo
     if (it.id === itemId) return paired ? cp : undefined;
   }
   return undefined;
+}
+
+/** Whether the tool call of this tool item waits for the user's approval. */
+export function awaitsApproval(s: ViewState, itemId: string): boolean {
+  return s.items.some(i => i.kind === 'permission' && i.state === 'pending' && toolItemId(i.toolCallId) === itemId);
+}
+
+/**
+ * The turn's state in the words of docs/editor-words.md: "Working…",
+ * "Waiting for your approval (N)" while N requests wait, '' when idle.
+ */
+export function turnWords(busy: boolean, waiting: number): string {
+  if (waiting > 0) return `Waiting for your approval (${waiting})`;
+  return busy ? 'Working…' : '';
 }
 
 /** Pending permission items, oldest first. */

@@ -71,7 +71,7 @@ async function twoChats(page) {
   if (await panel.locator('.msg.agent', { hasText: 'Panel answer done' }).count()) throw new Error('the panel\'s turn ended before the tab\'s started: not both at once');
   if (await panel.locator('#cancel[hidden]').count()) throw new Error('the panel\'s turn is not running');
   if (await panel.locator('.permission.pending').count()) throw new Error('the tab\'s approval shows in the panel');
-  await page.locator('.part.statusbar', { hasText: 'approval needed' }).waitFor({ timeout: 10000 });
+  await page.locator('.part.statusbar', { hasText: 'Waiting for your approval' }).waitFor({ timeout: 10000 });
   await page.screenshot({ path: path.join(artifacts, 'e2e-two-chats-running.png') });
 
   step('two chats: New Chat in the waiting tab opens another tab and keeps the waiting turn');

@@ -50,7 +50,7 @@ async function openFile(page, name, text) {
   const qi = page.locator('.quick-input-widget input');
   await qi.waitFor({ state: 'visible', timeout: 15000 });
   await qi.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15000 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 60000 }); // the file search is slow on a busy machine
   await page.keyboard.press('Enter');
   await page.waitForFunction(src => {
     const ed = document.querySelector('.editor-instance .monaco-editor .view-lines');

@@ -133,7 +133,10 @@ done
 # Only the settings below give the agent a key (the no-key screenshot takes it away).
 unset ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL
 theme=""
-[ "$mode" = screenshots ] && theme='"workbench.colorTheme": "Default Dark Modern",'
+# The screenshots follow the browser's colour scheme, dark or light
+# (screenshots.cjs switches it for each state's light twin).
+[ "$mode" = screenshots ] && theme='"workbench.colorTheme": "Default Dark Modern", "window.autoDetectColorScheme": true,
+  "workbench.preferredDarkColorTheme": "Default Dark Modern", "workbench.preferredLightColorTheme": "Default Light Modern",'
 cat > "$tmp/user-data/User/settings.json" <<JSON
 {
   $theme
@@ -165,7 +168,6 @@ cat > "$tmp/user-data/Machine/settings.json" <<JSON
   }
 }
 JSON
-cp "$tmp/user-data/Machine/settings.json" "$tmp/machine-key.json" # what the two-chats screenshot switches back to
 # The same without a model: what the no-key screenshot switches to.
 cat > "$tmp/machine-nokey.json" <<JSON
 {
@@ -224,7 +226,6 @@ spec="$here/e2e.cjs"
 if [ "$mode" = screenshots ]; then spec="$here/screenshots.cjs"; else rm -f "$artifacts"/e2e-*.png; fi
 env E2E_URL="${url%/}/?folder=$ws" E2E_WORKSPACE="$ws" E2E_PROFILE="$tmp/chromium-profile" E2E_ARTIFACTS="$artifacts" \
   E2E_MACHINE_SETTINGS="$tmp/user-data/Machine/settings.json" E2E_NOKEY_SETTINGS="$tmp/machine-nokey.json" \
-  E2E_KEY_SETTINGS="$tmp/machine-key.json" \
   PLAYWRIGHT_DIR="$PLAYWRIGHT_DIR" CHROMIUM="$CHROMIUM" \
   HOME="$tmp/home" "${HOME_ENV[@]}" \
   timeout -k 10 "${E2E_TIMEOUT:-300}" "$NODE24" "$spec" \

@@ -107,13 +107,13 @@ describe('several chats', () => {
   describe('statusText over all chats', () => {
     it('says an approval is needed when any chat waits, the panel\'s or a tab\'s', () => {
       const t = statusText([chat(), chat(permission)]);
-      assert.match(t.text, /approval needed/);
+      assert.match(t.text, /Waiting for your approval \(\d+\)/);
       assert.strictEqual(t.waiting, 1);
       assert.match(t.tooltip, /in 1 chat\b/);
     });
 
     it('says working when any chat\'s turn runs, idle when none does', () => {
-      assert.match(statusText([chat(), chat({ type: 'busy', busy: true })]).text, /working/);
+      assert.match(statusText([chat(), chat({ type: 'busy', busy: true })]).text, /Working…/);
       assert.doesNotMatch(statusText([chat(), chat()]).text, /working|approval/);
       assert.match(statusText([chat({ type: 'busy', busy: true })]).tooltip, /^The agent is working;/);
     });

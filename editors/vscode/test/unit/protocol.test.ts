@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {
   CANCELLED, commandOf, planOf, DEFAULT_MODES, FOLDER_TRUST_KIND, isTrustRequest, Methods, optionOfKind, type PermissionOption, type RequestPermissionParams,
-  selectOutcome, singleDiff, type ToolCall, trustAnswer, providerProblemOf, userMessage, NO_PROVIDER_MESSAGE, descriptionOf, permissionOf, ruleOf,
+  selectOutcome, singleDiff, type ToolCall, trustAnswer, providerProblemOf, userMessage, NO_PROVIDER_MESSAGE, descriptionOf, permissionOf, ruleOf, alwaysWords,
 } from '../../src/protocol';
 
 const doc = fs.readFileSync(path.join(__dirname, '../../../../../docs/protocol.md'), 'utf8');
@@ -117,4 +117,26 @@ describe('planOf', () => {
     assert.strictEqual(planOf(call('edit', { plan: '1. Do it.' })), undefined);
     assert.strictEqual(planOf(call('switch_mode', undefined)), undefined);
   });
+});
+
+describe('alwaysWords', () => {
+  const opt = (kind: PermissionOption['kind'], name: string, rule?: string): PermissionOption =>
+    ({ optionId: kind, name, kind, ...(rule ? { _meta: { 'agent-lsp': { rule } } } : {}) });
+  const cases: { name: string; o: PermissionOption; want: string | undefined }[] = [
+    { name: 'an edit allowed always lasts for the chat', o: opt('allow_always', 'Always allow edits to calc.go', 'Edit(/calc.go)'), want: 'Edits to calc.go will not ask again in this chat' },
+    { name: 'an edit rejected always', o: opt('reject_always', 'Always reject edits to calc.go', 'Edit(/calc.go)'), want: 'Edits to calc.go will be rejected without asking in this chat' },
+    { name: 'a Bash rule is saved, so it is named', o: opt('allow_always', 'Always allow `go test …` commands', 'Bash(go test:*)'), want: '“go test …” commands will run without asking in this folder (saved to its local settings as Bash(go test:*))' },
+    { name: 'a rejected command', o: opt('reject_always', 'Always reject `rm …` commands', 'Bash(rm:*)'), want: '“rm …” commands will be rejected without asking in this chat' },
+    { name: 'a whole tool', o: opt('reject_always', 'Always reject WebFetch', 'WebFetch'), want: 'All WebFetch calls will be rejected without asking in this chat' },
+    { name: 'no rule: nothing to say', o: opt('allow_always', 'Always allow example.com'), want: undefined },
+    { name: 'not a standing answer', o: opt('allow_once', 'Allow', 'Edit(/calc.go)'), want: undefined },
+    { name: 'another name', o: opt('allow_always', 'Trust this folder', 'x'), want: undefined },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = alwaysWords(c.o);
+      assert.strictEqual(got, c.want);
+      if (got) assert.doesNotMatch(got, /Adds the|^\w+\(/, 'no rule syntax as the words');
+    });
+  }
 });

@@ -55,8 +55,8 @@ describe('the model\'s questions', () => {
     const res = await askQuestions(ui, form);
     assert.deepStrictEqual(res, { action: 'accept', content: { question_0: 'Redis', question_1: ['Auth', 'Export'], question_1_custom: 'Dark mode' } });
     assert.deepStrictEqual(seen.map(s => [s.title, s.placeHolder, s.many]), [
-      ['Agent asks: Database (1/2)', 'Which database?', false],
-      ['Agent asks: Features (2/2)', 'Which features?', true],
+      ['The agent asks: Database (1/2)', 'Which database?', false],
+      ['The agent asks: Features (2/2)', 'Which features?', true],
     ]);
     assert.deepStrictEqual(seen[0].items.map(i => [i.label, i.description]), [['Postgres', 'Relational'], ['Redis', 'Key-value'], [OTHER_LABEL, 'type your own answer']]);
     assert.deepStrictEqual(prompts, ['Which features?']);

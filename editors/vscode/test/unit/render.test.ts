@@ -141,13 +141,13 @@ describe('webview rendering', () => {
     assert.match(html, /<div class="perm-title">Run <code>go test \.\/\.\.\.<\/code><\/div>/);
     assert.match(html, /<div class="perm-desc muted">Run the Go tests<\/div>/);
     assert.ok(!html.includes('<pre class="code cmd">'), 'the title already shows the command');
-    assert.match(html, /title="Adds the allow rule Bash\(go test:\*\)">Always allow <code>go test …<\/code> commands<\/button>/);
+    assert.match(html, /title="“go test …” commands will run without asking in this folder \(saved to its local settings as Bash\(go test:\*\)\)">Always allow <code>go test …<\/code> commands<\/button>/);
     assert.doesNotMatch(html, /Allow <b>|\?<\/div>/, 'no "Allow … ?" around the title');
     // An older agent's title (the description) keeps the command visible.
     assert.match(renderItem({ ...item, title: 'Run the Go tests', description: undefined }), /<pre class="code cmd">/);
     const done = renderItem({ ...item, state: 'allowed', chosen: 'allow_always' });
     assert.match(done, /Allowed: Run <code>go test \.\/\.\.\.<\/code> <span class="muted">· Always allow <code>go test …<\/code> commands<\/span>/);
-    assert.match(done, /title="Bash\(go test:\*\)"/);
+    assert.match(done, /title="“go test …” commands will run without asking in this folder/);
     // Replayed: no options, the recorded name.
     const replayed = renderItem({ ...item, options: [], state: 'rejected', chosen: 'reject_once', chosenName: 'Reject' });
     assert.match(replayed, /perm-rejected">Rejected: Run <code>/);
