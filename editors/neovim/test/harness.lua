@@ -12,6 +12,16 @@ local env = {
 local cleanups = {}
 
 --- Fails the case.
+--- Feeds session/update notifications to a chat as the sidecar would, and
+--- returns the chat buffer's lines once drawn.
+function H.updates(chat, list)
+  for _, u in ipairs(list) do
+    require('agent_lsp.chat').on_update(0, { sessionId = chat.session_id, update = u })
+  end
+  chat:flush()
+  return vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+end
+
 function H.fail(msg)
   error(msg, 2)
 end

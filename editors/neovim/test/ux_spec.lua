@@ -21,14 +21,7 @@ local function bound_chat(h, id)
   return chat
 end
 
---- Feeds session/update notifications to the plugin.
-local function updates(chat, list)
-  for _, u in ipairs(list) do
-    require('agent_lsp.chat').on_update(0, { sessionId = chat.session_id, update = u })
-  end
-  chat:flush()
-  return vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
-end
+local updates = require('harness').updates
 
 
 --- The fence lines (``` or ~~~ runs at the start) of lines.
