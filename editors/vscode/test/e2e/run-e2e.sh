@@ -232,6 +232,9 @@ env E2E_URL="${url%/}/?folder=$ws" E2E_WORKSPACE="$ws" E2E_PROFILE="$tmp/chromiu
   || die "browser $mode failed (screenshots in $artifacts)"
 
 if [ "$mode" = screenshots ]; then
+  # The question picked in its quick pick went back to the model.
+  grep -q 'User has answered your questions: \\"Which statistic should calc offer next?\\"=\\"Variance\\"' "$tmp/requests.jsonl" \
+    || die "the answer to the model's question did not reach the model"
   stop_all
   cs_pid="" fm_pid=""
   log "OK: screenshots in $artifacts"
