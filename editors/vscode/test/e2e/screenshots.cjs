@@ -32,6 +32,7 @@ const DARK = 'Default Dark Modern';
 const LIGHT = 'Default Light Modern';
 const taken = [];
 let chat; // the chat webview's frame, once open
+let otherChats = []; // the frames of chats in editor tabs, once open
 
 const step = stepper('screenshots');
 
@@ -43,7 +44,9 @@ async function setTheme(page, theme) {
     const w = document.querySelector('.monaco-workbench');
     return w && w.classList.contains(l ? 'vs' : 'vs-dark');
   }, light, { timeout: 20000 });
-  if (chat) await chat.locator(`body.${light ? 'vscode-light' : 'vscode-dark'}`).waitFor({ state: 'attached', timeout: 20000 });
+  for (const f of [chat, ...otherChats]) {
+    if (f) await f.locator(`body.${light ? 'vscode-light' : 'vscode-dark'}`).waitFor({ state: 'attached', timeout: 20000 });
+  }
 }
 
 /** Shoots the state as it is, in the dark theme and then the light one. */
@@ -388,6 +391,8 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1, colorScheme: 'da
   await runCommand(page, 'Agent: Open Chat in Editor');
   await markChats(page);
   const tab = chatFrame(page, 'tab');
+  chat = chatFrame(page, 'panel'); // two chat webviews now: name the panel's
+  otherChats = [tab];
   await tab.locator('#send:not([disabled])').waitFor({ timeout: 60000 });
   await tab.locator('#prompt').fill('Write a test for Average with no values');
   await tab.locator('#prompt').press('Enter');
