@@ -664,6 +664,13 @@ func sessionSteps() []step {
 				d.t.Fatalf("session/checkpoints = %s, want the prompt's", raw)
 			}
 		}},
+		{method: "session/mcp_resources", params: func(d *doorEnv) any { return schema.MCPResourcesParams{SessionID: d.sid} }, check: func(d *doorEnv, raw json.RawMessage, err error) {
+			mustSucceed(d, raw, err)
+			var res schema.MCPResourcesResult
+			if err := json.Unmarshal(raw, &res); err != nil || res.Resources == nil || len(res.Resources) != 0 {
+				d.t.Fatalf("session/mcp_resources = %s (%v), want an empty list: the session has no MCP server", raw, err)
+			}
+		}},
 		{method: "session/rewind", params: func(d *doorEnv) any {
 			return schema.RewindParams{SessionID: d.sid, Checkpoint: 1, Restore: schema.RestoreCode}
 		}, check: func(d *doorEnv, raw json.RawMessage, err error) {
