@@ -221,7 +221,8 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await row.waitFor({ timeout: 15000 });
   // The date on its own line, under the title.
   const rowText = await row.innerText();
-  if (!/Fix average[^\n]*\n[\s\S]*\d{4}/.test(rowText)) throw new Error(`history row has no date line: ${rowText}`);
+  // (docs/editor-words.md: "today 14:05", else "2026-11-28 14:05").
+  if (!/Fix average[^\n]*\n[\s\S]*(today \d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d)/.test(rowText)) throw new Error(`history row has no date line: ${rowText}`);
   await row.click();
   await chat.locator('.msg.user', { hasText: 'Make total start from 0' }).waitFor({ timeout: 15000 });
   await chat.locator('.msg.agent', { hasText: 'Fixed' }).waitFor({ timeout: 5000 });
