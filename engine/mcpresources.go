@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/agent-lsp/agent-lsp/mcp"
 	"github.com/agent-lsp/agent-lsp/schema"
 )
 
@@ -13,17 +14,13 @@ import (
 // mentions (session/mcp_resources). A server that fails to list them is
 // logged and left out: the others are still listed.
 func (s *Session) MCPResources(ctx context.Context) []schema.MCPResource {
-	out := []schema.MCPResource{}
-	for _, mg := range s.tools.mcp.managers() {
-		for _, server := range mg.ResourceServers() {
-			list, err := mg.ListResources(ctx, server)
-			if err != nil {
-				s.svc.cfg.Logf("session %s: %v", s.ID, err)
-			}
-			for _, r := range list {
-				out = append(out, schema.MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description})
-			}
-		}
+	list, _, errs := mcp.ListAll(ctx, s.tools.mcp.managers(), "")
+	for _, err := range errs {
+		s.svc.cfg.Logf("session %s: %v", s.ID, err)
+	}
+	out := make([]schema.MCPResource, 0, len(list))
+	for _, r := range list {
+		out = append(out, schema.MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description})
 	}
 	slices.SortStableFunc(out, func(a, b schema.MCPResource) int {
 		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.URI, b.URI))

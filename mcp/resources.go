@@ -102,6 +102,32 @@ func (m *Manager) ListResources(ctx context.Context, server string) ([]Resource,
 	return list, nil
 }
 
+// ListAll lists the resources of the managers' connected servers that
+// offer them (only server's, when server is not ""), in the managers'
+// order, then by server name. It returns how many servers it asked, and
+// the errors of those that failed to list theirs: the others are still
+// listed.
+func ListAll(ctx context.Context, managers []*Manager, server string) (all []Resource, matched int, errs []error) {
+	all = []Resource{}
+	for _, m := range managers {
+		if m == nil {
+			continue
+		}
+		for _, name := range m.ResourceServers() {
+			if server != "" && server != name {
+				continue
+			}
+			matched++
+			list, err := m.ListResources(ctx, name)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			all = append(all, list...)
+		}
+	}
+	return all, matched, errs
+}
+
 // ReadResource reads a resource of a ready server and returns it as text
 // for the model: text contents joined (each under a line naming its URI
 // when there are several), binary contents as a note of their type and
@@ -188,37 +214,16 @@ func (t *listResources) Run(ctx context.Context, input json.RawMessage) *tools.R
 	if err := decodeInput(input, &in); err != nil {
 		return tools.Errorf("%v", err)
 	}
-	var servers []struct {
-		m    *Manager
-		name string
-	}
-	for _, m := range t.managers() {
-		if m == nil {
-			continue
-		}
-		for _, name := range m.ResourceServers() {
-			if in.Server == "" || in.Server == name {
-				servers = append(servers, struct {
-					m    *Manager
-					name string
-				}{m, name})
-			}
-		}
-	}
-	if in.Server != "" && len(servers) == 0 {
+	all, matched, errs := ListAll(ctx, t.managers(), in.Server)
+	if in.Server != "" && matched == 0 {
 		if _, err := owner(t.managers, in.Server); err != nil {
 			return tools.Errorf("%v", err)
 		}
 		return tools.Errorf("MCP server %q is not connected or offers no resources", in.Server)
 	}
-	all := []Resource{}
 	var problems []string
-	for _, s := range servers {
-		list, err := s.m.ListResources(ctx, s.name)
-		if err != nil {
-			problems = append(problems, err.Error())
-		}
-		all = append(all, list...)
+	for _, err := range errs {
+		problems = append(problems, err.Error())
 	}
 	data, _ := json.MarshalIndent(all, "", "  ")
 	out := string(data)
