@@ -25,9 +25,10 @@ require (
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1
 	go.yaml.in/yaml/v4 v4.0.0-rc.2
+	golang.org/x/image v0.48.0
 	golang.org/x/net v0.60.0
 	golang.org/x/oauth2 v0.35.0
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.50.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 

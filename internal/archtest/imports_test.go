@@ -42,6 +42,10 @@ var forbidden = map[string][]string{
 	// tools or the editor: the engine hands them the buffers' text.
 	"checkpoint": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "mcp", "watch", "langserver", "wrap", "schema", "diffs", "cmd", "internal"},
 
+	// Thumbnails know images, nothing of the editor protocol or sessions:
+	// the door hands them the decoded bytes.
+	"thumbnail": {"engine", "server", "rpc", "tools", "session", "providers", "workspace", "permission", "settings", "hooks", "sandbox", "mcp", "watch", "langserver", "wrap", "schema", "diffs", "cmd", "internal"},
+
 	"settings": {"engine", "server", "rpc", "tools", "permission", "hooks", "cmd"},
 	"hooks":    {"engine", "server", "rpc", "tools", "cmd"},
 	"sandbox":  {"engine", "server", "rpc", "tools", "cmd"},
