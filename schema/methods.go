@@ -26,6 +26,7 @@ const (
 	MethodElicitationCreate      = "elicitation/create"
 	MethodAgentStatus            = "agent/status"
 	MethodAgentDiagnostics       = "agent/diagnostics"
+	MethodAgentThumbnail         = "agent/thumbnail"
 	MethodApplyEdit              = "workspace/applyEdit"
 	MethodCancelRequest          = "$/cancelRequest"
 )
@@ -79,6 +80,7 @@ var EditorMethods = []Method{
 	{Name: MethodElicitationCreate, Dir: ToEditor, Params: CreateElicitationParams{}, Result: CreateElicitationResult{}},
 	{Name: MethodAgentStatus, Dir: ToEditor, Notification: true, Params: StatusParams{}},
 	{Name: MethodAgentDiagnostics, Dir: ToEditor, Params: DiagnosticsParams{}},
+	{Name: MethodAgentThumbnail, Dir: ToAgent, Params: ThumbnailParams{}, Result: ThumbnailResult{}},
 	{Name: MethodApplyEdit, Dir: ToEditor, LSP: true},
 	{Name: MethodCancelRequest, Dir: Both, Notification: true, LSP: true},
 }

@@ -41,7 +41,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 // newLSPDoor returns the LSP door of a connection, with its method table:
 // lifecycle (lifecycle.go), document sync (textsync.go), the session
 // methods (sessions.go), the plain-LSP door's (plain.go) and
-// $/cancelRequest.
+// $/cancelRequest and agent/thumbnail (thumbnail.go).
 func newLSPDoor(opts Options) *lspDoor {
 	c := newCore(opts, errorCodes{notInitialized: codeServerNotInitialized})
 	d := &lspDoor{c: c, overlay: workspace.NewOverlay()}
@@ -49,15 +49,16 @@ func newLSPDoor(opts Options) *lspDoor {
 	c.atClose = d.plain.close
 	c.nudge = d.plain.nudge
 	c.methods = methodTable{
-		"initialize":             d.initialize,
-		"initialized":            func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil },
-		"shutdown":               d.shutdown,
-		"exit":                   c.exit,
-		"$/cancelRequest":        c.cancelRequest("id"),
-		"textDocument/didOpen":   d.didOpen,
-		"textDocument/didChange": d.didChange,
-		"textDocument/didClose":  d.didClose,
-		"textDocument/didSave":   d.didSave,
+		"initialize":                d.initialize,
+		"initialized":               func(context.Context, *jsonrpc2.Request) (any, error) { return nil, nil },
+		"shutdown":                  d.shutdown,
+		"exit":                      c.exit,
+		"$/cancelRequest":           c.cancelRequest("id"),
+		"textDocument/didOpen":      d.didOpen,
+		"textDocument/didChange":    d.didChange,
+		"textDocument/didClose":     d.didClose,
+		"textDocument/didSave":      d.didSave,
+		schema.MethodAgentThumbnail: thumbnailOf,
 	}
 	sessionMethods{c: c, door: d}.addTo(c.methods)
 	d.plain.addTo(c.methods)

@@ -375,6 +375,16 @@ export interface LspDiagnostic {
   message: string;
 }
 
+// ---- agent/thumbnail -------------------------------------------------------
+
+/**
+ * agent/thumbnail: an image scaled to a grid of colours, for editors that draw
+ * with characters (Neovim). VS Code shows images itself and does not send it.
+ */
+export interface ThumbnailParams { data: string; mimeType?: string; cols: number; rows: number }
+/** Rows of pixels, two per cell row; a pixel is "#rrggbb" or "" (transparent). */
+export interface ThumbnailResult { width: number; height: number; pixels: string[][] }
+
 // ---- errors ----------------------------------------------------------------
 
 export const ErrorCodes = {
@@ -424,6 +434,7 @@ export const Methods = {
   elicitationCreate: 'elicitation/create',
   agentStatus: 'agent/status',
   agentDiagnostics: 'agent/diagnostics',
+  agentThumbnail: 'agent/thumbnail',
 } as const;
 
 /** A request method with its params and result types. */
@@ -460,6 +471,7 @@ export const RequestPermissionRequest = request<RequestPermissionParams, Request
 export const CreateElicitationRequest = request<CreateElicitationParams, CreateElicitationResult>(Methods.elicitationCreate);
 export const AgentStatusNotification = notification<AgentStatusParams>(Methods.agentStatus);
 export const AgentDiagnosticsRequest = request<AgentDiagnosticsParams, LspDiagnostic[]>(Methods.agentDiagnostics);
+export const ThumbnailRequest = request<ThumbnailParams, ThumbnailResult>(Methods.agentThumbnail);
 
 // ---- helpers ---------------------------------------------------------------
 

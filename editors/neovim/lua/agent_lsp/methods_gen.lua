@@ -26,6 +26,7 @@ M.method = {
   elicitation_create = 'elicitation/create', -- request, agent -> editor
   agent_status = 'agent/status', -- notification, agent -> editor
   agent_diagnostics = 'agent/diagnostics', -- request, agent -> editor
+  agent_thumbnail = 'agent/thumbnail', -- request, editor -> agent
   workspace_apply_edit = 'workspace/applyEdit', -- request, agent -> editor
   cancel_request = '$/cancelRequest', -- notification, both directions
 }
@@ -431,6 +432,17 @@ M.elicitation_action = {
 ---@field uri string
 ---@field version? integer
 ---@field timeoutMs? integer
+
+---@class agent_lsp.proto.ThumbnailParams
+---@field data string
+---@field mimeType? string
+---@field cols integer
+---@field rows integer
+
+---@class agent_lsp.proto.ThumbnailResult
+---@field width integer
+---@field height integer
+---@field pixels string[][]
 
 ---@class agent_lsp.proto.InitializeResult
 ---@field protocolVersion integer
