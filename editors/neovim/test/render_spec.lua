@@ -98,6 +98,43 @@ end
 
 return {
   {
+    name = 'a thumbnail is drawn in half blocks: the upper pixel over the lower, transparent ones left blank',
+    fn = function(h)
+      local thumbnail = require('agent_lsp.chat.thumbnail')
+      local lines = thumbnail.lines({
+        { '#ff0000', '#ff0000', '', '#00ff00', '' },
+        { '#ff0000', '#ff0000', '#0000ff', '', '' },
+      }, 2)
+      h.ok(lines and #lines == 1, 'two pixel rows make one line: ' .. vim.inspect(lines))
+      ---@cast lines -nil
+      local cells = lines[1]
+      h.eq({ '  ' }, cells[1], 'the indent')
+      h.eq('▀▀', cells[2][1], 'two red cells in one chunk')
+      h.eq('▄', cells[3][1], 'blue below a transparent pixel')
+      h.eq('▀', cells[4][1], 'green above a transparent pixel')
+      h.eq({ ' ' }, cells[5], 'both transparent: blank')
+      local function hl(name)
+        local g = vim.api.nvim_get_hl(0, { name = name })
+        return { g.fg, g.bg }
+      end
+      h.eq({ 0xff0000, 0xff0000 }, hl(cells[2][2]))
+      h.eq({ 0x0000ff }, hl(cells[3][2]), 'no background under the lower half block')
+      h.eq({ 0x00ff00 }, hl(cells[4][2]))
+      -- A colorscheme clears every group: the thumbnail's come back.
+      vim.cmd('highlight clear')
+      vim.cmd('doautocmd ColorScheme')
+      h.eq({ 0xff0000, 0xff0000 }, hl(cells[2][2]), 'defined again after a colorscheme')
+      h.eq(nil, thumbnail.lines({ 'not a row' }), 'rows that are not lists draw nothing')
+      h.eq(nil, thumbnail.lines({}), 'nor does an empty image')
+      local max = thumbnail.max_groups
+      thumbnail.max_groups = 0
+      h.eq(nil, thumbnail.lines({ { '#123456' }, { '#654321' } }), 'past the most groups, no thumbnail')
+      thumbnail.max_groups = max
+      h.eq({ 32, 8 }, { thumbnail.size(120) }, 'at most 32 x 8 cells')
+      h.eq({ 24, 8 }, { thumbnail.size(30) }, 'narrower in a narrow window')
+    end,
+  },
+  {
     name = "a Go block is coloured by Go's syntax on a stock Neovim",
     fn = function(h)
       local chat = bound_chat(h)

@@ -26,6 +26,7 @@ local methods = require('agent_lsp.methods')
 local decor = require('agent_lsp.chat.decor')
 local render_ = require('agent_lsp.chat.render')
 local state = require('agent_lsp.chat.state')
+local thumbnail = require('agent_lsp.chat.thumbnail')
 local util = require('agent_lsp.util')
 
 local M = {}
@@ -39,6 +40,8 @@ local spans_ns = api.nvim_create_namespace('agent_lsp_chat_spans')
 local pad_ns = api.nvim_create_namespace('agent_lsp_chat_pad')
 -- Conceals the markers of the agent's own headings.
 local heading_ns = api.nvim_create_namespace('agent_lsp_chat_heading')
+-- Holds the thumbnails of the prompts' images (chat/thumbnail.lua).
+local thumb_ns = api.nvim_create_namespace('agent_lsp_chat_thumbnail')
 
 --- Counters for tests and :checkhealth.
 M.stats = { renders = 0 }
@@ -709,9 +712,63 @@ Chat._draw.prompt = function(self, op)
   self:_user_text(state.text(op.item))
   local lines = render_.labels(op.item.labels)
   if lines then
-    self:_append_lines(lines)
+    local first = self:_append_lines(lines)
+    -- The images' labels ("🖼 shot.png (12 KB)") are in the order of
+    -- their blocks: each gets its thumbnail under it.
+    local images = op.item.images or {}
+    local k = 0
+    for i, l in ipairs(op.item.labels) do
+      if vim.startswith(l, '🖼 ') then
+        k = k + 1
+        self:_thumbnail(first + i, images[k])
+      end
+    end
   end
   self.last = 'user'
+end
+
+--- An image of a user message a loaded session replays: its thumbnail
+--- under the line that names it (state.chunk_text's "🖼 image (...)").
+Chat._draw.image = function(self, op)
+  local last = self:_header_row() - 2
+  for row = last, math.max(0, last - 3), -1 do
+    local line = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
+    if vim.startswith(line, '🖼 ') then
+      return self:_thumbnail(row, op.block)
+    end
+  end
+end
+
+--- Asks the sidecar for an image's thumbnail (agent/thumbnail) and draws
+--- it under `row` as virtual lines; the line naming the image stays, and
+--- is all there is without true colour or with chat.thumbnails off.
+---@param row integer
+---@param block table? the image content block
+function Chat:_thumbnail(row, block)
+  if not thumbnail.enabled(config.get().chat.thumbnails) or type(block) ~= 'table' or type(block.data) ~= 'string' then
+    return
+  end
+  local win = self:windows()[1]
+  local cols, rows = thumbnail.size(win and api.nvim_win_get_width(win) or 80)
+  local mark = api.nvim_buf_set_extmark(self.buf, thumb_ns, row, 0, {})
+  local params = { data = block.data, mimeType = block.mimeType, cols = cols, rows = rows }
+  -- The chat's first prompt is drawn before its session has started.
+  self:with_session(function(c)
+    client.request(c, methods.method.agent_thumbnail, params, function(err, result)
+      if not api.nvim_buf_is_valid(self.buf) then
+        return
+      end
+      local pos = api.nvim_buf_get_extmark_by_id(self.buf, thumb_ns, mark, {})
+      local lines = not err and type(result) == 'table' and thumbnail.lines(result.pixels, 3)
+      if not pos[1] or not lines then
+        if err then
+          notify('no thumbnail: ' .. err_message(err), vim.log.levels.DEBUG)
+        end
+        return
+      end
+      api.nvim_buf_set_extmark(self.buf, thumb_ns, pos[1], 0, { id = mark, virt_lines = lines })
+    end)
+  end, function() end)
 end
 
 --- The end of a turn.
@@ -861,6 +918,7 @@ function Chat:reload(draft)
   local h = self:_header_row()
   self:_edit(function()
     api.nvim_buf_set_lines(self.buf, 0, h, false, {})
+    api.nvim_buf_clear_namespace(self.buf, thumb_ns, 0, -1)
     if draft and draft ~= '' then
       local input = api.nvim_buf_get_lines(self.buf, 1, -1, false)
       if vim.trim(table.concat(input, '\n')) == '' then
@@ -1005,7 +1063,13 @@ function Chat:send(text, extra)
     ambient.sent()
   end
   state.take_context(self.state)
-  self:push({ kind = 'user', text = text ~= '' and text or '(attached context)', labels = labels })
+  local images = {}
+  for _, b in ipairs(prompt) do
+    if b.type == methods.content.image then
+      table.insert(images, b)
+    end
+  end
+  self:push({ kind = 'user', text = text ~= '' and text or '(attached context)', labels = labels, images = images })
   local function fail(err)
     self:push({ kind = 'stop', error = err })
     self:flush()

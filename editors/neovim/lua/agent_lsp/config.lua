@@ -54,6 +54,8 @@ M.defaults = {
     --- Send the file last worked in and its last selection with each
     --- prompt, as Claude Code's IDE integration does (shown above the input).
     editor_context = true,
+    --- Draw a prompt's images as thumbnails in the chat (true colour only).
+    thumbnails = true,
     keymaps = {
       send = '<CR>',
       send_insert = '<C-s>',
@@ -150,6 +152,7 @@ function M.validate(c)
     ['chat.tool_output_lines'] = { ch.tool_output_lines, 'number' },
     ['chat.open_on_prompt'] = { ch.open_on_prompt, 'boolean' },
     ['chat.editor_context'] = { ch.editor_context, 'boolean' },
+    ['chat.thumbnails'] = { ch.thumbnails, 'boolean' },
     ['chat.keymaps'] = { ch.keymaps, 'table' },
   })
   for name, v in pairs(ch.keymaps) do

@@ -170,6 +170,10 @@ handlers[U.agent_message_chunk] = function(s, u, out)
 end
 handlers[U.user_message_chunk] = function(s, u, out)
   chunk(s, 'user', M.chunk_text(u.content), out)
+  local c = u.content
+  if type(c) == 'table' and c.type == methods.content.image and type(c.data) == 'string' then
+    table.insert(out, { op = 'image', block = c })
+  end
 end
 handlers[U.agent_thought_chunk] = function(s, u, out)
   chunk(s, 'thought', M.chunk_text(u.content), out)
@@ -210,7 +214,7 @@ function handlers.user(s, u, out)
   s.plan = nil
   -- A new prompt always opens its own item, even right after a replayed
   -- user message.
-  local item = push(s, { kind = 'user', parts = { u.text }, labels = u.labels or {}, prompt = true })
+  local item = push(s, { kind = 'user', parts = { u.text }, labels = u.labels or {}, images = u.images, prompt = true })
   table.insert(out, { op = 'prompt', item = item })
 end
 
@@ -278,7 +282,7 @@ end
 
 --- Applies one message to the state; returns what changed, in order:
 --- {op = 'thought_text'|'thought_end'|'agent_text'|'user_text'|'prompt'|
---- 'tool'|'plan'|'notice'|'end_text'|'stop'|'header', ...}; streamed
+--- 'image'|'tool'|'plan'|'notice'|'end_text'|'stop'|'header', ...}; streamed
 --- text comes as {op, item, parts}. The changes are appended to `out`
 --- when given (the view applies a batch of updates into one list). An
 --- unknown message changes nothing.
