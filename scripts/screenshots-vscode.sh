@@ -14,7 +14,9 @@
 # under review; acceptEdits writing a file without asking; a turn that writes
 # twelve files; an edit the user rejected; a command that failed; a command
 # with 300 lines of output; the model's question; an API error; the chat in
-# a narrow (300 px) pane; the chat history; a reloaded chat; no API key.
+# a narrow (300 px) pane; the chat history; a reloaded chat; an @ mention
+# and a pasted image above the input, then sent (the message's thumbnail); no
+# API key; two chats, the panel's and one in an editor tab.
 #
 # Env: SCREENSHOTS_DIR (default docs/screenshots), E2E_TIMEOUT (default 900).
 set -euo pipefail
@@ -49,7 +51,7 @@ node scripts/package-all.mjs linux-x64 >"$work/package.log" 2>&1 || { cat "$work
 names=(chat-streaming cancelled edit-approval diff-review bash-approval bash-output end-of-turn
        model-picker effort-picker mode-picker rewind-picker rewind-preview rewound
        plan-review accept-edits many-files rejected failing-command long-output question api-error narrow
-       history reloaded no-key two-chats)
+       history reloaded mention-image image-sent no-key two-chats)
 for n in "${names[@]}"; do rm -f "$out/vscode-$n.png" "$out/vscode-$n-light.png"; done
 rm -f "$out/vscode-FAILED.png"
 E2E_MODE=screenshots E2E_TIMEOUT="${E2E_TIMEOUT:-900}" \

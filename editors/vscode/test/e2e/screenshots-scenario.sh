@@ -53,7 +53,8 @@ mkdir -p "$ws/data"
 # written without asking, the answer), twelve files in one turn (10-11),
 # an edit the user rejects (12-14: the file read first, as Edit needs), a
 # command that fails (15-16), one that prints 300 lines (17-18), a question
-# (19-20) and an API error (21); the last two are the two chats'
+# (19-20), an API error (21) and the answer to a prompt with an @ mention
+# and a pasted image (22); the last two are the two chats'
 # answers (the panel's, then the editor tab's).
 cat > "$tmp/turns.json" <<JSON
 [
@@ -99,6 +100,7 @@ cat > "$tmp/turns.json" <<JSON
   [{"tool_use": {"id": "toolu_shot_ask", "name": "AskUserQuestion", "input": {"questions": [{"question": "Which statistic should calc offer next?", "header": "Next", "multiSelect": false, "options": [{"label": "Variance", "description": "How far values spread from the mean"}, {"label": "Mode", "description": "The most common value"}, {"label": "Percentile", "description": "The value below which a share of values falls"}]}]}}}],
   [{"text": "Variance it is: I will add it next."}],
   [{"error": 400}],
+  [{"text": ["The bars are each group's sum divided by 2, ", "so a group of four values (the last bar) shows twice its mean ", "and a single value (the fourth) half of it. ", "\`TestAverage\` in calc_test.go catches this: ", "\`Average([]float64{1, 2, 3})\` gives 3, not 2. ", "Dividing by \`len(values)\` fixes the chart and the test."]}],
   [{"text": "\`Total\` adds the values in a loop and returns the sum; an empty slice gives 0."}],
   [{"text": ["Here is a test for an empty slice:\n\n", "\`\`\`go\nfunc TestAverageEmpty(t *testing.T) {\n\tif got := Average(nil); got != 0 {\n\t\tt.Fatalf(\"Average(nil) = %v, want 0\", got)\n\t}\n}\n\`\`\`\n"]}]
 ]

@@ -25,7 +25,7 @@ const SHOTS = [
   'chat-streaming', 'cancelled', 'edit-approval', 'diff-review', 'bash-approval', 'bash-output', 'end-of-turn',
   'model-picker', 'effort-picker', 'mode-picker', 'rewind-picker', 'rewind-preview', 'rewound',
   'plan-review', 'accept-edits', 'many-files', 'rejected', 'failing-command', 'long-output', 'question', 'api-error', 'narrow',
-  'history', 'reloaded', 'no-key',
+  'history', 'reloaded', 'mention-image', 'image-sent', 'no-key',
   'two-chats',
 ];
 const DARK = 'Default Dark Modern';
@@ -349,6 +349,50 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1, colorScheme: 'da
   }
   await chat.locator('details.tool.kind-edit').first().scrollIntoViewIfNeeded();
   await shot(page, 'reloaded');
+
+  step('an @ mention and a pasted image, before and after sending');
+  await runCommand(page, 'Agent: New Chat');
+  await chat.locator('.empty').waitFor({ timeout: 15000 });
+  await chat.locator('#prompt').fill('');
+  await chat.locator('#prompt').press('@');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await page.keyboard.type('calc_test.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc_test.go' }).first().click();
+  await chat.locator('#attachments .chip', { hasText: 'calc_test.go' }).waitFor({ timeout: 10000 });
+  // A bar chart drawn in the webview and pasted as a PNG, as a screenshot
+  // from the clipboard would be.
+  await chat.locator('#prompt').evaluate(async el => {
+    const c = document.createElement('canvas');
+    c.width = 320;
+    c.height = 200;
+    const g = c.getContext('2d');
+    g.fillStyle = '#fafafa';
+    g.fillRect(0, 0, c.width, c.height);
+    const bars = [[1, 2, 3], [4, 6], [2, 2], [10], [3, 5, 7, 9]];
+    const colours = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f'];
+    bars.forEach((v, i) => {
+      const mean = v.reduce((a, b) => a + b, 0) / 2; // the chart of the old Average
+      g.fillStyle = colours[i];
+      g.fillRect(24 + i * 58, 180 - mean * 8, 40, mean * 8);
+    });
+    g.strokeStyle = '#333';
+    g.beginPath();
+    g.moveTo(12, 180);
+    g.lineTo(308, 180);
+    g.stroke();
+    const blob = await new Promise(resolve => c.toBlob(resolve, 'image/png'));
+    const dt = new DataTransfer();
+    dt.items.add(new File([blob], 'averages.png', { type: 'image/png' }));
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  });
+  await chat.locator('#attachments .chip', { hasText: 'averages.png' }).locator('img.thumb').waitFor({ timeout: 10000 });
+  await chat.locator('#prompt').fill('Why are the bars in this chart of Average so high? The tests are in the file I mentioned.');
+  await shot(page, 'mention-image');
+  await chat.locator('#prompt').press('Enter');
+  await chat.locator('.msg.user img.thumb').first().waitFor({ timeout: 15000 });
+  await turnEnds('divided by 2');
+  await chat.locator('.msg.user .chip', { hasText: 'calc_test.go' }).waitFor({ timeout: 5000 });
+  await shot(page, 'image-sent');
 
   step('no key');
   await runCommand(page, 'Agent: New Chat');
