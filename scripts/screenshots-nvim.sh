@@ -30,6 +30,8 @@
 #   nvim-plan-edit.png      the plan opened in a buffer to change before approving
 #   nvim-many-files.png     acceptEdits mode: a turn that writes many files
 #   nvim-narrow.png         the chat in an 80-column terminal
+#   nvim-mention-image.png  a prompt with @chart.png and @calc.go: the image
+#                           as a thumbnail, the file attached
 #
 # Every one is rendered twice: in the dark theme (nvim-NAME.png) and in the
 # light one (nvim-NAME-light.png: 'background' light with the default
@@ -50,7 +52,7 @@ ROWS=${SCREENSHOTS_ROWS:-42}
 SHOTS=(streaming edit-approval diff-review bash-approval bash-output end-of-turn
   model-picker mode-picker history reloaded rewind-picker rewind-preview rewound
   no-key question rejected failed-command long-output cancelled api-error
-  plan-review plan-edit many-files narrow)
+  plan-review plan-edit many-files narrow mention-image)
 
 if [ -z "${SHOT_THEME:-}" ]; then
   for theme in dark light; do
@@ -124,6 +126,29 @@ func TestAdd(t *testing.T) {
 	}
 }
 EOF
+# The chart the image shot attaches: five bars, each group's sum halved.
+python3 - "$ws/chart.png" <<'PY'
+import struct, sys, zlib
+w, h = 320, 200
+bars = [(24, '4e79a7', 3), (82, 'f28e2b', 5), (140, 'e15759', 2), (198, '76b7b2', 5), (256, '59a14f', 12)]
+rows = []
+for y in range(h):
+    row = bytearray(b'\0')
+    for x in range(w):
+        c = 'fafafa'
+        if y == 180 and 12 <= x < 308:
+            c = '333333'
+        for left, colour, mean in bars:
+            if left <= x < left + 40 and 180 - mean * 8 <= y < 180:
+                c = colour
+        row += bytes.fromhex(c)
+    rows.append(bytes(row))
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+png = b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) \
+    + chunk(b'IDAT', zlib.compress(b''.join(rows))) + chunk(b'IEND', b'')
+open(sys.argv[1], 'wb').write(png)
+PY
 # Compile the standard library parts once, so the agent's `go test` is quick.
 (cd "$ws" && GOCACHE="$tmp/gocache" go test -count=1 -run '^$' ./... >/dev/null)
 
@@ -201,6 +226,11 @@ turns = [
      {"tool_use": {"id": "toolu_w4", "name": "Write", "input": {"file_path": ws + "/CHANGELOG.md",
          "content": "# Changelog\n\n- Add Mul.\n"}}}],
     [{"text": "Done: `Mul`, its test, its page and the changelog entry.\n\n- `mul.go`\n- `mul_test.go`\n- `doc/mul.md`\n- `CHANGELOG.md`\n"}],
+    # A prompt with an image and a file mentioned.
+    [{"text": "The chart has five bars, and the last one is far higher than the rest. "
+               "`calc.go` has no averaging yet: if the chart's values were halved sums, "
+               "as an `Average` that divides by 2 would give, a group of many values "
+               "would look too high in just this way."}],
 ]
 print(json.dumps(turns))
 EOF
@@ -527,6 +557,20 @@ sleep 0.5
 ex 'lua vim.api.nvim_set_current_win(vim.fn.win_findbuf(require("agent_lsp").current_chat().buf)[1]); vim.cmd("only | echo")'
 wait_for 'CHANGELOG.md' 10
 shot narrow
+ex 'qa!'
+
+# 14. A prompt with an image and a file mentioned with @: the image shows
+#     as a thumbnail under its line, the file as an attachment.
+COLS=${SCREENSHOTS_COLS:-150}
+nvim_start image "$tmp/home"
+wait_for 'Add returns the sum'
+ex AgentChat
+wait_for 'sends'
+keys i 'What does @chart.png show? Compare it with @calc.go' Escape Enter
+wait_for 'in just this way' 30
+wait_for 'sends' 30
+wait_for '▀▀▀' 10 # the thumbnail
+shot mention-image
 ex 'qa!'
 
 log "screenshots in $out"
