@@ -2,6 +2,7 @@ package thumbnail
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -9,7 +10,6 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
-	"os"
 	"strings"
 	"testing"
 )
@@ -92,9 +92,22 @@ func TestOf(t *testing.T) {
 func reddish(c string) bool { return strings.HasPrefix(c, "#f") && c[3] < '3' && c[5] < '3' }
 func bluish(c string) bool  { return c[1] < '3' && c[3] < '3' && strings.HasPrefix(c[5:], "f") }
 
-// TestOfWebP decodes a lossless WebP from golang.org/x/image's test data.
+// gopherWebP is a lossless WebP from golang.org/x/image's test data
+// (testdata/gopher-doc.1bpp.lossless.webp), base64 so the repository
+// tracks no binary file.
+const gopherWebP = "" +
+	"UklGRrIBAABXRUJQVlA4TKUBAAAvSsAYAA8w//M///MfeJAkbXvaSG7m8Q3GfYSBJekwQztm/IcZ" +
+	"lgwnmWImn2BK7aFmBtnVir6q//8VOkFE/xm4baTIu8c48ArEo6+B3zFKYln3pqClSCKX0begFTAX" +
+	"FOLXHSyF8cCNcZEG4OywuA4KVVfJCiArU7GAgJI8+lJP/OKMT/fBAjevg1cYB7YVkFuWga2lyPi5" +
+	"I0HFy5YTpWIHg0RZpkniRVW9odHAKOwosWuOGdxIyn2OvaCDvhg/we6TwadPBPbqBV58MsLmMJ8y" +
+	"ZnOWk8SRz4N+QoyPL+MnamzMvcE1rHNEr91F9GKZPVUcS9w7PhhH36suB9qPeYb/oLk6cuTiJ0wO" +
+	"K3m5h1cKjW6EVZCYMK7dxcKCBdgP9HkKr9gkAO2P8GKZGWVdIAatQa+1IDpt6qyorVwdy01xdW8J" +
+	"kfk6xjEXmVQQ+HQdFr6OKhIN34dXWq0+0qr6EJSCeeVLH9+gvGTLyqM65PQ44ihzlTXxQKjKbAvs" +
+	"hXgir7Lil9w4L2bvMycmjQcqXaMCO6BlY28i+FOLzbfI1vEqxAhotocAAA=="
+
+// TestOfWebP decodes a lossless WebP.
 func TestOfWebP(t *testing.T) {
-	data, err := os.ReadFile("testdata/gopher.webp")
+	data, err := base64.StdEncoding.DecodeString(gopherWebP)
 	if err != nil {
 		t.Fatal(err)
 	}
