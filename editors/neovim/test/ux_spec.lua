@@ -109,6 +109,8 @@ return {
       local lines = vim.api.nvim_buf_get_lines(f.buf, 0, -1, false)
       h.eq('Fix the sign in Add', lines[1], "the model's description is the secondary line")
       h.contains(lines, '+a + b', 'the diff follows')
+      h.not_contains(table.concat(lines, '\n'), '--- a/', 'no raw diff header: the title names the file')
+      h.not_contains(table.concat(lines, '\n'), '+++ b/', 'no raw diff header')
       vim.api.nvim_set_current_win(f.win)
       vim.api.nvim_feedkeys('a', 'x', false)
       h.wait(answer, 2000, 'the answer')
@@ -147,6 +149,19 @@ return {
         return m[4].conceal == ''
       end, vim.api.nvim_buf_get_extmarks(f.buf, require('agent_lsp.chat.decor').ns, { row, 0 }, { row, -1 }, { details = true }))
       h.eq(2, #hidden, 'the backticks of `Mul` are concealed')
+      -- The heading reads as a title, without its "## ".
+      local ns = vim.api.nvim_get_namespaces()['agent_lsp_permission']
+      local heading = vim.api.nvim_buf_get_extmarks(f.buf, ns, { 0, 0 }, { 0, -1 }, { details = true })
+      local concealed, titled
+      for _, m in ipairs(heading) do
+        if m[4].conceal == '' and m[3] == 0 and m[4].end_col == 3 then
+          concealed = true
+        end
+        if m[4].hl_group == 'Title' and m[3] == 3 then
+          titled = true
+        end
+      end
+      h.ok(concealed and titled, 'the heading\'s "## " is concealed and its text a title: ' .. vim.inspect(heading))
     end,
   },
   {

@@ -229,6 +229,14 @@ function M.unified(d)
   return lines
 end
 
+--- The hunks of a diff content block, without the ---/+++ header: where
+--- the file is named already (the float's title, the chat's label).
+---@param d table {path, oldText?, newText}
+---@return string[]
+function M.hunks(d)
+  return vim.list_slice(M.unified(d), 3)
+end
+
 --- The model's own words for a tool call (its Bash `description`, ...):
 --- secondary text under the action. The agent sends it in
 --- `_meta["agent-lsp"].description`; an older agent only has it in rawInput.
@@ -262,7 +270,8 @@ end
 local function describe(tool)
   local d = diff_of(tool)
   if d then
-    return M.unified(d), true
+    -- The title names the file ("Edit calc.go"): the hunks are all it adds.
+    return M.hunks(d), true
   end
   local input = tool.rawInput
   local lines = {}
@@ -601,8 +610,16 @@ function M.show(opts)
     require('agent_lsp.chat.decor').decorate(buf, 0, #lines - 1)
   end
   if M.plan_of(tool) then
-    -- A plan reads as a document: markdown's markers concealed, its
-    -- lines wrapped.
+    -- A plan reads as a document: markdown's markers concealed (a
+    -- heading's "## " too, the heading drawn as a title), its lines
+    -- wrapped.
+    for row, l in ipairs(lines) do
+      local marker = l:match('^#+%s+')
+      if marker and not (desc and row == 1) then
+        vim.api.nvim_buf_set_extmark(buf, prompt_ns, row - 1, 0, { end_col = #marker, conceal = '' })
+        vim.api.nvim_buf_set_extmark(buf, prompt_ns, row - 1, #marker, { end_col = #l, hl_group = 'Title', priority = 200 })
+      end
+    end
     vim.wo[win].conceallevel = 2
     vim.wo[win].wrap = true
     vim.wo[win].linebreak = true

@@ -234,7 +234,7 @@ function M.tool_details(t, root)
     if c.type == methods.content.diff then
       -- The file names the block (the fence's info string, shown as its
       -- label); the ---/+++ lines would only say it again.
-      local diff = vim.list_slice(require('agent_lsp.permission').unified(c), 3)
+      local diff = require('agent_lsp.permission').hunks(c)
       local f = fence_for(diff)
       local rel = tostring(c.path or ''):gsub('^' .. vim.pesc(root .. '/'), '')
       table.insert(out, f .. 'diff' .. (rel ~= '' and (' ' .. rel:gsub('%s', '_')) or ''))
