@@ -25,6 +25,37 @@ local function stub_select(h, pick)
   return seen
 end
 
+--- Loads the session of chat `first` again as a user does after a restart:
+--- a new sidecar, the chat's buffer gone, the session picked in
+--- :AgentSessions. Returns the loaded chat and what the picker showed.
+local function reload(h, first)
+  local session_id = first.session_id
+  h.stop_clients()
+  local old = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_delete(first.buf, { force = true })
+  vim.api.nvim_set_current_buf(old)
+  local loaded = false
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'AgentLspSessionLoaded',
+    once = true,
+    callback = function()
+      loaded = true
+    end,
+  })
+  local seen = stub_select(h, function(s)
+    return s.sessionId == session_id
+  end)
+  vim.cmd('AgentSessions')
+  h.wait(function()
+    return loaded
+  end, 10000, 'session/load to answer')
+  local chat = require('agent_lsp.chat').by_session(session_id)
+  h.ok(chat, 'a chat for the loaded session')
+  ---@cast chat -nil
+  chat:flush()
+  return chat, seen
+end
+
 --- The thumbnails drawn in a chat: {row, virt_lines} for each.
 local function thumbnails(chat)
   local ns = vim.api.nvim_create_namespace('agent_lsp_chat_thumbnail')
@@ -79,29 +110,7 @@ return {
       h.eq(png, h.sent_params('agent/thumbnail')[1].data, 'of the image sent')
 
       -- A new sidecar: the image comes back from the session file.
-      local session_id = first.session_id
-      h.stop_clients()
-      local old = vim.api.nvim_get_current_buf()
-      vim.api.nvim_buf_delete(first.buf, { force = true })
-      vim.api.nvim_set_current_buf(old)
-      local loaded = false
-      vim.api.nvim_create_autocmd('User', {
-        pattern = 'AgentLspSessionLoaded',
-        once = true,
-        callback = function()
-          loaded = true
-        end,
-      })
-      stub_select(h, function(s)
-        return s.sessionId == session_id
-      end)
-      vim.cmd('AgentSessions')
-      h.wait(function()
-        return loaded
-      end, 10000, 'session/load to answer')
-      local chat = require('agent_lsp.chat').by_session(session_id)
-      ---@cast chat -nil
-      chat:flush()
+      local chat = reload(h, first)
       check_chart(h, chat, '🖼 image (image/png')
 
       -- Without true colour, the line naming the image is all there is.
@@ -130,31 +139,9 @@ return {
       h.ok(session_id, 'the first chat has a session')
 
       -- A new sidecar process: the session comes from disk.
-      h.stop_clients()
-      local old = vim.api.nvim_get_current_buf()
-      vim.api.nvim_buf_delete(first.buf, { force = true })
-      vim.api.nvim_set_current_buf(old)
-      local loaded = false
-      vim.api.nvim_create_autocmd('User', {
-        pattern = 'AgentLspSessionLoaded',
-        once = true,
-        callback = function()
-          loaded = true
-        end,
-      })
-      local seen = stub_select(h, function(s)
-        return s.sessionId == session_id
-      end)
-      vim.cmd('AgentSessions')
-      h.wait(function()
-        return loaded
-      end, 10000, 'session/load to answer')
+      local chat, seen = reload(h, first)
       h.contains(seen.formatted or '', 'what is the answer?', 'the picker shows the session title')
-      local chat = require('agent_lsp.chat').by_session(session_id)
-      h.ok(chat, 'a chat for the loaded session')
-      ---@cast chat -nil
       h.ok(#vim.fn.win_findbuf(chat.buf) > 0, 'the loaded chat is shown')
-      chat:flush()
       local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), '\n')
       h.contains(text, 'what is the answer?', 'the replayed user message')
       h.contains(text, 'The answer is 42.', 'the replayed agent message')
