@@ -11,7 +11,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run } = require('./harness.cjs');
+const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, mentionFile, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const EDIT_MARK = '# reviewed in the diff editor';
@@ -235,12 +235,7 @@ run(step, { width: 1400, height: 860 }, {}, 'e2e-failure.png', async page => {
   await page.screenshot({ path: path.join(artifacts, 'e2e-history.png') });
 
   step('an @ mention: a file picked in the mention picker goes with the prompt');
-  await chat.locator('#prompt').fill('');
-  await chat.locator('#prompt').press('@');
-  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
-  await page.keyboard.type('data.txt');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'data.txt' }).first().click();
-  await chat.locator('#attachments .chip', { hasText: 'data.txt' }).waitFor({ timeout: 10000 });
+  await mentionFile(page, chat, 'data.txt');
 
   step('a pasted image goes with the prompt, shown as a thumbnail');
   await chat.locator('#prompt').evaluate(el => {

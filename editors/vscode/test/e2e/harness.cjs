@@ -40,8 +40,14 @@ async function runCommand(page, title) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 15000 });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
-  await page.keyboard.press('Enter');
+  // The row whose label is exactly the title: a recently used command
+  // whose title starts with it ("Agent: Open Chat in Editor" for "Agent:
+  // Open Chat") may be listed first.
+  const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+  const row = page.locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+  await row.waitFor({ timeout: 15000 });
+  await row.click();
 }
 
 /** Opens a workspace file with Quick Open and waits until its text matches. */
@@ -113,4 +119,17 @@ function run(step, viewport, extra, failureShot, body) {
   })().catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });
 }
 
-module.exports = { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run };
+/**
+ * Types @ in the chat's input, picks the file `name` in the mention picker
+ * and waits for its chip above the input.
+ */
+async function mentionFile(page, chat, name) {
+  await chat.locator('#prompt').fill('');
+  await chat.locator('#prompt').press('@');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  await chat.locator('#attachments .chip', { hasText: name }).waitFor({ timeout: 10000 });
+}
+
+module.exports = { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, mentionFile, run };

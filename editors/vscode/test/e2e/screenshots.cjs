@@ -16,7 +16,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, run } = require('./harness.cjs');
+const { stepper, loadWorkbench, runCommand, openFile, openChat, markChats, chatFrame, mentionFile, run } = require('./harness.cjs');
 
 const artifacts = process.env.E2E_ARTIFACTS;
 const PROMPT = 'Average in calc.go divides by 2 instead of the number of values: fix it, then run the tests to make sure nothing else broke';
@@ -353,12 +353,7 @@ run(step, { width: 1600, height: 900 }, { deviceScaleFactor: 1, colorScheme: 'da
   step('an @ mention and a pasted image, before and after sending');
   await runCommand(page, 'Agent: New Chat');
   await chat.locator('.empty').waitFor({ timeout: 15000 });
-  await chat.locator('#prompt').fill('');
-  await chat.locator('#prompt').press('@');
-  await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
-  await page.keyboard.type('calc_test.go');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc_test.go' }).first().click();
-  await chat.locator('#attachments .chip', { hasText: 'calc_test.go' }).waitFor({ timeout: 10000 });
+  await mentionFile(page, chat, 'calc_test.go');
   // A bar chart drawn in the webview and pasted as a PNG, as a screenshot
   // from the clipboard would be.
   await chat.locator('#prompt').evaluate(async el => {
