@@ -65,6 +65,8 @@ func newACPDoor(opts Options) *acpDoor {
 		"initialize":       d.initialize,
 		"authenticate":     d.authenticate,
 		"$/cancel_request": c.cancelRequest("requestId"),
+
+		schema.MethodAgentThumbnail: thumbnailOf,
 	}
 	sessionMethods{c: c, door: d}.addTo(c.methods)
 	return d

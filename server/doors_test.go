@@ -571,15 +571,7 @@ func lspSteps() []step {
 		{method: "textDocument/didClose", notify: true, params: func(d *doorEnv) any {
 			return map[string]any{"textDocument": map[string]any{"uri": doc(d)}}
 		}},
-		{method: "agent/thumbnail", params: func(d *doorEnv) any {
-			return schema.ThumbnailParams{Data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", MIMEType: "image/png", Cols: 8, Rows: 4}
-		}, check: func(d *doorEnv, raw json.RawMessage, err error) {
-			mustSucceed(d, raw, err)
-			var res schema.ThumbnailResult
-			if err := json.Unmarshal(raw, &res); err != nil || res.Width != 1 || len(res.Pixels) != 2 {
-				d.t.Fatalf("agent/thumbnail = %s (%v), want a 1 x 1 image in one cell", raw, err)
-			}
-		}},
+		thumbnailStep(),
 	}
 }
 
@@ -604,6 +596,19 @@ func lspTailSteps() []step {
 	}
 }
 
+// thumbnailStep asks both doors for the thumbnail of a 1 x 1 PNG.
+func thumbnailStep() step {
+	return step{method: "agent/thumbnail", params: func(d *doorEnv) any {
+		return schema.ThumbnailParams{Data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", MIMEType: "image/png", Cols: 8, Rows: 4}
+	}, check: func(d *doorEnv, raw json.RawMessage, err error) {
+		mustSucceed(d, raw, err)
+		var res schema.ThumbnailResult
+		if err := json.Unmarshal(raw, &res); err != nil || res.Width != 1 || len(res.Pixels) != 2 {
+			d.t.Fatalf("agent/thumbnail = %s (%v), want a 1 x 1 image in one cell", raw, err)
+		}
+	}}
+}
+
 func acpSteps() []step {
 	return []step{
 		{method: "initialize", params: func(*doorEnv) any {
@@ -614,6 +619,7 @@ func acpSteps() []step {
 			}
 		}, check: mustSucceed},
 		{method: "authenticate", params: func(*doorEnv) any { return map[string]any{"methodId": "anthropic-api-key"} }, check: mustSucceed},
+		thumbnailStep(),
 		{method: "$/cancel_request", notify: true, params: func(*doorEnv) any { return map[string]any{"requestId": 12345} }},
 	}
 }

@@ -41,7 +41,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 // newLSPDoor returns the LSP door of a connection, with its method table:
 // lifecycle (lifecycle.go), document sync (textsync.go), the session
 // methods (sessions.go), the plain-LSP door's (plain.go) and
-// $/cancelRequest and agent/thumbnail (thumbnail.go).
+// $/cancelRequest and agent/thumbnail (thumbnail.go, on both doors).
 func newLSPDoor(opts Options) *lspDoor {
 	c := newCore(opts, errorCodes{notInitialized: codeServerNotInitialized})
 	d := &lspDoor{c: c, overlay: workspace.NewOverlay()}
