@@ -40,10 +40,11 @@ async function runCommand(page, title) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 15000 });
   await input.fill(`>${title}`);
-  // The row whose label is exactly the title: a recently used command
+  // The row whose label is exactly the title, with or without its
+  // category ("Agent: Ask Agent about Selection"): a recently used command
   // whose title starts with it ("Agent: Open Chat in Editor" for "Agent:
   // Open Chat") may be listed first.
-  const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+  const exact = new RegExp(`^\\s*(?:[\\w ]+:\\s*)?${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
   const row = page.locator('.quick-input-list .monaco-list-row')
     .filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
   await row.waitFor({ timeout: 15000 });
