@@ -5,16 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/gif"  // decodes GIF
 	_ "image/jpeg" // decodes JPEG
 	_ "image/png"  // decodes PNG
+	"sync"
 
 	_ "golang.org/x/image/webp" // decodes WebP
 )
 
-// MaxPixels is the most pixels an image may claim: more is refused before
-// its pixels are decoded (50 megapixels, four times a phone's photo).
-const MaxPixels = 50_000_000
+// MaxDecoded is the most memory an image's decoded pixels may take: an
+// image that claims more is refused before its pixels are decoded. 100 MB
+// holds a 5K screenshot (59 MB) and a 24-megapixel photo (36 MB at most);
+// a 5 MB file of one colour can claim a billion pixels.
+const MaxDecoded = 100 << 20
+
+// decoding lets one image be decoded at a time, so that the sidecar's
+// memory holds the pixels of one image at most, however many thumbnails
+// an editor asks for at once.
+var decoding sync.Mutex
 
 // MaxCols and MaxRows bound the grid an editor may ask for.
 const (
@@ -48,9 +57,14 @@ func Of(data []byte, cols, rows int) (Thumbnail, error) {
 	if err != nil {
 		return Thumbnail{}, decodeError(err)
 	}
-	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxPixels/cfg.Height {
-		return Thumbnail{}, fmt.Errorf("the %s image is %d x %d pixels: more than %d million are not shown", format, cfg.Width, cfg.Height, MaxPixels/1_000_000)
+	if cfg.Width < 1 || cfg.Height < 1 {
+		return Thumbnail{}, fmt.Errorf("the %s image is %d x %d pixels", format, cfg.Width, cfg.Height)
 	}
+	if bpp := bytesPerPixel(cfg.ColorModel); cfg.Width > MaxDecoded/bpp/cfg.Height {
+		return Thumbnail{}, fmt.Errorf("the %s image is %d x %d pixels: decoded, it would take more than %d MB, so it is not shown", format, cfg.Width, cfg.Height, MaxDecoded>>20)
+	}
+	decoding.Lock()
+	defer decoding.Unlock()
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return Thumbnail{}, fmt.Errorf("decoding the %s image: %w", format, err)
@@ -71,6 +85,26 @@ func Of(data []byte, cols, rows int) (Thumbnail, error) {
 		t.Pixels[y] = row
 	}
 	return t, nil
+}
+
+// bytesPerPixel is what one pixel of the colour model takes decoded, at
+// most: 16-bit colour 8 bytes, 8-bit colour and a JPEG's YCbCr or CMYK 4,
+// grey 1 or 2, a palette's index 1.
+func bytesPerPixel(m color.Model) int {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.YCbCrModel, color.CMYKModel:
+		return 4
+	case color.Gray16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 4
 }
 
 // decodeError says which types are shown when the data is none of them.

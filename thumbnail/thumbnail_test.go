@@ -142,13 +142,13 @@ func TestOfTransparent(t *testing.T) {
 	}
 }
 
-// pngHeader is the start of a PNG that claims w x h pixels: enough for
-// DecodeConfig, nothing for the pixels.
-func pngHeader(w, h uint32) []byte {
+// pngHeader is the start of a PNG that claims w x h RGBA pixels of depth
+// bits per channel: enough for DecodeConfig, nothing for the pixels.
+func pngHeader(w, h uint32, depth byte) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6 // 8-bit RGBA
+	ihdr[8], ihdr[9] = depth, 6 // RGBA
 	chunk := append([]byte("IHDR"), ihdr...)
 	var b bytes.Buffer
 	b.WriteString("\x89PNG\r\n\x1a\n")
@@ -165,7 +165,11 @@ func TestOfRefuses(t *testing.T) {
 		cols, rows int
 		want       string
 	}{
-		{"a bomb's claimed size", pngHeader(100_000, 100_000), 40, 10, "100000 x 100000 pixels"},
+		{"a bomb's claimed size", pngHeader(100_000, 100_000, 8), 40, 10, "100000 x 100000 pixels: decoded, it would take more than 100 MB"},
+		{"30 megapixels of 8-bit colour", pngHeader(6000, 5000, 8), 40, 10, "more than 100 MB"},
+		{"16 megapixels of 16-bit colour", pngHeader(4000, 4000, 16), 40, 10, "more than 100 MB"},
+		// Within the bound: the size passes, the missing pixels do not.
+		{"16 megapixels of 8-bit colour", pngHeader(4000, 4000, 8), 40, 10, "decoding the png image"},
 		{"text", []byte("hello, not an image"), 40, 10, "not a PNG, JPEG, GIF or WebP image"},
 		{"a truncated png", encode(t, "png", halves(64, 64))[:80], 40, 10, "decoding the png image"},
 		{"no columns", encode(t, "png", halves(4, 4)), 0, 10, "1 to 200 columns"},
