@@ -83,9 +83,6 @@ func pathOfURI(uri string) string {
 // imageTypes are the image types the models take.
 var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
-// maxImageBytes is the largest image the model takes (Anthropic's limit).
-const maxImageBytes = 5 << 20
-
 // checkImage says what is wrong with a prompt's image block, if anything.
 func checkImage(b schema.ContentBlock) error {
 	if b.Data == "" {
@@ -95,8 +92,8 @@ func checkImage(b schema.ContentBlock) error {
 		return fmt.Errorf("image type %q is not one the model takes (%s)", b.MimeType, strings.Join(imageTypes, ", "))
 	}
 	n := base64.StdEncoding.DecodedLen(len(b.Data))
-	if n > maxImageBytes {
-		return fmt.Errorf("the image is %d KB; the model takes at most %d KB", n>>10, maxImageBytes>>10)
+	if n > schema.MaxImageBytes {
+		return fmt.Errorf("the image is %d KB; the model takes at most %d KB", n>>10, schema.MaxImageBytes>>10)
 	}
 	if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
 		return fmt.Errorf("image data is not base64: %v", err)

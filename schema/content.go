@@ -47,5 +47,10 @@ const (
 	BlockResource     = "resource"
 )
 
+// MaxImageBytes is the largest image an image block may carry, decoded:
+// the most the model takes (Anthropic's limit), for a prompt's images, the
+// Read tool's and agent/thumbnail's.
+const MaxImageBytes = 5 << 20
+
 // TextBlock returns a text content block.
 func TextBlock(s string) ContentBlock { return ContentBlock{Type: BlockText, Text: s} }

@@ -62,10 +62,9 @@ func newACPDoor(opts Options) *acpDoor {
 	c.cancelNotice = rpc.ACPCancelNotice
 	d := &acpDoor{c: c}
 	c.methods = methodTable{
-		"initialize":       d.initialize,
-		"authenticate":     d.authenticate,
-		"$/cancel_request": c.cancelRequest("requestId"),
-
+		"initialize":                d.initialize,
+		"authenticate":              d.authenticate,
+		"$/cancel_request":          c.cancelRequest("requestId"),
 		schema.MethodAgentThumbnail: thumbnailOf,
 	}
 	sessionMethods{c: c, door: d}.addTo(c.methods)

@@ -11,10 +11,6 @@ import (
 	"github.com/agent-lsp/agent-lsp/thumbnail"
 )
 
-// maxThumbnailData is the longest base64 image agent/thumbnail takes: a
-// 5 MB image, the most the model takes.
-const maxThumbnailData = (5*1024*1024 + 2) / 3 * 4
-
 // thumbnailOf serves agent/thumbnail: an image scaled to a grid of
 // colours, for an editor that draws it with characters (Neovim's chat).
 // It reads nothing but the request: no file, no session.
@@ -26,8 +22,8 @@ func thumbnailOf(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	if err := rpc.Required(req.Method(), "data", p.Data); err != nil {
 		return nil, err
 	}
-	if len(p.Data) > maxThumbnailData {
-		return nil, rpc.InvalidParams("%s: field \"data\" holds %d KB; images of at most 5 MB are shown", req.Method(), len(p.Data)*3/4/1024)
+	if n := base64.StdEncoding.DecodedLen(len(p.Data)); n > schema.MaxImageBytes {
+		return nil, rpc.InvalidParams("%s: field \"data\" holds %d KB; images of at most %d MB are shown", req.Method(), n>>10, schema.MaxImageBytes>>20)
 	}
 	data, err := base64.StdEncoding.DecodeString(p.Data)
 	if err != nil {

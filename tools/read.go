@@ -26,8 +26,9 @@ const (
 	ReadDefaultLimit = 2000
 	// ReadMaxLineLength is the length, in bytes, past which a line is cut.
 	ReadMaxLineLength = 2000
-	// ReadMaxImageBytes is the largest image Read returns.
-	ReadMaxImageBytes = 5 << 20
+	// ReadMaxImageBytes is the largest image Read returns: the most the
+	// model takes.
+	ReadMaxImageBytes = schema.MaxImageBytes
 )
 
 var imageTypes = map[string]string{
